@@ -1,0 +1,111 @@
+"""The typer application object and the options every command shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from bayes_ir.readers import READERS, read_scores
+from bayes_ir.report import write_table
+from bayes_ir.table import ScoreTable
+
+app = typer.Typer(
+    name="bayes-ir",
+    help=(
+        "Is the new system really better, and how risky is it to deploy? "
+        "Bayesian hierarchical models, risk measures, meta-analysis, GLMs and "
+        "ranking reliability over per-topic scores."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+    add_completion=False,
+)
+console = Console()
+console_err = Console(stderr=True)
+
+Files = Annotated[
+    list[Path],
+    typer.Argument(help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, or runs."),
+]
+InputFormat = Annotated[
+    str | None,
+    typer.Option("--input-format", "-f", help=f"Override detection: {', '.join(READERS)}."),
+]
+Measure = Annotated[
+    str | None,
+    typer.Option("--measure", "-m", help="Measure (ir_measures string, e.g. nDCG@10)."),
+]
+Collection = Annotated[str | None, typer.Option("--collection", help="Collection to analyse.")]
+Qrels = Annotated[Path | None, typer.Option("--qrels", help="Qrels file, for TREC run inputs.")]
+Missing = Annotated[
+    str, typer.Option("--missing", help="Systems lacking topics: error, intersect or keep.")
+]
+Champion = Annotated[str, typer.Option("--champion", "-c", help="Exact name of the champion.")]
+Challengers = Annotated[
+    list[str] | None,
+    typer.Option("--challengers", "-C", help="Challenger names, globs or re:regex (repeatable)."),
+]
+Artifacts = Annotated[
+    list[str] | None,
+    typer.Option("--artifacts", "-a", help="Artifact runs (default: every other system)."),
+]
+Exclude = Annotated[
+    list[str] | None, typer.Option("--exclude", help="Systems never used as artifacts.")
+]
+DropBottom = Annotated[
+    float, typer.Option("--drop-bottom", help="Fraction of weakest artifacts to drop.")
+]
+TopM = Annotated[int | None, typer.Option("--top-m", help="Keep only the best M artifacts.")]
+Output = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write the result table: .csv, .json, .md or .tex."),
+]
+
+
+def load(
+    files: list[Path],
+    *,
+    input_format: str | None,
+    measure: str | None,
+    collection: str | None = None,
+    qrels: Path | None = None,
+    missing: str = "error",
+) -> ScoreTable:
+    """Read the files with the shared options, then select the collection and measure."""
+    options: dict = {"missing": missing}
+    if measure is not None:
+        options["measure"] = measure
+    if qrels is not None:
+        options["qrels"] = qrels
+    table = read_scores(files, format=input_format, **options)
+    if collection is not None or measure is not None:
+        table = table.select(collection=collection, measure=measure)
+    return table
+
+
+def save_output(frame, output: Path | None) -> None:
+    """Write ``frame`` to ``output`` (if given) and say where."""
+    if output is not None:
+        path = write_table(frame, output)
+        console_err.print(f"wrote {path}")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        console.print(f"bayes-ir {version('bayes_ir')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Is the new system really better, and how risky is it to deploy?"""

@@ -1,0 +1,1 @@
+"""Frequentist siblings of the Bayesian analysis: random-effects meta-analysis and GLMs."""

@@ -1,0 +1,1 @@
+"""Figures (presentation floor): each function draws one result object with matplotlib."""

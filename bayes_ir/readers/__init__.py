@@ -1,0 +1,130 @@
+"""Readers of per-topic scores, in a registry keyed by format name.
+
+Every reader turns one or more files into a :class:`~bayes_ir.table.ScoreTable`.
+:func:`read_scores` detects the format from the file's content unless ``format=``
+names it (the CLI's ``--input-format``). Formats:
+
+``tidy``
+    long CSV/TSV/Parquet with ``system, topic, score`` (+ ``collection``, ``measure``);
+``wide``
+    one row per topic, one column per system, with or without a ``topic`` column;
+``trec_eval``
+    ``trec_eval -q`` output (``measure  topic  value`` lines, ``all`` rows ignored);
+``run``
+    TREC run files scored against ``qrels=`` with ``ir_measures`` for ``measure=``;
+``lines``
+    one score per line, one file per system, paired by line position (Ranger's GLUE files).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+
+from bayes_ir.errors import ScoreTableError
+from bayes_ir.readers.tidy import looks_tidy, read_tidy
+from bayes_ir.readers.wide import looks_wide, read_wide
+from bayes_ir.table import ScoreTable, concat
+
+PathArg = str | PathLike[str]
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A registered input format: its reader and a content sniffer for auto-detection."""
+
+    name: str
+    read: Callable[..., ScoreTable]
+    sniff: Callable[[Path], bool]
+    description: str
+
+
+READERS: dict[str, Reader] = {}
+
+
+def register_reader(reader: Reader) -> None:
+    """Add a reader to the registry (later registrations win auto-detection ties)."""
+    READERS[reader.name] = reader
+
+
+register_reader(Reader("tidy", read_tidy, looks_tidy, "long table: system, topic, score"))
+register_reader(Reader("wide", read_wide, looks_wide, "topic x system matrix"))
+
+
+def detect_format(path: PathArg) -> str:
+    """Return the name of the format of ``path``, judged from its content.
+
+    Raises
+    ------
+    ScoreTableError
+        If the file is missing, empty, or matches no registered format.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ScoreTableError("file not found", source=str(path))
+    if path.is_file() and path.stat().st_size == 0:
+        raise ScoreTableError("the file is empty", source=str(path))
+    for name in _DETECTION_ORDER:
+        reader = READERS.get(name)
+        if reader is not None and reader.sniff(path):
+            return name
+    raise ScoreTableError(
+        "cannot tell the format of this file; pass format= (CLI: --input-format) with one of "
+        + ", ".join(READERS),
+        source=str(path),
+    )
+
+
+_DETECTION_ORDER = ("trec_eval", "run", "tidy", "lines", "wide")
+
+
+def read_scores(
+    paths: PathArg | Sequence[PathArg],
+    *,
+    format: str | None = None,
+    **options,
+) -> ScoreTable:
+    """Read per-topic scores from one or more files into one validated table.
+
+    Parameters
+    ----------
+    paths
+        A file or a list of files. Files of one call share the format.
+    format
+        Name of a registered format (see module docs); detected from content if ``None``.
+    **options
+        Passed to the reader: ``measure``, ``collection``, ``missing`` (``"error"``,
+        ``"intersect"``, ``"keep"``), and format-specific options such as ``qrels``
+        for runs or ``systems`` for line files.
+
+    Returns
+    -------
+    ScoreTable
+
+    Examples
+    --------
+    >>> table = read_scores("data/example_scores.csv")  # doctest: +SKIP
+    >>> table.with_roles(champion="bm25", challengers="chal*").matrix()  # doctest: +SKIP
+    """
+    files = [Path(paths)] if isinstance(paths, str | PathLike) else [Path(p) for p in paths]
+    if not files:
+        raise ScoreTableError("no input files given")
+    name = format or detect_format(files[0])
+    if name not in READERS:
+        raise ScoreTableError(f"unknown input format {name!r}; known: {', '.join(READERS)}")
+    reader = READERS[name]
+    if getattr(reader.read, "multi_file", False):
+        return reader.read(files, **options)
+    return _concat_files((reader.read(f, **options) for f in files), files)
+
+
+def _concat_files(tables: Iterable[ScoreTable], files: list[Path]) -> ScoreTable:
+    tables = list(tables)
+    if len(tables) == 1:
+        return tables[0]
+    return concat(tables, source=", ".join(str(f) for f in files))
+
+
+__all__ = ["READERS", "Reader", "detect_format", "read_scores", "register_reader"]

@@ -1,0 +1,73 @@
+"""Tidy long tables: one row per (system, topic) with a score, CSV, TSV or Parquet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from bayes_ir.errors import ScoreTableError
+from bayes_ir.readers._io import head_lines, read_delimited
+from bayes_ir.table import ScoreTable, _normalise_columns
+
+_TOPIC = {"topic", "query_id", "qid", "query", "sample"}
+_SYSTEM = {"system", "run", "run_id", "model"}
+_SCORE = {"score", "value"}
+
+
+def _header_names(line: str) -> set[str]:
+    sep = "\t" if "\t" in line else ","
+    return {c.strip().strip('"').lower() for c in line.split(sep)}
+
+
+def looks_tidy(path: Path) -> bool:
+    """True for Parquet files and delimited files whose header has system, topic and score."""
+    if path.suffix.lower() == ".parquet":
+        return True
+    lines = head_lines(path, 1)
+    if not lines:
+        return False
+    names = _header_names(lines[0])
+    return bool(names & _TOPIC and names & _SYSTEM and names & _SCORE)
+
+
+def read_tidy(
+    path: Path,
+    *,
+    measure: str | None = None,
+    collection: str | None = None,
+    missing: str = "error",
+    check_range: bool = True,
+) -> ScoreTable:
+    """Read a long table with columns ``system, topic, score`` (+ ``collection``, ``measure``).
+
+    Parameters
+    ----------
+    path
+        CSV or TSV (optionally gzipped; delimiter from the header) or Parquet.
+    measure, collection
+        Fill-in values when the file has no such column.
+    missing, check_range
+        See :meth:`ScoreTable.from_frame`.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".parquet":
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:
+            raise ScoreTableError(f"cannot read Parquet: {exc}", source=str(path)) from exc
+    else:
+        frame = read_delimited(path)
+    frame = _normalise_columns(frame, source=str(path))
+    if measure is not None and "measure" in frame:
+        frame = frame[frame["measure"] == measure]
+        if frame.empty:
+            raise ScoreTableError(f"no rows with measure {measure!r}", source=str(path))
+    return ScoreTable.from_frame(
+        frame,
+        collection=collection or path.name.split(".")[0],
+        measure=measure,
+        missing=missing,
+        source=str(path),
+        check_range=check_range,
+    )

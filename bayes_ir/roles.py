@@ -1,0 +1,200 @@
+"""Roles of the systems: one champion, the challengers, and the artifact runs.
+
+The champion is the system in production (or the baseline of an academic
+comparison); challengers are the candidates; artifacts are other known runs
+(for example past TREC submissions) that only inform the population of systems.
+
+System selectors accept an exact name, a glob pattern (``"chal*"``), a regular
+expression with the prefix ``re:`` (``"re:^input\\.uog"``), or the path of a text
+file holding one selector per line.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from bayes_ir.errors import RoleError, UnknownSystemError
+
+ROLE_NAMES = ("champion", "challenger", "artifact")
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Champion, challengers and artifacts, disjoint, in a fixed order."""
+
+    champion: str
+    challengers: tuple[str, ...]
+    artifacts: tuple[str, ...]
+
+    @property
+    def ordered(self) -> tuple[str, ...]:
+        """All systems: champion first, then challengers, then artifacts."""
+        return (self.champion, *self.challengers, *self.artifacts)
+
+    def role_of(self, system: str) -> str:
+        """Return ``"champion"``, ``"challenger"`` or ``"artifact"``."""
+        if system == self.champion:
+            return "champion"
+        if system in self.challengers:
+            return "challenger"
+        if system in self.artifacts:
+            return "artifact"
+        raise UnknownSystemError(system, self.ordered)
+
+    def restrict(self, systems: Iterable[str]) -> Roles | None:
+        """Roles of the systems that remain, or ``None`` if the champion is gone."""
+        keep = set(systems)
+        if self.champion not in keep:
+            return None
+        return Roles(
+            self.champion,
+            tuple(s for s in self.challengers if s in keep),
+            tuple(s for s in self.artifacts if s in keep),
+        )
+
+    def describe(self) -> str:
+        """One line: the champion, the challengers and how many artifacts."""
+        chal = ", ".join(self.challengers) if self.challengers else "none"
+        return (
+            f"champion {self.champion!r}; challengers: {chal}; {len(self.artifacts)} artifact run(s)"
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per system with its role."""
+        return pd.DataFrame({"system": self.ordered, "role": [self.role_of(s) for s in self.ordered]})
+
+
+def _as_list(selectors: str | Iterable[str] | None) -> list[str]:
+    if selectors is None:
+        return []
+    if isinstance(selectors, str):
+        return [selectors]
+    return list(selectors)
+
+
+def _expand_files(selectors: list[str]) -> list[str]:
+    out: list[str] = []
+    for sel in selectors:
+        path = Path(sel)
+        if not sel.startswith("re:") and not _is_glob(sel) and path.suffix and path.is_file():
+            lines = path.read_text(encoding="utf-8").splitlines()
+            out.extend(x.strip() for x in lines if x.strip() and not x.lstrip().startswith("#"))
+        else:
+            out.append(sel)
+    return out
+
+
+def _is_glob(selector: str) -> bool:
+    return any(c in selector for c in "*?[")
+
+
+def match_systems(
+    selectors: str | Iterable[str] | None, known: Sequence[str], *, role: str = "system"
+) -> list[str]:
+    """Resolve selectors (names, globs, ``re:`` regexes, files) to known system names.
+
+    Every selector must match at least one system; otherwise :class:`UnknownSystemError`
+    names it and lists close matches. The result keeps the order of ``known``.
+    """
+    chosen: set[str] = set()
+    for sel in _expand_files(_as_list(selectors)):
+        if sel.startswith("re:"):
+            try:
+                pattern = re.compile(sel[3:])
+            except re.error as exc:
+                raise RoleError(f"{role} selector {sel!r} is not a valid regular expression: {exc}")
+            hits = {s for s in known if pattern.search(s)}
+        elif _is_glob(sel):
+            hits = set(fnmatch.filter(known, sel))
+        else:
+            hits = {sel} if sel in known else set()
+        if not hits:
+            raise UnknownSystemError(sel, known, role=role)
+        chosen |= hits
+    return [s for s in known if s in chosen]
+
+
+def check_known(names: Iterable[str], known: Iterable[str]) -> None:
+    """Raise :class:`UnknownSystemError` for the first name not in ``known``."""
+    known = list(known)
+    known_set = set(known)
+    for name in names:
+        if name not in known_set:
+            raise UnknownSystemError(name, known)
+
+
+def assign_roles(
+    means: pd.Series,
+    *,
+    champion: str,
+    challengers: str | Iterable[str] | None = None,
+    artifacts: str | Iterable[str] | None = None,
+    exclude: str | Iterable[str] | None = None,
+    drop_bottom: float = 0.0,
+    top_m: int | None = None,
+) -> Roles:
+    """Assign roles from the per-system mean scores.
+
+    Parameters
+    ----------
+    means
+        Mean score per system (index: system names); used by ``drop_bottom`` and ``top_m``.
+    champion
+        Exact name of the champion.
+    challengers
+        Selectors of the challengers (none if ``None``).
+    artifacts
+        Selectors of the artifacts; ``None`` means every system that is not champion,
+        challenger or excluded.
+    exclude
+        Selectors of systems never used as artifacts (e.g. the runs fused into a challenger).
+    drop_bottom
+        Fraction in [0, 1) of artifacts with the lowest means to drop
+        (Benham et al. 2020 drop the bottom 25% of TREC runs).
+    top_m
+        Keep at most this many artifacts, the best by mean (after ``drop_bottom``).
+
+    Returns
+    -------
+    Roles
+    """
+    known = [str(s) for s in means.index]
+    if not isinstance(champion, str) or not champion:
+        raise RoleError("a champion is required (the exact name of the production system)")
+    if champion not in known:
+        raise UnknownSystemError(champion, known, role="champion")
+    chal = match_systems(challengers, known, role="challenger")
+    if champion in chal:
+        raise RoleError(f"system {champion!r} cannot be both champion and challenger")
+    excluded = set(match_systems(exclude, known, role="excluded system"))
+    if artifacts is None:
+        art = [s for s in known if s != champion and s not in chal and s not in excluded]
+    else:
+        art = match_systems(artifacts, known, role="artifact")
+        clash = [s for s in art if s == champion or s in chal]
+        if clash:
+            raise RoleError(
+                f"system {clash[0]!r} is selected both as an artifact and as "
+                f"{'champion' if clash[0] == champion else 'challenger'}"
+            )
+        art = [s for s in art if s not in excluded]
+        if not art:
+            raise RoleError(f"the artifact selectors {_as_list(artifacts)} leave no artifact run")
+    if not 0.0 <= drop_bottom < 1.0:
+        raise ValueError(f"drop_bottom must lie in [0, 1), got {drop_bottom}")
+    art_means = means.loc[art].sort_values(ascending=False, kind="stable")
+    n_keep = len(art_means) - int(len(art_means) * drop_bottom)
+    if top_m is not None:
+        if top_m < 0:
+            raise ValueError(f"top_m must be >= 0, got {top_m}")
+        n_keep = min(n_keep, top_m)
+    kept = list(art_means.index[:n_keep])
+    art = [s for s in known if s in set(kept)]
+    art.sort(key=lambda s: -means[s])
+    return Roles(champion=champion, challengers=tuple(chal), artifacts=tuple(art))

@@ -1,0 +1,61 @@
+"""One helper for every sweep: artifact counts, risk levels, collections, trials.
+
+Sweeps map a function over independent work items. By default the items run in
+local processes; pass any :class:`concurrent.futures.Executor` (or a Dask
+``distributed.Client``, whose ``get_executor()`` gives one) to run them elsewhere
+without changing the calling code.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class _HasExecutor(Protocol):
+    def get_executor(self, **kwargs: Any) -> Executor: ...
+
+
+def sweep(
+    func: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    executor: Executor | _HasExecutor | None = None,
+    max_workers: int | None = None,
+) -> list[R]:
+    """Apply ``func`` to every item, in parallel, and return the results in item order.
+
+    Parameters
+    ----------
+    func
+        A picklable callable (a module-level function or a ``functools.partial`` of one).
+    items
+        The work items.
+    executor
+        Any ``concurrent.futures.Executor``, or an object with ``get_executor()``
+        (a Dask ``distributed.Client``). ``None`` uses a local process pool of
+        ``max_workers`` processes (default: the number of CPUs); with one item, or
+        ``max_workers=1``, the work runs in this process.
+    max_workers
+        Size of the default local pool.
+
+    Returns
+    -------
+    list
+        ``[func(item) for item in items]``, computed by the executor.
+    """
+    items = list(items)
+    if executor is not None and hasattr(executor, "get_executor"):
+        executor = executor.get_executor()
+    if executor is not None:
+        return list(executor.map(func, items))
+    workers = min(max_workers or os.cpu_count() or 1, len(items))
+    if workers <= 1:
+        return [func(item) for item in items]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(func, items))

@@ -1,0 +1,554 @@
+"""The score table: per-topic effectiveness scores of many systems, validated once.
+
+Every method in bayes_ir reads a :class:`ScoreTable`. It is a long table with the
+columns ``collection, measure, system, topic, score`` (one row per cell), plus the
+roles of the systems (champion, challengers, artifacts) once they are assigned
+with :meth:`ScoreTable.with_roles`. The topic x system matrix of one collection
+and measure is available as an :class:`xarray.DataArray` through
+:meth:`ScoreTable.matrix`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayes_ir.defaults import RANGE_TOLERANCE
+from bayes_ir.errors import DataWarning, InsufficientDataError, ScoreTableError
+from bayes_ir.measures import measure_range
+from bayes_ir.roles import Roles, assign_roles, check_known
+
+COLUMNS: tuple[str, ...] = ("collection", "measure", "system", "topic", "score")
+#: Default collection and measure names when the input does not say.
+DEFAULT_COLLECTION = "default"
+DEFAULT_MEASURE = "score"
+
+Missing = Literal["error", "intersect", "keep"]
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Validated per-topic scores of several systems.
+
+    Build it with :func:`bayes_ir.read_scores` (files) or :meth:`ScoreTable.from_frame`
+    (a pandas DataFrame); the constructor itself does not validate.
+
+    Attributes
+    ----------
+    data
+        Long DataFrame with the columns ``collection, measure, system, topic, score``
+        (strings and float), sorted, one row per observed cell.
+    roles
+        Champion, challengers and artifacts, or ``None`` before roles are assigned.
+    source
+        Where the scores came from (file names), for error messages and provenance.
+    missing
+        How missing (topic, system) cells were handled at load time.
+    notes
+        Messages about what the loader changed or excluded (shown by ``summary()``).
+    """
+
+    data: pd.DataFrame
+    roles: Roles | None = None
+    source: str = "<DataFrame>"
+    missing: Missing = "error"
+    notes: tuple[str, ...] = field(default=())
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        *,
+        collection: str | None = None,
+        measure: str | None = None,
+        missing: Missing = "error",
+        source: str = "<DataFrame>",
+        check_range: bool = True,
+        notes: Sequence[str] = (),
+    ) -> ScoreTable:
+        """Validate a long DataFrame of scores and build a table.
+
+        Parameters
+        ----------
+        frame
+            Columns ``system``, ``topic``, ``score`` and optionally ``collection`` and
+            ``measure`` (the column names are matched case-insensitively; ``query_id``,
+            ``qid`` and ``query`` are accepted for ``topic``, ``run`` for ``system``,
+            ``value`` for ``score``).
+        collection, measure
+            Values for the columns when the frame has none.
+        missing
+            What to do when a system lacks some topics of its collection and measure:
+            ``"error"`` (default) raises; ``"intersect"`` keeps only the topics every
+            system has (and says so in ``notes``); ``"keep"`` keeps the gaps for methods
+            that allow missing cells.
+        source
+            Name used in error messages.
+        check_range
+            Reject scores outside the measure's range (e.g. [0, 1] for ``nDCG@10``).
+        notes
+            Messages from the reader to carry along.
+
+        Returns
+        -------
+        ScoreTable
+        """
+        df = _normalise_columns(frame, source=source)
+        if "collection" not in df:
+            df["collection"] = collection or DEFAULT_COLLECTION
+        if "measure" not in df:
+            df["measure"] = measure or DEFAULT_MEASURE
+        df = df[list(COLUMNS)].copy()
+        for col in ("collection", "measure", "system", "topic"):
+            if df[col].isna().any():
+                row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
+                raise ScoreTableError(f"row {row + 1}: empty {col}", source=source)
+            df[col] = df[col].astype(str).str.strip()
+        df["score"] = _numeric_scores(df, source=source)
+        if df.empty:
+            raise ScoreTableError("no scores found (the input is empty)", source=source)
+        _check_duplicates(df, source=source)
+        if check_range:
+            _check_range(df, source=source)
+        df, more_notes = _handle_missing(df, missing=missing, source=source)
+        df = df.sort_values(["collection", "measure", "system", "topic"], kind="stable")
+        return cls(
+            data=df.reset_index(drop=True),
+            source=source,
+            missing=missing,
+            notes=tuple(notes) + tuple(more_notes),
+        )
+
+    @classmethod
+    def from_matrix(
+        cls,
+        matrix: np.ndarray | pd.DataFrame,
+        *,
+        systems: Sequence[str] | None = None,
+        topics: Sequence[str] | None = None,
+        collection: str | None = None,
+        measure: str | None = None,
+        source: str = "<matrix>",
+        missing: Missing = "error",
+    ) -> ScoreTable:
+        """Build a table from a topic x system matrix (rows topics, columns systems)."""
+        wide = pd.DataFrame(matrix).copy()
+        if systems is not None:
+            wide.columns = list(systems)
+        if topics is not None:
+            wide.index = list(topics)
+        wide.index = wide.index.map(str)
+        wide.columns = wide.columns.map(str)
+        long = wide.rename_axis(index="topic", columns="system").stack(future_stack=True)
+        long = long.rename("score").reset_index()
+        return cls.from_frame(
+            long, collection=collection, measure=measure, source=source, missing=missing
+        )
+
+    # ------------------------------------------------------------------ looking
+    @property
+    def collections(self) -> tuple[str, ...]:
+        """Collections in the table, in sorted order."""
+        return tuple(self.data["collection"].unique())
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        """Measures in the table, in sorted order."""
+        return tuple(self.data["measure"].unique())
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """Systems, in role order (champion, challengers, artifacts) once roles are set."""
+        names = tuple(self.data["system"].unique())
+        if self.roles is None:
+            return names
+        return self.roles.ordered
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        """Topics present for at least one system, sorted naturally (numbers as numbers)."""
+        return tuple(_natural_sorted(self.data["topic"].unique()))
+
+    @property
+    def champion(self) -> str:
+        """Name of the champion (requires roles)."""
+        return self._require_roles().champion
+
+    @property
+    def challengers(self) -> tuple[str, ...]:
+        """Names of the challengers (requires roles)."""
+        return self._require_roles().challengers
+
+    @property
+    def artifacts(self) -> tuple[str, ...]:
+        """Names of the artifact runs (requires roles)."""
+        return self._require_roles().artifacts
+
+    @property
+    def is_complete(self) -> bool:
+        """True when every (collection, measure) block has a score for every topic x system."""
+        for _, block in self.data.groupby(["collection", "measure"], sort=False):
+            if len(block) != block["topic"].nunique() * block["system"].nunique():
+                return False
+        return True
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    # ------------------------------------------------------------------ selecting
+    def select(
+        self,
+        *,
+        collection: str | None = None,
+        measure: str | None = None,
+        systems: Iterable[str] | None = None,
+        topics: Iterable[str] | None = None,
+    ) -> ScoreTable:
+        """Return the sub-table of one collection, one measure, some systems or topics.
+
+        Roles are kept for the systems that remain; a champion that is removed
+        drops the roles altogether.
+        """
+        df = self.data
+        mask = np.ones(len(df), dtype=bool)
+        for col, value in (("collection", collection), ("measure", measure)):
+            if value is not None:
+                if value not in set(df[col]):
+                    raise ScoreTableError(
+                        f"{col} {value!r} is not in the data (have: {', '.join(df[col].unique())})",
+                        source=self.source,
+                    )
+                mask &= (df[col] == value).to_numpy()
+        if systems is not None:
+            systems = list(systems)
+            check_known(systems, df["system"].unique())
+            mask &= df["system"].isin(systems).to_numpy()
+        if topics is not None:
+            mask &= df["topic"].isin([str(t) for t in topics]).to_numpy()
+        sub = df[mask].reset_index(drop=True)
+        roles = self.roles.restrict(sub["system"].unique()) if self.roles is not None else None
+        return replace(self, data=sub, roles=roles)
+
+    def with_roles(
+        self,
+        *,
+        champion: str,
+        challengers: str | Iterable[str] | None = None,
+        artifacts: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        drop_bottom: float = 0.0,
+        top_m: int | None = None,
+    ) -> ScoreTable:
+        """Assign roles and return a new table restricted to the systems that have one.
+
+        Parameters
+        ----------
+        champion
+            Exact name of the production system.
+        challengers
+            Names, glob patterns (``"chal*"``) or regular expressions (``"re:^Chal\\."``)
+            of the candidate systems; a path to a text file (one pattern per line) also works.
+        artifacts
+            Patterns of the background runs; ``None`` means every other system, ``[]`` none.
+        exclude
+            Patterns of systems that must not be artifacts (e.g. runs fused into a challenger).
+        drop_bottom
+            Fraction of artifact runs with the lowest mean score to drop (the paper uses 0.25).
+        top_m
+            Keep only the ``top_m`` artifacts by mean score (after ``drop_bottom``).
+
+        Returns
+        -------
+        ScoreTable
+            With :attr:`roles` set and only champion, challengers and artifacts left.
+        """
+        means = self.data.groupby("system")["score"].mean()
+        roles = assign_roles(
+            means,
+            champion=champion,
+            challengers=challengers,
+            artifacts=artifacts,
+            exclude=exclude,
+            drop_bottom=drop_bottom,
+            top_m=top_m,
+        )
+        sub = self.data[self.data["system"].isin(roles.ordered)].reset_index(drop=True)
+        return replace(self, data=sub, roles=roles)
+
+    def _require_roles(self) -> Roles:
+        if self.roles is None:
+            raise ScoreTableError(
+                "no roles assigned: call table.with_roles(champion=..., challengers=...) first",
+                source=self.source,
+            )
+        return self.roles
+
+    def _single_block(
+        self, collection: str | None, measure: str | None
+    ) -> tuple[pd.DataFrame, str, str]:
+        table = self.select(collection=collection, measure=measure)
+        for col, name in (("collection", "collections"), ("measure", "measures")):
+            values = table.data[col].unique()
+            if len(values) > 1:
+                raise ScoreTableError(
+                    f"the table holds several {name} ({', '.join(values)}): "
+                    f"pass {col}=... to choose one",
+                    source=self.source,
+                )
+        return table.data, table.data["collection"].iat[0], table.data["measure"].iat[0]
+
+    # ------------------------------------------------------------------ views
+    def matrix(self, *, collection: str | None = None, measure: str | None = None) -> xr.DataArray:
+        """Return the topic x system score matrix of one collection and measure.
+
+        Missing cells (only possible with ``missing="keep"``) are NaN. Systems follow
+        :attr:`systems` (role order); with roles the ``role`` coordinate labels them.
+
+        Returns
+        -------
+        xarray.DataArray
+            dims ``("topic", "system")``, attrs ``collection``, ``measure``, ``source``.
+        """
+        block, coll, meas = self._single_block(collection, measure)
+        wide = block.pivot(index="topic", columns="system", values="score")
+        systems = [s for s in self.systems if s in wide.columns]
+        wide = wide.reindex(index=_natural_sorted(wide.index), columns=systems)
+        da = xr.DataArray(
+            wide.to_numpy(dtype=float),
+            dims=("topic", "system"),
+            coords={"topic": list(wide.index), "system": systems},
+            name="score",
+            attrs={"collection": coll, "measure": meas, "source": self.source},
+        )
+        if self.roles is not None:
+            da = da.assign_coords(role=("system", [self.roles.role_of(s) for s in systems]))
+        return da
+
+    def wide(self, *, collection: str | None = None, measure: str | None = None) -> pd.DataFrame:
+        """Return :meth:`matrix` as a pandas DataFrame (index topic, columns system)."""
+        return self.matrix(collection=collection, measure=measure).to_pandas()
+
+    def blocks(self) -> list[tuple[str, str]]:
+        """Return the (collection, measure) pairs present, in order."""
+        pairs = self.data[["collection", "measure"]].drop_duplicates()
+        return [tuple(p) for p in pairs.itertuples(index=False, name=None)]
+
+    def require_topics(self, n_min: int, *, method: str) -> None:
+        """Raise :class:`InsufficientDataError` if any block has fewer than ``n_min`` topics."""
+        for (coll, meas), block in self.data.groupby(["collection", "measure"], sort=False):
+            n = block["topic"].nunique()
+            if n < n_min:
+                raise InsufficientDataError(
+                    f"{method} needs at least {n_min} topics; collection {coll!r}, "
+                    f"measure {meas!r} in {self.source} has {n}"
+                )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the long table (a copy) with a ``role`` column when roles are set."""
+        df = self.data.copy()
+        if self.roles is not None:
+            df["role"] = df["system"].map(self.roles.role_of)
+        return df
+
+    def system_means(self) -> pd.DataFrame:
+        """Mean, SD and number of topics per (collection, measure, system)."""
+        g = self.data.groupby(["collection", "measure", "system"], sort=False)["score"]
+        out = g.agg(mean="mean", sd="std", n_topics="count").reset_index()
+        if self.roles is not None:
+            out["role"] = out["system"].map(self.roles.role_of)
+        return out
+
+    def summary(self) -> str:
+        """Human-readable description: sizes, roles, missing cells and loader notes."""
+        lines = [f"ScoreTable from {self.source}"]
+        for coll, meas in self.blocks():
+            block = self.data[(self.data.collection == coll) & (self.data.measure == meas)]
+            n_t, n_s = block["topic"].nunique(), block["system"].nunique()
+            gaps = n_t * n_s - len(block)
+            lines.append(
+                f"  collection {coll!r}, measure {meas!r}: {n_t} topics x {n_s} systems"
+                + (f", {gaps} missing cells" if gaps else "")
+            )
+        if self.roles is not None:
+            lines.append(f"  {self.roles.describe()}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"ScoreTable(source={self.source!r}, collections={len(self.collections)}, "
+            f"measures={len(self.measures)}, systems={self.data['system'].nunique()}, "
+            f"topics={self.data['topic'].nunique()}, roles={'set' if self.roles else 'none'})"
+        )
+
+
+# ---------------------------------------------------------------------- helpers
+_ALIASES = {
+    "query_id": "topic",
+    "qid": "topic",
+    "query": "topic",
+    "sample": "topic",
+    "run": "system",
+    "run_id": "system",
+    "model": "system",
+    "value": "score",
+    "metric": "measure",
+    "task": "collection",
+    "dataset": "collection",
+}
+
+
+def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise ScoreTableError(f"expected a pandas DataFrame, got {type(frame).__name__}", source=source)
+    df = frame.copy()
+    renamed = {}
+    for col in df.columns:
+        key = str(col).strip().lower()
+        renamed[col] = _ALIASES.get(key, key)
+    df = df.rename(columns=renamed)
+    if df.columns.duplicated().any():
+        dup = df.columns[df.columns.duplicated()][0]
+        raise ScoreTableError(f"column {dup!r} appears twice (after matching aliases)", source=source)
+    needed = {"system", "topic", "score"}
+    if not needed <= set(df.columns):
+        raise ScoreTableError(
+            f"missing column(s) {sorted(needed - set(df.columns))}; a tidy table needs "
+            f"system, topic, score (and optionally collection, measure); got {list(frame.columns)}",
+            source=source,
+        )
+    return df
+
+
+def _numeric_scores(df: pd.DataFrame, *, source: str) -> pd.Series:
+    raw = df["score"]
+    scores = pd.to_numeric(raw, errors="coerce").astype(float)
+    bad = scores.isna() & raw.notna() & ~raw.astype(str).str.strip().str.lower().isin(["nan", ""])
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ScoreTableError(
+            f"row {i + 1}: score {raw.iloc[i]!r} of system {df['system'].iloc[i]!r}, "
+            f"topic {df['topic'].iloc[i]!r} is not a number",
+            source=source,
+        )
+    nonfinite = ~np.isfinite(scores.to_numpy())
+    if nonfinite.any():
+        i = int(np.flatnonzero(nonfinite)[0])
+        raise ScoreTableError(
+            f"row {i + 1}: score of system {df['system'].iloc[i]!r}, topic {df['topic'].iloc[i]!r} "
+            f"is {raw.iloc[i]!r} (NaN or infinite scores are not allowed; drop the row or use "
+            "missing='keep' after removing it)",
+            source=source,
+        )
+    return scores
+
+
+def _check_duplicates(df: pd.DataFrame, *, source: str) -> None:
+    dup = df.duplicated(["collection", "measure", "system", "topic"], keep=False)
+    if dup.any():
+        rows = np.flatnonzero(dup.to_numpy())[:2]
+        first = df.iloc[rows[0]]
+        raise ScoreTableError(
+            f"duplicate score for system {first['system']!r}, topic {first['topic']!r} "
+            f"(collection {first['collection']!r}, measure {first['measure']!r}) "
+            f"at rows {rows[0] + 1} and {rows[1] + 1}",
+            source=source,
+        )
+
+
+def _check_range(df: pd.DataFrame, *, source: str) -> None:
+    for meas, block in df.groupby("measure", sort=False):
+        lo, hi = measure_range(meas)
+        if math.isinf(lo) and math.isinf(hi):
+            continue
+        bad = (block["score"] < lo - RANGE_TOLERANCE) | (block["score"] > hi + RANGE_TOLERANCE)
+        if bad.any():
+            i = bad.to_numpy().nonzero()[0][0]
+            row = block.iloc[i]
+            raise ScoreTableError(
+                f"row {block.index[i] + 1}: score {row['score']!r} of system {row['system']!r}, "
+                f"topic {row['topic']!r} is outside the range [{lo:g}, {hi:g}] of measure {meas!r} "
+                "(pass check_range=False if the scores are rescaled on purpose)",
+                source=source,
+            )
+
+
+def _handle_missing(
+    df: pd.DataFrame, *, missing: Missing, source: str
+) -> tuple[pd.DataFrame, list[str]]:
+    if missing not in ("error", "intersect", "keep"):
+        raise ValueError(f"missing must be 'error', 'intersect' or 'keep', got {missing!r}")
+    notes: list[str] = []
+    keep = []
+    for (coll, meas), block in df.groupby(["collection", "measure"], sort=False):
+        topics = set(block["topic"])
+        per_system = block.groupby("system")["topic"].agg(set)
+        lacking = {s: topics - t for s, t in per_system.items() if len(t) < len(topics)}
+        if not lacking:
+            keep.append(block)
+            continue
+        system, gaps = next(iter(lacking.items()))
+        example = ", ".join(_natural_sorted(gaps)[:5])
+        if missing == "error":
+            raise ScoreTableError(
+                f"system {system!r} has no score for {len(gaps)} topic(s) of collection {coll!r}, "
+                f"measure {meas!r} (e.g. {example}); {len(lacking)} system(s) are incomplete. "
+                "Use missing='intersect' to keep the common topics or missing='keep' to keep gaps",
+                source=source,
+            )
+        if missing == "intersect":
+            common = set.intersection(*per_system.tolist())
+            dropped = sorted(topics - common)
+            if not common:
+                raise ScoreTableError(
+                    f"collection {coll!r}, measure {meas!r}: no topic is shared by all systems",
+                    source=source,
+                )
+            msg = (
+                f"collection {coll!r}, measure {meas!r}: dropped {len(dropped)} topic(s) not "
+                f"scored for every system ({', '.join(_natural_sorted(dropped)[:10])}"
+                f"{', ...' if len(dropped) > 10 else ''})"
+            )
+            notes.append(msg)
+            warnings.warn(msg, DataWarning, stacklevel=4)
+            keep.append(block[block["topic"].isin(common)])
+        else:
+            n_gap = sum(len(g) for g in lacking.values())
+            notes.append(f"collection {coll!r}, measure {meas!r}: {n_gap} missing cell(s) kept")
+            keep.append(block)
+    return pd.concat(keep, ignore_index=True), notes
+
+
+def _natural_key(value: str) -> tuple:
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+def _natural_sorted(values: Iterable[str]) -> list[str]:
+    return sorted((str(v) for v in values), key=_natural_key)
+
+
+def concat(tables: Sequence[ScoreTable], *, source: str | None = None) -> ScoreTable:
+    """Stack several tables (e.g. one per collection) into one, validating the result."""
+    if not tables:
+        raise InsufficientDataError("concat needs at least one table")
+    frame = pd.concat([t.data for t in tables], ignore_index=True)
+    return ScoreTable.from_frame(
+        frame,
+        source=source or " + ".join(t.source for t in tables),
+        missing=tables[0].missing,
+        notes=[n for t in tables for n in t.notes],
+    )

@@ -1,0 +1,63 @@
+"""Shared fixtures: where the real evaluation data lives, and small synthetic tables."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bayes_ir.table import ScoreTable
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path | None:
+    """``$BAYES_IR_DATA`` or ``../shared/data`` next to the project, if it exists."""
+    env = os.environ.get("BAYES_IR_DATA")
+    candidates = [Path(env)] if env else []
+    candidates.append(ROOT.parent / "shared" / "data")
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path of the real data folder; skips the test with the reason when it is absent."""
+    path = shared_data_dir()
+    if path is None:
+        pytest.skip(
+            "real evaluation data not found: set BAYES_IR_DATA or place shared/data beside the repo"
+        )
+    return path
+
+
+@pytest.fixture
+def small_table() -> ScoreTable:
+    """A complete 12-topic x 5-system table in [0, 1], seeded, with roles."""
+    rng = np.random.default_rng(1)
+    topic = rng.normal(0, 0.15, size=12)[:, None]
+    system = np.array([0.0, 0.03, -0.02, 0.05, -0.04])[None, :]
+    scores = np.clip(0.4 + topic + system + rng.normal(0, 0.05, size=(12, 5)), 0, 1)
+    table = ScoreTable.from_matrix(
+        scores,
+        systems=["bm25", "chal_a", "chal_b", "run1", "run2"],
+        topics=[str(301 + i) for i in range(12)],
+        measure="AP",
+        collection="toy",
+    )
+    return table.with_roles(champion="bm25", challengers="chal_*")
+
+
+@pytest.fixture(scope="session")
+def rscript() -> str:
+    """Path of ``Rscript`` for live cross-checks; skips when R is not installed."""
+    import shutil
+
+    path = shutil.which("Rscript")
+    if path is None:
+        pytest.skip("R is not installed (apt-get install r-cran-metafor r-cran-lme4)")
+    return path
