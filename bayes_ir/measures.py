@@ -77,3 +77,85 @@ def measure_range(measure: str | None) -> tuple[float, float]:
     if parsed.NAME in _UNIT_INTERVAL:
         return (0.0, 1.0)
     return (-math.inf, math.inf)
+
+
+# ---------------------------------------------------------------------- trec_eval names
+#: trec_eval measure names (fixed ones) and their ``ir_measures`` strings.
+_TREC_EVAL_FIXED = {
+    "map": "AP",
+    "ndcg": "nDCG",
+    "recip_rank": "RR",
+    "Rprec": "Rprec",
+    "bpref": "Bpref",
+    "infAP": "infAP",
+    "set_P": "SetP",
+    "set_recall": "SetR",
+    "set_F": "SetF",
+    "set_map": "SetAP",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "num_q": "NumQ",
+}
+#: trec_eval families with a cut-off suffix ``_N`` and the ``ir_measures`` name.
+_TREC_EVAL_CUT = {
+    "P": "P",
+    "recall": "R",
+    "ndcg_cut": "nDCG",
+    "map_cut": "AP",
+    "success": "Success",
+    "iprec_at_recall": "IPrec",
+}
+#: Measures that count documents or queries rather than score a ranking.
+COUNT_MEASURES = frozenset({"NumRet", "NumRel", "NumRelRet", "NumQ", "NumRet(rel=1)"})
+
+
+def from_trec_eval_name(name: str) -> str:
+    """Translate a ``trec_eval`` measure name into an ``ir_measures`` string when known.
+
+    ``map`` -> ``AP``, ``P_10`` -> ``P@10``, ``ndcg_cut_10`` -> ``nDCG@10``,
+    ``recip_rank`` -> ``RR``, ``recall_1000`` -> ``R@1000``,
+    ``iprec_at_recall_0.10`` -> ``IPrec@0.1``; unknown names are returned unchanged.
+
+    Examples
+    --------
+    >>> from_trec_eval_name("ndcg_cut_10")
+    'nDCG@10'
+    >>> from_trec_eval_name("my_measure")
+    'my_measure'
+    """
+    if name in _TREC_EVAL_FIXED:
+        return _TREC_EVAL_FIXED[name]
+    family, _, cut = name.rpartition("_")
+    if family in _TREC_EVAL_CUT and cut:
+        try:
+            value = float(cut)
+        except ValueError:
+            return name
+        text = f"{value:g}" if family == "iprec_at_recall" else cut
+        if family != "iprec_at_recall" and not cut.isdigit():
+            return name
+        return f"{_TREC_EVAL_CUT[family]}@{text}"
+    return name
+
+
+def to_trec_eval_name(measure: str) -> str:
+    """Translate an ``ir_measures`` string into the ``trec_eval`` name (inverse of
+    :func:`from_trec_eval_name`); strings without a ``trec_eval`` name are returned unchanged.
+
+    Examples
+    --------
+    >>> to_trec_eval_name("nDCG@10")
+    'ndcg_cut_10'
+    """
+    for trec, ours in _TREC_EVAL_FIXED.items():
+        if measure == ours:
+            return trec
+    name, sep, cut = measure.partition("@")
+    if sep:
+        for family, ours in _TREC_EVAL_CUT.items():
+            if name == ours:
+                if family == "iprec_at_recall":
+                    return f"{family}_{float(cut):.2f}"
+                return f"{family}_{cut}"
+    return measure

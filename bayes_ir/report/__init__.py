@@ -1,5 +1,6 @@
-"""Presentation of results as files and text: CSV, JSON, Markdown, LaTeX."""
+"""Presentation of results as files and text: CSV, JSON, Markdown, LaTeX, ``trec_eval -q``."""
 
 from bayes_ir.report.output import TABLE_FORMATS, render_table, write_table
+from bayes_ir.report.trec_eval import render_trec_eval, write_trec_eval
 
-__all__ = ["TABLE_FORMATS", "render_table", "write_table"]
+__all__ = ["TABLE_FORMATS", "render_table", "render_trec_eval", "write_table", "write_trec_eval"]
