@@ -1,0 +1,119 @@
+"""YAML configs: this package's layout (tidy file, runs + qrels) and Ranger's layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bayes_ir.errors import ScoreTableError
+from bayes_ir.frequentist import effect_size, meta_analysis, read_meta_config
+from bayes_ir.readers import read_scores
+
+DATA = Path(__file__).resolve().parents[3] / "data"
+
+
+def test_example_config_with_tidy_file():
+    config = read_meta_config(DATA / "example_meta.yaml")
+    assert (config.control, config.treatment, config.measure) == ("bm25", "dense", "nDCG@10")
+    assert config.extra_measures == ("Judged@10",)
+    table = config.load()
+    assert set(table.measures) == {"nDCG@10", "Judged@10"}
+    assert len(table.collections) == 6
+    direct = read_scores(DATA / "example_collections.csv")
+    a = effect_size(table, control="bm25", treatment="dense", score_measure="nDCG@10")
+    b = effect_size(direct, control="bm25", treatment="dense", score_measure="nDCG@10")
+    pd.testing.assert_frame_equal(a.frame, b.frame)
+    assert config.display_names["trec-covid"] == "TREC-COVID"
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.DataWarning")  # a query without qrels
+def test_runs_and_qrels_per_collection(tmp_path):
+    runs = DATA / "example_runs"
+    (tmp_path / "meta.yaml").write_text(
+        f"""
+control: bm25
+treatment: dense
+measure: nDCG@10
+extra_measures: [Judged@10]
+collections:
+  first:
+    display_name: First
+    qrels: {runs / "qrels.txt"}
+    runs: {{bm25: {runs / "bm25.run"}, dense: {runs / "dense.run"}}}
+  second:
+    qrels: {runs / "qrels.txt"}
+    runs: {{bm25: {runs / "bm25.run"}, dense: {runs / "dense.run"}}}
+""",
+        encoding="utf-8",
+    )
+    config = read_meta_config(tmp_path / "meta.yaml")
+    assert config.collection_names == ("first", "second")
+    table = config.load()
+    direct = read_scores(
+        [runs / "bm25.run", runs / "dense.run"], format="run", qrels=runs / "qrels.txt",
+        measure="nDCG@10", collection="first", systems=["bm25", "dense"], missing="keep",
+    )  # fmt: skip
+    eff = effect_size(
+        table, control="bm25", treatment="dense", score_measure="nDCG@10",
+        extra_measures=["Judged@10"], collections=config.collection_names,
+        labels=config.display_names,
+    )  # fmt: skip
+    ref = effect_size(direct, control="bm25", treatment="dense")
+    assert list(eff.labels) == ["First", "second"]
+    assert eff.yi[0] == pytest.approx(ref.yi[0]) and eff.yi[1] == pytest.approx(ref.yi[0])
+    assert "Judged@10_control" in eff.frame
+
+
+@pytest.mark.shared_data
+def test_ranger_glue_layout(shared_data, tmp_path):
+    glue = shared_data / "ranger" / "glue"
+    lines = ["eval_metrics:"]
+    for model, key in (("bert-base-cased", "bert"), ("distilbert-base-cased", "distilbert")):
+        lines.append(f" {key}:")
+        for task in ("rte", "wnli"):
+            lines.append(
+                f"    '{task}': '{glue / model / task / f'eval_results_{task}_accuracy.txt'}'"
+            )
+    lines += ["display_names:", "    'rte': 'RTE'", "    'wnli': 'WNLI'"]
+    (tmp_path / "config.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config = read_meta_config(tmp_path / "config.yaml")
+    assert (config.control, config.treatment) == ("bert", "distilbert")
+    eff = effect_size(
+        config.load(), measure="SMD", control="bert", treatment="distilbert",
+        labels=config.display_names, ranger_compatible=True,
+    )  # fmt: skip
+    published = pd.read_csv(shared_data / "ranger" / "ranger_notebook_reference_outputs.csv")
+    published = published.set_index("experiment")
+    res = meta_analysis(eff, ranger_compatible=True).to_frame().set_index("label")
+    for task in ("RTE", "WNLI"):
+        assert res.loc[task, "estimate"] == pytest.approx(published.loc[task, "eff"], abs=1e-6)
+        assert res.loc[task, "ci_upper"] == pytest.approx(published.loc[task, "ci_upp"], abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("- a\n- b\n", "YAML mapping"),
+        ("treatment: b\nscores: x.csv\n", "'control'"),
+        ("control: a\ntreatment: b\n", "needs 'collections'"),
+        ("control: a\ntreatment: b\ncollections:\n  c:\n    runs: {a: x, b: y}\n", "no qrels"),
+        ("control: a\ntreatment: b\ncollections:\n  c: {}\n", "needs 'runs'"),
+        ("control: [a\n", "not valid YAML"),
+    ],
+)
+def test_bad_configs(tmp_path, text, match):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=match):
+        read_meta_config(path)
+
+
+def test_missing_system_file(tmp_path):
+    (tmp_path / "s.csv").write_text("system,topic,score\na,1,0.5\n", encoding="utf-8")
+    (tmp_path / "m.yaml").write_text(
+        "control: a\ntreatment: b\ncollections:\n  c:\n    scores: {a: s.csv}\n", encoding="utf-8"
+    )
+    with pytest.raises(ScoreTableError, match="no file for system 'b'"):
+        read_meta_config(tmp_path / "m.yaml").load()
