@@ -34,3 +34,31 @@ def ci_prob(value: float | None) -> float:
     if not 0.0 < p < 1.0:
         raise ValueError(f"ci_prob must lie strictly between 0 and 1, got {p}")
     return p
+
+
+#: Default loss weight r of risk-adjusted differences (r = 1 + alpha; Benham et al. 2020).
+RISK_R: float = 5.0
+#: Standard deviation used by TRisk: "population" (divide by n, as rmit-ir/trisk and
+#: Dincer et al. 2014) or "sample" (divide by n - 1).
+TRISK_SD: str = "population"
+#: Bootstrap resamples of the BCa intervals of URisk.
+BCA_RESAMPLES: int = 9999
+#: Ranking reliability (Urbano & Marrero 2016): default estimator of E[tau], Monte Carlo
+#: samples of RES/KD, bootstrap resamples of interval estimates.
+RELIABILITY_ESTIMATOR: str = "MSQD"
+RELIABILITY_SAMPLES: int = 1000
+RELIABILITY_BOOTSTRAP: int = 1000
+#: GLM link comparison (Faggioli, Ferro and Fuhr 2022): family-wise alpha of the topic-blocked
+#: Tukey HSD, clipping epsilon of boundary scores, mean below which ``boundary="drop_systems"``
+#: drops a system, IRLS tolerance (R's relative deviance criterion) and iteration cap.
+GLM_ALPHA: float = 0.05
+GLM_EPSILON: float = 1e-6
+GLM_MIN_MEAN: float = 0.01
+GLM_TOL: float = 1e-12
+GLM_MAXITER: int = 100
+#: Meta-analysis across collections: default effect size (escalc code), tau^2 estimator,
+#: and relative tolerance / iteration cap of the iterative tau^2 estimators (REML, PM).
+META_EFFECT: str = "MD"
+META_METHOD: str = "REML"
+META_TOL: float = 1e-12
+META_MAXITER: int = 1000

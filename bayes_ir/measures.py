@@ -50,6 +50,7 @@ def parse_measure(measure: str) -> ir_measures.Measure:
         ) from exc
 
 
+@lru_cache(maxsize=1024)
 def measure_range(measure: str | None) -> tuple[float, float]:
     """Return the (lower, upper) range of a measure; ``(-inf, inf)`` when it is not known.
 
@@ -140,8 +141,10 @@ def from_trec_eval_name(name: str) -> str:
 
 
 def to_trec_eval_name(measure: str) -> str:
-    """Translate an ``ir_measures`` string into the ``trec_eval`` name (inverse of
-    :func:`from_trec_eval_name`); strings without a ``trec_eval`` name are returned unchanged.
+    """Translate an ``ir_measures`` string into the ``trec_eval`` name.
+
+    The inverse of :func:`from_trec_eval_name`; strings without a ``trec_eval`` name
+    are returned unchanged.
 
     Examples
     --------
@@ -159,3 +162,23 @@ def to_trec_eval_name(measure: str) -> str:
                     return f"{family}_{float(cut):.2f}"
                 return f"{family}_{cut}"
     return measure
+
+
+@lru_cache(maxsize=1024)
+def canonical_measure(name: str) -> str:
+    """Return the canonical spelling of a measure name, for comparing names.
+
+    ``trec_eval`` names are translated (``ndcg_cut_10`` -> ``nDCG@10``) and ``ir_measures``
+    strings are normalised through their parser (``"P(rel=1)@10"`` -> ``"P@10"``); other
+    names are returned stripped.
+
+    Examples
+    --------
+    >>> canonical_measure("map")
+    'AP'
+    """
+    name = from_trec_eval_name(str(name).strip())
+    try:
+        return str(ir_measures.parse_measure(name))
+    except Exception:  # not an ir_measures string: a plain name such as "accuracy"
+        return name

@@ -1,12 +1,13 @@
-"""Roles of the systems: one champion, the challengers, and the artifact runs.
+r"""Roles of the systems: one champion, the challengers, and the artifact runs.
 
 The champion is the system in production (or the baseline of an academic
 comparison); challengers are the candidates; artifacts are other known runs
 (for example past TREC submissions) that only inform the population of systems.
 
 System selectors accept an exact name, a glob pattern (``"chal*"``), a regular
-expression with the prefix ``re:`` (``"re:^input\\.uog"``), or the path of a text
-file holding one selector per line.
+expression with the prefix ``re:`` (``"re:^input\.uog"``), or the path of a text
+file holding one selector per line (``#`` starts a comment; prefix the path with ``@``
+to make sure it is read as a file). A name of a system wins over a file of that name.
 """
 
 from __future__ import annotations
@@ -61,13 +62,14 @@ class Roles:
     def describe(self) -> str:
         """One line: the champion, the challengers and how many artifacts."""
         chal = ", ".join(self.challengers) if self.challengers else "none"
-        return (
-            f"champion {self.champion!r}; challengers: {chal}; {len(self.artifacts)} artifact run(s)"
-        )
+        n_art = len(self.artifacts)
+        return f"champion {self.champion!r}; challengers: {chal}; {n_art} artifact run(s)"
 
     def to_frame(self) -> pd.DataFrame:
         """One row per system with its role."""
-        return pd.DataFrame({"system": self.ordered, "role": [self.role_of(s) for s in self.ordered]})
+        return pd.DataFrame(
+            {"system": self.ordered, "role": [self.role_of(s) for s in self.ordered]}
+        )
 
 
 def _as_list(selectors: str | Iterable[str] | None) -> list[str]:
@@ -78,15 +80,27 @@ def _as_list(selectors: str | Iterable[str] | None) -> list[str]:
     return list(selectors)
 
 
-def _expand_files(selectors: list[str]) -> list[str]:
+def _expand_files(selectors: list[str], known: Sequence[str] = ()) -> list[str]:
     out: list[str] = []
     for sel in selectors:
-        path = Path(sel)
-        if not sel.startswith("re:") and not _is_glob(sel) and path.suffix and path.is_file():
-            lines = path.read_text(encoding="utf-8").splitlines()
-            out.extend(x.strip() for x in lines if x.strip() and not x.lstrip().startswith("#"))
-        else:
+        if sel.startswith("@"):  # explicit file selector
+            path = Path(sel[1:])
+        elif sel.startswith("re:") or _is_glob(sel) or sel in known:
             out.append(sel)
+            continue
+        else:
+            path = Path(sel)
+            if not path.is_file():
+                out.append(sel)
+                continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RoleError(f"cannot read the selector file {path}: {exc}") from None
+        picked = [x.strip() for x in lines if x.strip() and not x.lstrip().startswith("#")]
+        if not picked:
+            raise RoleError(f"the selector file {path} names no system")
+        out.extend(picked)
     return out
 
 
@@ -103,12 +117,15 @@ def match_systems(
     names it and lists close matches. The result keeps the order of ``known``.
     """
     chosen: set[str] = set()
-    for sel in _expand_files(_as_list(selectors)):
+    known = list(known)
+    for sel in _expand_files(_as_list(selectors), known):
         if sel.startswith("re:"):
             try:
                 pattern = re.compile(sel[3:])
             except re.error as exc:
-                raise RoleError(f"{role} selector {sel!r} is not a valid regular expression: {exc}")
+                raise RoleError(
+                    f"{role} selector {sel!r} is not a valid regular expression: {exc}"
+                ) from None
             hits = {s for s in known if pattern.search(s)}
         elif _is_glob(sel):
             hits = set(fnmatch.filter(known, sel))
@@ -187,12 +204,12 @@ def assign_roles(
         if not art:
             raise RoleError(f"the artifact selectors {_as_list(artifacts)} leave no artifact run")
     if not 0.0 <= drop_bottom < 1.0:
-        raise ValueError(f"drop_bottom must lie in [0, 1), got {drop_bottom}")
+        raise RoleError(f"drop_bottom must lie in [0, 1), got {drop_bottom}")
     art_means = means.loc[art].sort_values(ascending=False, kind="stable")
     n_keep = len(art_means) - int(len(art_means) * drop_bottom)
     if top_m is not None:
         if top_m < 0:
-            raise ValueError(f"top_m must be >= 0, got {top_m}")
+            raise RoleError(f"top_m must be >= 0, got {top_m}")
         n_keep = min(n_keep, top_m)
     kept = list(art_means.index[:n_keep])
     art = [s for s in known if s in set(kept)]

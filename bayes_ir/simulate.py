@@ -1,18 +1,18 @@
-"""Seeded simulation of realistic TREC-like per-topic scores, for examples and tests.
+r"""Seeded simulation of realistic TREC-like per-topic scores, for examples and tests.
 
 The simulator draws every score on the logit scale and maps it into [0, 1]:
 
 .. math::
 
-    \\eta_{cts} = \\mu_c + u_{ct} + b_s + \\delta_{cs} + g_{ts} + \\varepsilon_{cts},
-    \\qquad y_{cts} = \\operatorname{expit}(\\eta_{cts}),
+    \eta_{cts} = \mu_c + u_{ct} + b_s + \delta_{cs} + g_{ts} + \varepsilon_{cts},
+    \qquad y_{cts} = \operatorname{expit}(\eta_{cts}),
 
-with collection level :math:`\\mu_c`, topic difficulty :math:`u_{ct} \\sim N(0,
-\\sigma_u^2)`, system effect :math:`b_s` (the champion has :math:`b = 0`), an optional
-per-collection deviation of each system's effect :math:`\\delta_{cs} \\sim N(0,
-\\sigma_c^2)` (heterogeneity across collections, for meta-analysis), a system x topic
+with collection level :math:`\mu_c`, topic difficulty :math:`u_{ct} \sim N(0,
+\sigma_u^2)`, system effect :math:`b_s` (the champion has :math:`b = 0`), an optional
+per-collection deviation of each system's effect :math:`\delta_{cs} \sim N(0,
+\sigma_c^2)` (heterogeneity across collections, for meta-analysis), a system x topic
 interaction :math:`g_{ts}` (``spread`` and, for "risky" systems, a loss on a random set
-of failure topics) and a right-skewed residual :math:`\\varepsilon` (standardised
+of failure topics) and a right-skewed residual :math:`\varepsilon` (standardised
 skew-normal). Optionally hard cells are set to exactly 0 (zero inflation, common for
 ``nDCG@10`` on sparse judgments) and the scores are rounded like ``trec_eval`` output.
 
@@ -123,7 +123,7 @@ def simulate_scores(
     decimals: int | None = 4,
     seed: int = 0,
 ) -> ScoreTable:
-    """Simulate per-topic scores in [0, 1] of a champion, challengers and artifact runs.
+    r"""Simulate per-topic scores in [0, 1] of a champion, challengers and artifact runs.
 
     Parameters
     ----------
@@ -134,7 +134,7 @@ def simulate_scores(
         :data:`DEFAULT_CHALLENGERS`, ``{}`` simulates none.
     n_artifacts
         Number of artifact runs, named ``f"{artifact_prefix}{i:02d}"`` from 1. Their
-        effects are drawn from :math:`N(\\text{artifact\\_mean}, \\text{artifact\\_sd}^2)`.
+        effects are drawn from :math:`N(\text{artifact\_mean}, \text{artifact\_sd}^2)`.
     artifact_prefix
         Prefix of the artifact names.
     n_topics
@@ -148,18 +148,18 @@ def simulate_scores(
     baseline
         Typical champion score: ``expit`` of the mean logit level of the collections.
     collection_level_sd
-        SD of the collection levels :math:`\\mu_c` around ``logit(baseline)`` (with one
+        SD of the collection levels :math:`\mu_c` around ``logit(baseline)`` (with one
         collection, its level is exactly ``logit(baseline)``).
     topic_sd
-        SD :math:`\\sigma_u` of the topic difficulties (logit scale).
+        SD :math:`\sigma_u` of the topic difficulties (logit scale).
     artifact_mean, artifact_sd
         Mean and SD of the artifact runs' effects (logit scale).
     noise_sd
         SD of the residual, per (topic, system) cell (logit scale).
     skew
-        Skew-normal shape :math:`\\alpha` of the residual (0: normal; > 0 right-skewed).
+        Skew-normal shape :math:`\alpha` of the residual (0: normal; > 0 right-skewed).
     collection_sd
-        SD :math:`\\sigma_c` of each system's effect across collections.
+        SD :math:`\sigma_c` of each system's effect across collections.
     zero_inflation
         Probability scale of exact zeros: a cell with score :math:`y` is set to 0 with
         probability ``zero_inflation * (1 - y) ** 4`` (only hard cells become 0).
@@ -179,11 +179,11 @@ def simulate_scores(
     Notes
     -----
     The score of system :math:`s` on topic :math:`t` of collection :math:`c` is
-    :math:`y = \\operatorname{expit}(\\mu_c + u_{ct} + b_s + \\delta_{cs} + g_{ts} +
-    \\varepsilon_{cts})`, where for a challenger :math:`b_s` is ``effect`` and
-    :math:`g_{ts} = \\text{spread}\\, z_{ts} + \\text{loss}\\, F_{ts}` with
-    :math:`z_{ts} \\sim N(0,1)` and :math:`F_{ts} \\sim \\text{Bernoulli}(\\text{loss\\_prob})`;
-    the residual :math:`\\varepsilon` is a standardised skew-normal scaled by ``noise_sd``.
+    :math:`y = \operatorname{expit}(\mu_c + u_{ct} + b_s + \delta_{cs} + g_{ts} +
+    \varepsilon_{cts})`, where for a challenger :math:`b_s` is ``effect`` and
+    :math:`g_{ts} = \text{spread}\, z_{ts} + \text{loss}\, F_{ts}` with
+    :math:`z_{ts} \sim N(0,1)` and :math:`F_{ts} \sim \text{Bernoulli}(\text{loss\_prob})`;
+    the residual :math:`\varepsilon` is a standardised skew-normal scaled by ``noise_sd``.
     A logit-normal model of this kind is the generative counterpart of the logistic
     and beta GLMs fitted to per-topic scores by Parapar et al. (2019) and of the
     hierarchical models of Benham et al. (2020).
@@ -228,7 +228,9 @@ def simulate_scores(
         raise ValueError(f"n_topics has {len(sizes)} entries for {len(colls)} collections")
     if any(n < 1 for n in sizes):
         raise ValueError(f"every collection needs at least one topic, got {sizes}")
-    artifacts = [f"{artifact_prefix}{i:0{max(2, len(str(n_artifacts)))}d}" for i in range(1, n_artifacts + 1)]
+    artifacts = [
+        f"{artifact_prefix}{i:0{max(2, len(str(n_artifacts)))}d}" for i in range(1, n_artifacts + 1)
+    ]
     names = [champion, *challengers, *artifacts]
     if len(set(names)) != len(names):
         raise ValueError("system names must be distinct (champion, challengers, artifacts)")
@@ -291,7 +293,7 @@ def simulate_judged(
     rate_sd: float = 0.5,
     seed: int = 0,
 ) -> ScoreTable:
-    """Simulate ``Judged@depth`` for every cell of ``table``: the judged fraction of the top ``depth``.
+    r"""Simulate ``Judged@depth``: the judged fraction of the top ``depth`` of every cell.
 
     Parameters
     ----------
@@ -316,8 +318,8 @@ def simulate_judged(
     Notes
     -----
     For collection :math:`c` and system :math:`s` the rate is
-    :math:`p_{cs} = \\operatorname{expit}(\\operatorname{logit}(r_s) + N(0, \\text{rate\\_sd}^2))`;
-    for each topic, :math:`\\text{Judged@}k = \\text{Binomial}(k, p_{cs}) / k`.
+    :math:`p_{cs} = \operatorname{expit}(\operatorname{logit}(r_s) + N(0, \text{rate\_sd}^2))`;
+    for each topic, :math:`\text{Judged@}k = \text{Binomial}(k, p_{cs}) / k`.
     """
     if depth < 1:
         raise ValueError(f"depth must be >= 1, got {depth}")

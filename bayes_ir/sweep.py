@@ -8,6 +8,7 @@ without changing the calling code.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -57,5 +58,7 @@ def sweep(
     workers = min(max_workers or os.cpu_count() or 1, len(items))
     if workers <= 1:
         return [func(item) for item in items]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # forkserver: forking a process that already runs PyMC/BLAS threads can deadlock.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         return list(pool.map(func, items))

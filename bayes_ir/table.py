@@ -73,6 +73,7 @@ class ScoreTable:
         source: str = "<DataFrame>",
         check_range: bool = True,
         notes: Sequence[str] = (),
+        lines: Sequence[int] | None = None,
     ) -> ScoreTable:
         """Validate a long DataFrame of scores and build a table.
 
@@ -96,29 +97,46 @@ class ScoreTable:
             Reject scores outside the measure's range (e.g. [0, 1] for ``nDCG@10``).
         notes
             Messages from the reader to carry along.
+        lines
+            The 1-based line number in ``source`` of each row of ``frame`` (readers pass
+            it so that errors name the line instead of the row).
 
         Returns
         -------
         ScoreTable
         """
         df = _normalise_columns(frame, source=source)
+        if lines is not None:
+            if len(lines) != len(df):
+                raise ValueError(f"lines has {len(lines)} entries for {len(df)} rows")
+            df["_line"] = np.asarray(lines, dtype=np.int64)
+        else:
+            df["_line"] = np.arange(1, len(df) + 1, dtype=np.int64)
+        where = _Where(source=source, has_lines=lines is not None)
         if "collection" not in df:
             df["collection"] = collection or DEFAULT_COLLECTION
         if "measure" not in df:
             df["measure"] = measure or DEFAULT_MEASURE
-        df = df[list(COLUMNS)].copy()
-        for col in ("collection", "measure", "system", "topic"):
-            if df[col].isna().any():
-                row = int(np.flatnonzero(df[col].isna().to_numpy())[0])
-                raise ScoreTableError(f"row {row + 1}: empty {col}", source=source)
-            df[col] = df[col].astype(str).str.strip()
-        df["score"] = _numeric_scores(df, source=source)
+        if missing not in ("error", "intersect", "keep"):
+            raise ScoreTableError(
+                f"missing must be 'error', 'intersect' or 'keep', got {missing!r}", source=source
+            )
+        df = df[[*COLUMNS, "_line"]].reset_index(drop=True)
         if df.empty:
             raise ScoreTableError("no scores found (the input is empty)", source=source)
-        _check_duplicates(df, source=source)
+        for col in ("collection", "measure", "system", "topic"):
+            values = df[col].astype(object)
+            empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+            if empty.any():
+                i = int(np.flatnonzero(empty)[0])
+                raise ScoreTableError(f"empty {col} name", **where(df, i))
+            df[col] = values.astype(str).str.strip()
+        df["score"] = _numeric_scores(df, where=where)
+        _check_duplicates(df, where=where)
         if check_range:
-            _check_range(df, source=source)
+            _check_range(df, where=where)
         df, more_notes = _handle_missing(df, missing=missing, source=source)
+        df = df.drop(columns="_line")
         df = df.sort_values(["collection", "measure", "system", "topic"], kind="stable")
         return cls(
             data=df.reset_index(drop=True),
@@ -234,6 +252,11 @@ class ScoreTable:
         if topics is not None:
             mask &= df["topic"].isin([str(t) for t in topics]).to_numpy()
         sub = df[mask].reset_index(drop=True)
+        if sub.empty:
+            raise ScoreTableError(
+                "the selection leaves no score (check the topics and systems asked for)",
+                source=self.source,
+            )
         roles = self.roles.restrict(sub["system"].unique()) if self.roles is not None else None
         return replace(self, data=sub, roles=roles)
 
@@ -247,14 +270,14 @@ class ScoreTable:
         drop_bottom: float = 0.0,
         top_m: int | None = None,
     ) -> ScoreTable:
-        """Assign roles and return a new table restricted to the systems that have one.
+        r"""Assign roles and return a new table restricted to the systems that have one.
 
         Parameters
         ----------
         champion
             Exact name of the production system.
         challengers
-            Names, glob patterns (``"chal*"``) or regular expressions (``"re:^Chal\\."``)
+            Names, glob patterns (``"chal*"``) or regular expressions (``"re:^Chal\."``)
             of the candidate systems; a path to a text file (one pattern per line) also works.
         artifacts
             Patterns of the background runs; ``None`` means every other system, ``[]`` none.
@@ -411,7 +434,9 @@ _ALIASES = {
 
 def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
-        raise ScoreTableError(f"expected a pandas DataFrame, got {type(frame).__name__}", source=source)
+        raise ScoreTableError(
+            f"expected a pandas DataFrame, got {type(frame).__name__}", source=source
+        )
     df = frame.copy()
     renamed = {}
     for col in df.columns:
@@ -420,7 +445,9 @@ def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
     df = df.rename(columns=renamed)
     if df.columns.duplicated().any():
         dup = df.columns[df.columns.duplicated()][0]
-        raise ScoreTableError(f"column {dup!r} appears twice (after matching aliases)", source=source)
+        raise ScoreTableError(
+            f"column {dup!r} appears twice (after matching aliases)", source=source
+        )
     needed = {"system", "topic", "score"}
     if not needed <= set(df.columns):
         raise ScoreTableError(
@@ -431,74 +458,103 @@ def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
     return df
 
 
-def _numeric_scores(df: pd.DataFrame, *, source: str) -> pd.Series:
+@dataclass(frozen=True)
+class _Where:
+    """Locate row ``i`` of a frame for an error: the file line, or the row number."""
+
+    source: str
+    has_lines: bool
+
+    def __call__(self, df: pd.DataFrame, i: int) -> dict:
+        line = int(df["_line"].iat[i])
+        if self.has_lines:
+            return {"source": self.source, "line": line}
+        return {"source": f"{self.source} row {line}"}
+
+
+def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
     raw = df["score"]
+    if pd.api.types.is_bool_dtype(raw):
+        raw = raw.astype(float)
     scores = pd.to_numeric(raw, errors="coerce").astype(float)
-    bad = scores.isna() & raw.notna() & ~raw.astype(str).str.strip().str.lower().isin(["nan", ""])
+    text = raw.astype(str).str.strip().str.lower()
+    bad = scores.isna() & ~(raw.isna() | text.isin(["nan", "-nan", "+nan"]))
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
+        shown = "" if raw.iloc[i] == "" else f" {raw.iloc[i]!r}"
         raise ScoreTableError(
-            f"row {i + 1}: score {raw.iloc[i]!r} of system {df['system'].iloc[i]!r}, "
-            f"topic {df['topic'].iloc[i]!r} is not a number",
-            source=source,
+            f"score{shown} of system {df['system'].iloc[i]!r}, topic {df['topic'].iloc[i]!r} "
+            "is not a number" + (" (empty cell)" if not shown else ""),
+            **where(df, i),
         )
     nonfinite = ~np.isfinite(scores.to_numpy())
     if nonfinite.any():
         i = int(np.flatnonzero(nonfinite)[0])
         raise ScoreTableError(
-            f"row {i + 1}: score of system {df['system'].iloc[i]!r}, topic {df['topic'].iloc[i]!r} "
-            f"is {raw.iloc[i]!r} (NaN or infinite scores are not allowed; drop the row or use "
-            "missing='keep' after removing it)",
-            source=source,
+            f"score {raw.iloc[i]!r} of system {df['system'].iloc[i]!r}, topic "
+            f"{df['topic'].iloc[i]!r} is NaN or infinite; remove the row (and use "
+            "missing='keep' or 'intersect' if the system then lacks the topic)",
+            **where(df, i),
         )
     return scores
 
 
-def _check_duplicates(df: pd.DataFrame, *, source: str) -> None:
+def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> None:
     dup = df.duplicated(["collection", "measure", "system", "topic"], keep=False)
     if dup.any():
-        rows = np.flatnonzero(dup.to_numpy())[:2]
+        rows = np.flatnonzero(dup.to_numpy())
         first = df.iloc[rows[0]]
+        key = df.iloc[rows][["collection", "measure", "system", "topic"]]
+        same = rows[(key == first[["collection", "measure", "system", "topic"]]).all(axis=1)]
+        other = int(df["_line"].iat[same[1]])
         raise ScoreTableError(
             f"duplicate score for system {first['system']!r}, topic {first['topic']!r} "
-            f"(collection {first['collection']!r}, measure {first['measure']!r}) "
-            f"at rows {rows[0] + 1} and {rows[1] + 1}",
-            source=source,
+            f"(collection {first['collection']!r}, measure {first['measure']!r}); "
+            f"it appears again at {'line' if where.has_lines else 'row'} {other}",
+            **where(df, int(rows[0])),
         )
 
 
-def _check_range(df: pd.DataFrame, *, source: str) -> None:
-    for meas, block in df.groupby("measure", sort=False):
+def _check_range(df: pd.DataFrame, *, where: _Where) -> None:
+    for meas in df["measure"].unique():
         lo, hi = measure_range(meas)
         if math.isinf(lo) and math.isinf(hi):
             continue
-        bad = (block["score"] < lo - RANGE_TOLERANCE) | (block["score"] > hi + RANGE_TOLERANCE)
+        in_block = (df["measure"] == meas).to_numpy()
+        score = df["score"].to_numpy()
+        bad = in_block & ((score < lo - RANGE_TOLERANCE) | (score > hi + RANGE_TOLERANCE))
         if bad.any():
-            i = bad.to_numpy().nonzero()[0][0]
-            row = block.iloc[i]
+            i = int(np.flatnonzero(bad)[0])
             raise ScoreTableError(
-                f"row {block.index[i] + 1}: score {row['score']!r} of system {row['system']!r}, "
-                f"topic {row['topic']!r} is outside the range [{lo:g}, {hi:g}] of measure {meas!r} "
-                "(pass check_range=False if the scores are rescaled on purpose)",
-                source=source,
+                f"score {float(score[i])!r} of system {df['system'].iat[i]!r}, topic "
+                f"{df['topic'].iat[i]!r} is outside the range [{lo:g}, {hi:g}] of measure "
+                f"{meas!r} (pass check_range=False if the scores are rescaled on purpose)",
+                **where(df, i),
             )
 
 
 def _handle_missing(
     df: pd.DataFrame, *, missing: Missing, source: str
 ) -> tuple[pd.DataFrame, list[str]]:
-    if missing not in ("error", "intersect", "keep"):
-        raise ValueError(f"missing must be 'error', 'intersect' or 'keep', got {missing!r}")
+    """Apply the ``missing`` policy to each (collection, measure) block (no duplicates here)."""
     notes: list[str] = []
+    counts = df.groupby(["collection", "measure"], sort=False).agg(
+        n_rows=("topic", "size"), n_topics=("topic", "nunique"), n_systems=("system", "nunique")
+    )
+    complete = counts["n_rows"] == counts["n_topics"] * counts["n_systems"]
+    if complete.all():
+        return df, notes
     keep = []
     for (coll, meas), block in df.groupby(["collection", "measure"], sort=False):
-        topics = set(block["topic"])
-        per_system = block.groupby("system")["topic"].agg(set)
-        lacking = {s: topics - t for s, t in per_system.items() if len(t) < len(topics)}
-        if not lacking:
+        if complete[(coll, meas)]:
             keep.append(block)
             continue
-        system, gaps = next(iter(lacking.items()))
+        n_topics = counts.loc[(coll, meas), "n_topics"]
+        per_system = block.groupby("system", sort=False)["topic"].size()
+        lacking = per_system[per_system < n_topics]
+        system = str(lacking.index[0])
+        have = set(block.loc[block["system"] == system, "topic"])
+        gaps = [t for t in block["topic"].unique() if t not in have]
         example = ", ".join(_natural_sorted(gaps)[:5])
         if missing == "error":
             raise ScoreTableError(
@@ -508,8 +564,10 @@ def _handle_missing(
                 source=source,
             )
         if missing == "intersect":
-            common = set.intersection(*per_system.tolist())
-            dropped = sorted(topics - common)
+            per_topic = block.groupby("topic", sort=False)["system"].size()
+            n_systems = counts.loc[(coll, meas), "n_systems"]
+            common = set(per_topic.index[per_topic == n_systems])
+            dropped = [t for t in per_topic.index if t not in common]
             if not common:
                 raise ScoreTableError(
                     f"collection {coll!r}, measure {meas!r}: no topic is shared by all systems",
@@ -524,7 +582,7 @@ def _handle_missing(
             warnings.warn(msg, DataWarning, stacklevel=4)
             keep.append(block[block["topic"].isin(common)])
         else:
-            n_gap = sum(len(g) for g in lacking.values())
+            n_gap = int(n_topics * len(per_system) - len(block))
             notes.append(f"collection {coll!r}, measure {meas!r}: {n_gap} missing cell(s) kept")
             keep.append(block)
     return pd.concat(keep, ignore_index=True), notes

@@ -73,8 +73,9 @@ def example_collections() -> pd.DataFrame:
     frame["_c"] = frame["collection"].map(order)
     frame["_t"] = frame["topic"].astype(int)
     frame["_s"] = frame["system"].map({"bm25": 0, "dense": 1})
-    frame = frame.sort_values(["_c", "measure", "_s", "_t"], kind="stable")
-    return frame.drop(columns=["_c", "_t", "_s"]).reset_index(drop=True)
+    frame["_m"] = frame["measure"].map({"nDCG@10": 0, "Judged@10": 1})
+    frame = frame.sort_values(["_c", "_m", "_s", "_t"], kind="stable")
+    return frame.drop(columns=["_c", "_t", "_s", "_m"]).reset_index(drop=True)
 
 
 def example_runs(folder: Path) -> None:
@@ -126,9 +127,7 @@ def example_trec_eval(folder: Path, out: Path) -> None:
 def main() -> None:
     """Write every example file into this folder."""
     example_scores().to_csv(HERE / "example_scores.csv", index=False, float_format="%.4f")
-    example_collections().to_csv(
-        HERE / "example_collections.csv", index=False, float_format="%.4f"
-    )
+    example_collections().to_csv(HERE / "example_collections.csv", index=False, float_format="%.4f")
     example_runs(HERE / "example_runs")
     example_trec_eval(HERE / "example_runs", HERE / "example_trec_eval.txt")
 

@@ -83,15 +83,64 @@ def load(
         options["qrels"] = qrels
     table = read_scores(files, format=input_format, **options)
     if collection is not None or measure is not None:
-        table = table.select(collection=collection, measure=measure)
+        table = table.select(collection=collection, measure=_measure_label(table, measure))
     return table
+
+
+def load_with_roles(
+    files: list[Path],
+    *,
+    input_format: str | None,
+    measure: str | None,
+    champion: str,
+    challengers: list[str] | None = None,
+    artifacts: list[str] | None = None,
+    exclude: list[str] | None = None,
+    drop_bottom: float = 0.0,
+    top_m: int | None = None,
+    collection: str | None = None,
+    qrels: Path | None = None,
+    missing: str = "error",
+) -> ScoreTable:
+    """Call :func:`load`, then assign roles with :meth:`ScoreTable.with_roles`."""
+    table = load(
+        files,
+        input_format=input_format,
+        measure=measure,
+        collection=collection,
+        qrels=qrels,
+        missing=missing,
+    )
+    return table.with_roles(
+        champion=champion,
+        challengers=challengers,
+        artifacts=artifacts,
+        exclude=exclude,
+        drop_bottom=drop_bottom,
+        top_m=top_m,
+    )
+
+
+def _measure_label(table: ScoreTable, measure: str | None) -> str | None:
+    """Return the table's name for ``measure``: as given, or its other spelling."""
+    if measure is None or measure in table.measures:
+        return measure
+    from bayes_ir.measures import canonical_measure
+
+    wanted = canonical_measure(measure)
+    hits = [m for m in table.measures if canonical_measure(m) == wanted]
+    if hits:
+        return hits[0]
+    if len(table.measures) == 1:  # readers that take the measure as a label
+        return table.measures[0]
+    return measure  # select() raises, listing the measures present
 
 
 def save_output(frame, output: Path | None) -> None:
     """Write ``frame`` to ``output`` (if given) and say where."""
     if output is not None:
         path = write_table(frame, output)
-        console_err.print(f"wrote {path}")
+        console_err.print(f"wrote {path}", highlight=False, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -108,4 +157,4 @@ def _root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
-    """Is the new system really better, and how risky is it to deploy?"""
+    """Tell whether a new system is really better, and how risky it is to deploy."""

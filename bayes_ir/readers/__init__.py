@@ -11,9 +11,14 @@ names it (the CLI's ``--input-format``). Formats:
 ``trec_eval``
     ``trec_eval -q`` output (``measure  topic  value`` lines, ``all`` rows ignored);
 ``run``
-    TREC run files scored against ``qrels=`` with ``ir_measures`` for ``measure=``;
+    TREC run files scored against ``qrels=`` with ``ir_measures`` for ``measure=``
+    (chosen whenever ``qrels=`` is given);
 ``lines``
     one score per line, one file per system, paired by line position (Ranger's GLUE files).
+
+Files may be gzipped; they are only ever read. Bad input raises
+:class:`~bayes_ir.errors.ScoreTableError` naming the file and line (or
+:class:`~bayes_ir.errors.MeasureError` for a measure string ``ir_measures`` cannot parse).
 """
 
 from __future__ import annotations
@@ -23,8 +28,14 @@ from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
+import pandas as pd
+
 from bayes_ir.errors import ScoreTableError
+from bayes_ir.readers._io import read_text
+from bayes_ir.readers.lines import looks_lines, read_lines
+from bayes_ir.readers.runs import looks_qrels, looks_run, read_qrels, read_run, read_runs
 from bayes_ir.readers.tidy import looks_tidy, read_tidy
+from bayes_ir.readers.trec_eval import looks_trec_eval, read_trec_eval
 from bayes_ir.readers.wide import looks_wide, read_wide
 from bayes_ir.table import ScoreTable, concat
 
@@ -51,6 +62,13 @@ def register_reader(reader: Reader) -> None:
 
 register_reader(Reader("tidy", read_tidy, looks_tidy, "long table: system, topic, score"))
 register_reader(Reader("wide", read_wide, looks_wide, "topic x system matrix"))
+register_reader(
+    Reader(
+        "trec_eval", read_trec_eval, looks_trec_eval, "trec_eval -q output (measure topic value)"
+    )
+)
+register_reader(Reader("run", read_runs, looks_run, "TREC run files scored against qrels="))
+register_reader(Reader("lines", read_lines, looks_lines, "one score per line, one file per system"))
 
 
 def detect_format(path: PathArg) -> str:
@@ -64,12 +82,19 @@ def detect_format(path: PathArg) -> str:
     path = Path(path)
     if not path.exists():
         raise ScoreTableError("file not found", source=str(path))
-    if path.is_file() and path.stat().st_size == 0:
-        raise ScoreTableError("the file is empty", source=str(path))
+    if not path.is_file():
+        raise ScoreTableError("is not a file", source=str(path))
+    if path.suffix.lower() != ".parquet":
+        read_text(path)  # raises the clear error for empty, binary or non-UTF-8 files
     for name in _DETECTION_ORDER:
         reader = READERS.get(name)
         if reader is not None and reader.sniff(path):
             return name
+    if looks_qrels(path):
+        raise ScoreTableError(
+            "this looks like a qrels file: pass it as qrels= (CLI: --qrels) with the run files",
+            source=str(path),
+        )
     raise ScoreTableError(
         "cannot tell the format of this file; pass format= (CLI: --input-format) with one of "
         + ", ".join(READERS),
@@ -81,7 +106,7 @@ _DETECTION_ORDER = ("trec_eval", "run", "tidy", "lines", "wide")
 
 
 def read_scores(
-    paths: PathArg | Sequence[PathArg],
+    paths: PathArg | Sequence[PathArg] | pd.DataFrame,
     *,
     format: str | None = None,
     **options,
@@ -91,7 +116,9 @@ def read_scores(
     Parameters
     ----------
     paths
-        A file or a list of files. Files of one call share the format.
+        A file or a list of files (files of one call share the format), or an
+        in-memory pandas DataFrame in the tidy layout (see
+        :meth:`~bayes_ir.table.ScoreTable.from_frame`).
     format
         Name of a registered format (see module docs); detected from content if ``None``.
     **options
@@ -108,9 +135,13 @@ def read_scores(
     >>> table = read_scores("data/example_scores.csv")  # doctest: +SKIP
     >>> table.with_roles(champion="bm25", challengers="chal*").matrix()  # doctest: +SKIP
     """
+    if isinstance(paths, pd.DataFrame):
+        return ScoreTable.from_frame(paths, **options)
     files = [Path(paths)] if isinstance(paths, str | PathLike) else [Path(p) for p in paths]
     if not files:
         raise ScoreTableError("no input files given")
+    if format is None and options.get("qrels") is not None:
+        format = "run"
     name = format or detect_format(files[0])
     if name not in READERS:
         raise ScoreTableError(f"unknown input format {name!r}; known: {', '.join(READERS)}")
@@ -124,7 +155,23 @@ def _concat_files(tables: Iterable[ScoreTable], files: list[Path]) -> ScoreTable
     tables = list(tables)
     if len(tables) == 1:
         return tables[0]
-    return concat(tables, source=", ".join(str(f) for f in files))
+    source = ", ".join(str(f) for f in files)
+    if len(files) > 2:
+        source = f"{files[0]} and {len(files) - 1} more files"
+    return concat(tables, source=source)
 
 
-__all__ = ["READERS", "Reader", "detect_format", "read_scores", "register_reader"]
+__all__ = [
+    "READERS",
+    "Reader",
+    "detect_format",
+    "read_lines",
+    "read_qrels",
+    "read_run",
+    "read_runs",
+    "read_scores",
+    "read_tidy",
+    "read_trec_eval",
+    "read_wide",
+    "register_reader",
+]

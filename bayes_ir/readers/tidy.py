@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
+from bayes_ir.measures import canonical_measure
 from bayes_ir.readers._io import head_lines, read_delimited
 from bayes_ir.table import ScoreTable, _normalise_columns
 
@@ -21,7 +22,7 @@ def _header_names(line: str) -> set[str]:
 
 
 def looks_tidy(path: Path) -> bool:
-    """True for Parquet files and delimited files whose header has system, topic and score."""
+    """Return True for Parquet files and files whose header has system, topic and score."""
     if path.suffix.lower() == ".parquet":
         return True
     lines = head_lines(path, 1)
@@ -51,18 +52,29 @@ def read_tidy(
         See :meth:`ScoreTable.from_frame`.
     """
     path = Path(path)
+    lines = None
     if path.suffix.lower() == ".parquet":
         try:
             frame = pd.read_parquet(path)
-        except Exception as exc:
-            raise ScoreTableError(f"cannot read Parquet: {exc}", source=str(path)) from exc
+        except Exception as exc:  # pyarrow raises many types for corrupt files
+            raise ScoreTableError(f"cannot read Parquet: {exc}", source=str(path)) from None
     else:
         frame = read_delimited(path)
+        lines = frame.index.to_numpy()
     frame = _normalise_columns(frame, source=str(path))
     if measure is not None and "measure" in frame:
-        frame = frame[frame["measure"] == measure]
-        if frame.empty:
-            raise ScoreTableError(f"no rows with measure {measure!r}", source=str(path))
+        names = frame["measure"].astype(str).str.strip()
+        keep = (names == measure).to_numpy()
+        if not keep.any():
+            wanted = canonical_measure(measure)
+            keep = names.map(lambda m: canonical_measure(m) == wanted).to_numpy()
+        if not keep.any():
+            have = ", ".join(map(str, frame["measure"].unique()[:10]))
+            raise ScoreTableError(
+                f"no rows with measure {measure!r} (have: {have})", source=str(path)
+            )
+        frame = frame[keep]
+        lines = None if lines is None else lines[keep]
     return ScoreTable.from_frame(
         frame,
         collection=collection or path.name.split(".")[0],
@@ -70,4 +82,5 @@ def read_tidy(
         missing=missing,
         source=str(path),
         check_range=check_range,
+        lines=lines,
     )

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_lines, read_delimited
 from bayes_ir.table import ScoreTable
@@ -24,7 +27,7 @@ def _is_number(text: str) -> bool:
 
 
 def looks_wide(path: Path) -> bool:
-    """True for delimited files with a header and numeric cells in the second line."""
+    """Return True for delimited files with a header and numeric cells below it."""
     lines = head_lines(path, 2)
     if len(lines) < 2:
         return False
@@ -58,25 +61,47 @@ def read_wide(
     path = Path(path)
     frame = read_delimited(path)
     frame.columns = [str(c).strip() for c in frame.columns]
+    if all(_is_number(c) for c in frame.columns):
+        raise ScoreTableError(
+            "the first line holds numbers, not system names: a wide matrix needs a header "
+            "row naming the systems",
+            source=str(path),
+            line=1,
+        )
+    if len(set(frame.columns)) != len(frame.columns):
+        dup = next(c for c in frame.columns if list(frame.columns).count(c) > 1)
+        raise ScoreTableError(
+            f"system column {dup!r} appears twice in the header", source=str(path)
+        )
+    row_lines = frame.index.to_numpy()
     topic_col = next((c for c in frame.columns if c.lower() in _TOPIC_COLUMNS), None)
     if topic_col is not None:
-        frame = frame.set_index(topic_col)
+        topics = frame[topic_col].astype(str).tolist()
+        frame = frame.drop(columns=topic_col)
     else:
-        frame.index = [str(i + 1) for i in range(len(frame))]
-    frame.index.name = "topic"
+        topics = [str(i + 1) for i in range(len(frame))]
     if frame.shape[1] == 0:
         raise ScoreTableError("no system columns", source=str(path))
     guessed_coll, guessed_meas = _guess_names(path)
-    long = frame.rename_axis(columns="system").stack(future_stack=True).rename("score")
-    long = long.reset_index()
-    long = long[long["score"].astype(str).str.strip() != ""]
+    n_sys = frame.shape[1]
+    cells = frame.to_numpy(dtype=object).ravel()
+    long = pd.DataFrame(
+        {
+            "topic": np.repeat(topics, n_sys),
+            "system": np.tile(frame.columns.to_numpy(dtype=object), len(topics)),
+            "score": cells,
+        }
+    )
+    lines = np.repeat(row_lines, n_sys)
+    present = np.array([str(c).strip() != "" for c in cells], dtype=bool)
     return ScoreTable.from_frame(
-        long,
+        long[present],
         collection=collection or guessed_coll,
         measure=measure or guessed_meas,
         missing=missing,
         source=str(path),
         check_range=check_range,
+        lines=lines[present],
     )
 
 

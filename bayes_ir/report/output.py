@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from os import PathLike
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import BayesIRError
@@ -26,10 +28,57 @@ def render_table(frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g") -
     if fmt == "json":
         return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
     if fmt == "markdown":
-        return frame.to_markdown(index=False, floatfmt=float_format.strip("%")) + "\n"
+        shown = frame.astype(object).where(frame.notna(), None)
+        return (
+            shown.to_markdown(index=False, floatfmt=float_format.strip("%"), missingval="") + "\n"
+        )
     if fmt == "latex":
-        return frame.to_latex(index=False, float_format=lambda x: float_format % x)
-    raise BayesIRError(f"unknown table format {fmt!r}; choose one of {sorted(TABLE_FORMATS.values())}")
+        return _latex(frame, float_format=float_format)
+    raise BayesIRError(
+        f"unknown table format {fmt!r}; choose one of {sorted(TABLE_FORMATS.values())}"
+    )
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _latex(frame: pd.DataFrame, *, float_format: str) -> str:
+    """Render a booktabs ``tabular`` (hand-written: pandas' ``to_latex`` needs jinja2)."""
+
+    def cell(value: object) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return ""
+        if isinstance(value, float | np.floating):
+            return float_format % value
+        return _latex_escape(str(value))
+
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+    spec = "".join("r" if n else "l" for n in numeric)
+    lines = [
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\",
+        r"\midrule",
+    ]
+    for row in frame.itertuples(index=False, name=None):
+        lines.append(" & ".join(cell(v) for v in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
 
 
 def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
@@ -47,6 +96,10 @@ def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
             f"cannot tell the output format from {path.name!r}: use one of "
             + ", ".join(sorted(TABLE_FORMATS))
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_table(frame, fmt), encoding="utf-8")
+    text = render_table(frame, fmt)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BayesIRError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path

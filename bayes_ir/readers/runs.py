@@ -1,0 +1,360 @@
+"""TREC run files scored against qrels with ``ir_measures``, for any measure string.
+
+A run line is ``qid Q0 docid rank score tag`` (6 fields, the TREC format); the
+``qid docid rank score`` (4 fields, Ranger's files) and ``qid Q0 docid rank score``
+(5 fields) variants are accepted too. A qrels line is ``qid iteration docid grade``
+with an integer grade.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import Literal
+
+import ir_measures
+import pandas as pd
+
+from bayes_ir.errors import DataWarning, ScoreTableError
+from bayes_ir.measures import parse_measure
+from bayes_ir.readers._io import head_lines, parse_float, parse_int, read_text, split_lines
+from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, _natural_sorted
+
+Unretrieved = Literal["zero", "missing"]
+QrelsArg = str | PathLike[str] | Sequence[str | PathLike[str]] | Mapping[str, str | PathLike[str]]
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def looks_run(path: Path) -> bool:
+    """Return True when the first lines look like a TREC run (6, 5 or 4 fields)."""
+    lines = head_lines(path, 5)
+    if not lines:
+        return False
+    for line in lines:
+        f = line.split()
+        if len(f) in (5, 6):
+            ok = _is_int(f[3]) and _is_float(f[4])
+        elif len(f) == 4:
+            ok = _is_int(f[2]) and _is_float(f[3]) and not _is_int(f[1])
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def looks_qrels(path: Path) -> bool:
+    """Return True when the first lines look like TREC qrels (``qid iter docid grade``)."""
+    lines = head_lines(path, 5)
+    return bool(lines) and all(
+        len(f) == 4 and _is_int(f[3]) for f in (line.split() for line in lines)
+    )
+
+
+@dataclass(frozen=True)
+class Run:
+    """A parsed run: ``docs[qid][docid] = score`` and the run tag, if the lines had one."""
+
+    docs: dict[str, dict[str, float]]
+    tag: str | None
+
+
+def read_run(path: Path) -> Run:
+    """Parse a TREC run file, raising :class:`ScoreTableError` naming the file and line.
+
+    Notes
+    -----
+    Ranks are checked (positive integers) but, as in ``trec_eval``, documents are
+    ordered by score when measures are computed.
+    """
+    path = Path(path)
+    source = str(path)
+    docs: dict[str, dict[str, float]] = {}
+    tags: set[str] = set()
+    for number, f in split_lines(read_text(path)):
+        if len(f) == 6:
+            qid, _, docid, rank, score, tag = f
+            tags.add(tag)
+        elif len(f) == 5:
+            qid, _, docid, rank, score = f
+        elif len(f) == 4:
+            qid, docid, rank, score = f
+        else:
+            raise ScoreTableError(
+                f"a run line has 6 fields 'qid Q0 docid rank score tag' (or 4: "
+                f"'qid docid rank score'), found {len(f)}",
+                source=source,
+                line=number,
+            )
+        r = parse_int(rank, what="rank", source=source, line=number)
+        if r < 0:
+            raise ScoreTableError(f"rank {rank!r} is negative", source=source, line=number)
+        value = parse_float(score, what="score", source=source, line=number)
+        ranked = docs.setdefault(qid, {})
+        if docid in ranked:
+            raise ScoreTableError(
+                f"document {docid!r} is retrieved twice for query {qid!r}",
+                source=source,
+                line=number,
+            )
+        ranked[docid] = value
+    if len(tags) > 1:
+        raise ScoreTableError(
+            f"the run has {len(tags)} different tags ({', '.join(sorted(tags)[:5])}); "
+            "split it into one file per run or pass systems=",
+            source=source,
+        )
+    return Run(docs=docs, tag=next(iter(tags)) if tags else None)
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """Parse a TREC qrels file (``qid iteration docid grade``; grades must be integers)."""
+    path = Path(path)
+    source = str(path)
+    qrels: dict[str, dict[str, int]] = {}
+    for number, f in split_lines(read_text(path)):
+        if len(f) != 4:
+            raise ScoreTableError(
+                f"a qrels line has 4 fields 'qid iteration docid grade', found {len(f)}",
+                source=source,
+                line=number,
+            )
+        qid, _, docid, grade = f
+        g = parse_int(grade, what="relevance grade", source=source, line=number)
+        judged = qrels.setdefault(qid, {})
+        if docid in judged and judged[docid] != g:
+            raise ScoreTableError(
+                f"document {docid!r} of query {qid!r} is judged twice with different grades "
+                f"({judged[docid]} and {g})",
+                source=source,
+                line=number,
+            )
+        judged[docid] = g
+    return qrels
+
+
+_QRELS_AFFIX = re.compile(r"(^qrels[_.-]?|[_.-]?qrels$)", re.IGNORECASE)
+_RUN_AFFIX = re.compile(r"([_.-]?top\d+$|[_.-]?run$|^run[_.-]?)", re.IGNORECASE)
+
+
+def _collection_of_qrels(path: Path) -> str:
+    stem = path.name.split(".")[0]
+    return _QRELS_AFFIX.sub("", stem)
+
+
+def _qrels_by_collection(qrels: QrelsArg, collection: str | None) -> dict[str, Path]:
+    if isinstance(qrels, Mapping):
+        return {str(k): Path(v) for k, v in qrels.items()}
+    if isinstance(qrels, str | PathLike):
+        path = Path(qrels)
+        return {collection or _collection_of_qrels(path) or DEFAULT_COLLECTION: path}
+    paths = [Path(q) for q in qrels]
+    if len(paths) == 1:
+        return _qrels_by_collection(paths[0], collection)
+    out: dict[str, Path] = {}
+    for path in paths:
+        name = _collection_of_qrels(path) or path.stem
+        if name in out:
+            raise ScoreTableError(
+                f"two qrels files name collection {name!r}: {out[name]} and {path}; "
+                "pass qrels as a mapping {collection: path}"
+            )
+        out[name] = path
+    return out
+
+
+def _match_collection(run: Path, names: Sequence[str]) -> str:
+    if len(names) == 1:
+        return names[0]
+    text = str(run)
+    hits = [n for n in names if n and n in run.name] or [n for n in names if n and n in text]
+    if not hits:
+        raise ScoreTableError(
+            f"cannot tell which qrels belongs to this run: its path names none of the "
+            f"collections {', '.join(names)}; pass qrels as a mapping or read one collection "
+            "at a time",
+            source=text,
+        )
+    return max(hits, key=len)
+
+
+def _system_name(run: Path, tag: str | None, collection: str) -> str:
+    if tag:
+        return tag
+    stem = run.name.split(".")[0]
+    if collection and collection in stem:
+        stem = stem.replace(collection, "")
+    stem = _RUN_AFFIX.sub("", stem.strip("_.-")).strip("_.-")
+    return stem or run.parent.name or run.name
+
+
+def read_runs(
+    paths: Sequence[Path],
+    *,
+    qrels: QrelsArg | None = None,
+    measure: str | Sequence[str] | None = None,
+    collection: str | None = None,
+    systems: Sequence[str] | None = None,
+    missing: str = "error",
+    check_range: bool = True,
+    unretrieved: Unretrieved = "zero",
+) -> ScoreTable:
+    """Score TREC runs against qrels with ``ir_measures`` and return per-topic scores.
+
+    Parameters
+    ----------
+    paths
+        Run files (optionally gzipped), one run per file.
+    qrels
+        A qrels file, several (one per collection: the collection is the file name
+        without ``_qrels`` and extensions, and each run goes to the collection its file
+        name contains), or a mapping ``{collection: qrels_path}``.
+    measure
+        One ``ir_measures`` string or several: ``"nDCG@10"``, ``"AP(rel=2)"``,
+        ``"P@10"``, ``"R@1000"``, ``"Judged@10"``.
+    collection
+        Collection name when there is one qrels file (default: from its file name).
+    systems
+        One name per run file; by default the run tag (6th field), else the file name
+        without the collection name and ``_top10``-like suffixes, else the folder name.
+    missing, check_range
+        See :meth:`~bayes_ir.table.ScoreTable.from_frame`.
+    unretrieved
+        Judged queries a run did not retrieve: ``"zero"`` (default) scores them 0, the
+        ``trec_eval -c`` convention; ``"missing"`` leaves the cells missing. Either
+        way ``table.notes`` lists them.
+
+    Returns
+    -------
+    ScoreTable
+        One row per (collection, measure, system, judged query). Queries retrieved but
+        absent from the qrels cannot be scored: they are left out, listed in
+        ``table.notes`` and reported by a :class:`~bayes_ir.errors.DataWarning`.
+
+    Raises
+    ------
+    ScoreTableError
+        Bad run lines (field count, rank, score), non-integer grades, duplicate
+        documents, no qrels.
+    MeasureError
+        A measure string that ``ir_measures`` cannot parse.
+    """
+    if qrels is None:
+        raise ScoreTableError("TREC runs need relevance judgments: pass qrels= (CLI: --qrels)")
+    if measure is None:
+        raise ScoreTableError(
+            "TREC runs need a measure to compute: pass measure= (CLI: --measure), "
+            "e.g. 'nDCG@10', 'AP', 'P@10'"
+        )
+    if unretrieved not in ("zero", "missing"):
+        raise ScoreTableError(f"unretrieved must be 'zero' or 'missing', got {unretrieved!r}")
+    names = [measure] if isinstance(measure, str) else list(measure)
+    parsed = [parse_measure(m) for m in names]
+    paths = [Path(p) for p in paths]
+    if systems is not None and len(systems) != len(paths):
+        raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} run files")
+    by_coll = _qrels_by_collection(qrels, collection)
+    judgments: dict[str, dict[str, dict[str, int]]] = {}
+    rows: list[tuple[str, str, str, str, float]] = []
+    notes: list[str] = []
+    for i, path in enumerate(paths):
+        coll = _match_collection(path, list(by_coll))
+        if coll not in judgments:
+            judgments[coll] = read_qrels(by_coll[coll])
+            if not judgments[coll]:
+                raise ScoreTableError("the qrels file has no judgments", source=str(by_coll[coll]))
+            no_rel = [q for q, d in judgments[coll].items() if max(d.values()) <= 0]
+            if no_rel:
+                notes.append(
+                    f"collection {coll!r}: {_queries(no_rel, 'judged')} no relevant "
+                    f"document ({_ids(no_rel)}); most measures score them 0"
+                )
+        qrels_c = judgments[coll]
+        run = read_run(path)
+        if not run.docs:
+            raise ScoreTableError("the run is empty", source=str(path))
+        system = systems[i] if systems is not None else _system_name(path, run.tag, coll)
+        unjudged = [q for q in run.docs if q not in qrels_c]
+        if unjudged:
+            msg = (
+                f"{path}: {_queries(unjudged, 'retrieved')} no judgments in {by_coll[coll]} "
+                f"and cannot be scored ({_ids(unjudged)})"
+            )
+            notes.append(msg)
+            warnings.warn(msg, DataWarning, stacklevel=3)
+        lost = [q for q in qrels_c if q not in run.docs]
+        if lost:
+            how = "scored 0 (trec_eval -c convention)" if unretrieved == "zero" else "left missing"
+            notes.append(
+                f"{path}: run {system!r} did not retrieve {len(lost)} judged "
+                f"quer{'y' if len(lost) == 1 else 'ies'} ({_ids(lost)}); {how}"
+            )
+        run_judged = {q: d for q, d in run.docs.items() if q in qrels_c}
+        got: dict[tuple[str, str], float] = {}
+        try:
+            for metric in ir_measures.iter_calc(parsed, qrels_c, run_judged):
+                got[(str(metric.measure), str(metric.query_id))] = float(metric.value)
+        except Exception as exc:  # providers raise assorted types for odd inputs
+            raise ScoreTableError(
+                f"ir_measures could not compute {', '.join(map(str, parsed))}: {exc}",
+                source=str(path),
+            ) from None
+        for m in parsed:
+            label = str(m)
+            for q in qrels_c:
+                if q not in run.docs:
+                    if unretrieved == "zero":
+                        rows.append((coll, label, system, q, 0.0))
+                elif (label, q) in got:
+                    rows.append((coll, label, system, q, got[(label, q)]))
+    if not rows:
+        raise ScoreTableError(
+            "no judged query was retrieved by any run", source=", ".join(map(str, paths))
+        )
+    frame = pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"])
+    return ScoreTable.from_frame(
+        frame,
+        missing=missing,
+        source=_describe(paths),
+        check_range=check_range,
+        notes=notes,
+    )
+
+
+read_runs.multi_file = True  # type: ignore[attr-defined]
+
+
+def _describe(paths: Sequence[Path]) -> str:
+    if len(paths) <= 2:
+        return ", ".join(str(p) for p in paths)
+    return f"{paths[0]} and {len(paths) - 1} more files"
+
+
+def _queries(ids: Sequence[str], adjective: str) -> str:
+    """``"1 judged query has"`` or ``"3 judged queries have"``."""
+    n = len(ids)
+    return f"{n} {adjective} query has" if n == 1 else f"{n} {adjective} queries have"
+
+
+def _ids(ids: Sequence[str], n: int = 8) -> str:
+    shown = _natural_sorted(ids)[:n]
+    return ", ".join(shown) + (", ..." if len(ids) > n else "")

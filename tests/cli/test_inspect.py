@@ -1,0 +1,121 @@
+"""`bayes-ir inspect`: systems, topics, measures, means, missing cells, warnings, --output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bayes_ir.cli import main
+from bayes_ir.cli.inspect import INSPECT_COLUMNS
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def run(argv, capsys):
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_inspect_example_scores(capsys):
+    code, out, _ = run(["inspect", str(DATA / "example_scores.csv")], capsys)
+    assert code == 0
+    assert "collection 'example', measure 'AP': 50 topics x 45 systems" in out
+    assert "chal_fusion" in out and "trec_run40" in out
+
+
+def test_inspect_missing_cells_and_warnings(tmp_path, capsys):
+    path = tmp_path / "gaps.csv"
+    path.write_text("system,topic,score\na,1,0.5\na,2,0.25\nb,1,0.75\n", encoding="utf-8")
+    code, out, _ = run(["inspect", str(path), "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 0 and "1 missing cells" in out and "1 missing cell(s) kept" in out
+    frame = pd.read_csv(tmp_path / "o.csv")
+    assert frame.set_index("system").loc["b", "n_missing"] == 1
+    code, out, err = run(["inspect", str(path), "--missing", "intersect"], capsys)
+    assert code == 0 and "dropped 1 topic(s)" in out
+
+
+def test_inspect_runs_shows_unjudged_and_unretrieved(capsys):
+    runs = DATA / "example_runs"
+    code, out, err = run(
+        [
+            "inspect",
+            str(runs / "bm25.run"),
+            str(runs / "dense.run"),
+            "--qrels",
+            str(runs / "qrels.txt"),
+            "--measure",
+            "nDCG@10",
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert "no judgments" in out and "did not retrieve 1 judged query (5)" in out
+    assert "trec_eval -c convention" in out
+
+
+def test_inspect_selects_measure_by_trec_eval_name(capsys):
+    code, out, _ = run(["inspect", str(DATA / "example_trec_eval.txt"), "--measure", "map"], capsys)
+    assert code == 0 and "measure 'AP': 5 topics x 2 systems" in out and "P@5" not in out
+
+
+@pytest.mark.parametrize("ext", [".csv", ".json", ".md", ".tex"])
+def test_inspect_output_formats_have_stable_columns(tmp_path, capsys, ext):
+    target = tmp_path / f"inspect{ext}"
+    code, _, err = run(
+        ["inspect", str(DATA / "example_collections.csv"), "-o", str(target)], capsys
+    )
+    assert code == 0 and f"wrote {target}" in err
+    text = target.read_text(encoding="utf-8")
+    if ext == ".csv":
+        frame = pd.read_csv(target)
+        assert tuple(frame.columns) == INSPECT_COLUMNS and len(frame) == 24
+        means = (
+            pd.read_csv(DATA / "example_collections.csv")
+            .groupby(["collection", "measure", "system"])["score"]
+            .mean()
+        )
+        got = frame.set_index(["collection", "measure", "system"])["mean"]
+        pd.testing.assert_series_equal(got.sort_index(), means.sort_index(), check_names=False)
+    elif ext == ".json":
+        records = json.loads(text)
+        assert len(records) == 24 and tuple(records[0]) == INSPECT_COLUMNS
+    elif ext == ".md":
+        assert text.splitlines()[0].split("|")[1].strip() == "collection"
+        assert [c.strip() for c in text.splitlines()[0].strip("|").split("|")] == list(
+            INSPECT_COLUMNS
+        )
+    else:
+        assert text.startswith("\\begin{tabular}") and "n\\_missing" in text
+        assert text.count("\\\\") == 25  # header + 24 rows
+
+
+def test_load_with_roles_helper():
+    from bayes_ir.cli._app import load_with_roles
+
+    table = load_with_roles(
+        [DATA / "example_scores.csv"],
+        input_format=None,
+        measure="AP",
+        champion="bm25",
+        challengers=["chal_*"],
+        drop_bottom=0.25,
+    )
+    assert table.champion == "bm25" and len(table.challengers) == 4
+    assert len(table.artifacts) == 30  # 40 artifacts, bottom 25% dropped
+
+
+@pytest.mark.shared_data
+def test_inspect_glue_line_files(shared_data, tmp_path, capsys):
+    files = sorted((shared_data / "ranger" / "glue").glob("*/*/*.txt"))
+    code, out, _ = run(["inspect", *map(str, files), "-o", str(tmp_path / "g.csv")], capsys)
+    assert code == 0 and "collection 'rte', measure 'accuracy': 277 topics x 2 systems" in out
+    frame = pd.read_csv(tmp_path / "g.csv").set_index(["collection", "system"])
+    assert round(frame.loc[("rte", "bert-base-cased"), "mean"], 3) == 0.628

@@ -1,0 +1,99 @@
+"""write_table / render_table (CSV, JSON, Markdown, LaTeX) and the trec_eval writer."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_ir.errors import BayesIRError, ScoreTableError
+from bayes_ir.report import TABLE_FORMATS, render_table, render_trec_eval, write_table
+from bayes_ir.table import ScoreTable
+
+FRAME = pd.DataFrame(
+    {"system": ["bm25", "chal_a&b"], "mean": [0.123456789, np.nan], "n_topics": [50, 49]}
+)
+
+
+def test_formats_by_extension():
+    assert TABLE_FORMATS == {".csv": "csv", ".json": "json", ".md": "markdown", ".tex": "latex"}
+
+
+def test_csv_and_json_keep_full_precision_and_columns(tmp_path):
+    back = pd.read_csv(write_table(FRAME, tmp_path / "r.csv"))
+    pd.testing.assert_frame_equal(back, FRAME)
+    records = json.loads(write_table(FRAME, tmp_path / "sub" / "r.json").read_text())
+    assert records == [
+        {"system": "bm25", "mean": 0.123456789, "n_topics": 50},
+        {"system": "chal_a&b", "mean": None, "n_topics": 49},
+    ]
+
+
+def test_markdown_and_latex():
+    md = render_table(FRAME, "markdown").splitlines()
+    assert [c.strip() for c in md[0].strip("|").split("|")] == ["system", "mean", "n_topics"]
+    assert "0.123457" in md[2] and "nan" not in " ".join(md)
+    tex = render_table(FRAME, "latex")
+    assert tex.splitlines()[:4] == [
+        "\\begin{tabular}{lrr}",
+        "\\toprule",
+        "system & mean & n\\_topics \\\\",
+        "\\midrule",
+    ]
+    assert "chal\\_a\\&b &  & 49 \\\\" in tex and tex.rstrip().endswith("\\end{tabular}")
+
+
+def test_named_index_becomes_a_column():
+    frame = FRAME.set_index("system")
+    assert render_table(frame, "csv").splitlines()[0] == "system,mean,n_topics"
+
+
+def test_errors(tmp_path):
+    with pytest.raises(BayesIRError, match="cannot tell the output format"):
+        write_table(FRAME, tmp_path / "r.xlsx")
+    with pytest.raises(BayesIRError, match="unknown table format"):
+        render_table(FRAME, "html")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(BayesIRError, match="cannot write"):
+        write_table(FRAME, tmp_path / "file" / "r.csv")
+
+
+def test_trec_eval_writer_layout():
+    table = ScoreTable.from_frame(
+        pd.DataFrame(
+            {
+                "system": ["a", "a", "a", "a"],
+                "measure": ["AP", "AP", "nDCG@10", "nDCG@10"],
+                "topic": ["2", "10", "2", "10"],
+                "score": [0.25, 0.5, 0.125, 1.0],
+            }
+        )
+    )
+    lines = render_trec_eval(table).splitlines()
+    assert lines[0] == f"{'map':<22}\t2\t0.2500"
+    assert lines[1] == f"{'ndcg_cut_10':<22}\t2\t0.1250"
+    assert lines[2].split("\t")[1] == "10"  # natural topic order
+    assert lines[4:] == [
+        f"{'runid':<22}\tall\ta",
+        f"{'num_q':<22}\tall\t2",
+        f"{'map':<22}\tall\t0.3750",
+        f"{'ndcg_cut_10':<22}\tall\t0.5625",
+    ]
+    assert len(render_trec_eval(table, summary=False).splitlines()) == 4
+
+
+def test_trec_eval_writer_one_collection_only():
+    two = ScoreTable.from_frame(
+        pd.DataFrame(
+            {
+                "collection": ["x", "y"],
+                "system": ["a", "a"],
+                "topic": ["1", "1"],
+                "score": [0.1, 0.2],
+            }
+        )
+    )
+    with pytest.raises(ScoreTableError, match="one collection"):
+        render_trec_eval(two)

@@ -1,0 +1,121 @@
+"""ScoreTable: building, views, selection, roles, multi-block tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_ir.errors import ScoreTableError, UnknownSystemError
+from bayes_ir.table import COLUMNS, ScoreTable, concat
+
+
+def _two_blocks() -> ScoreTable:
+    rows = [
+        (c, m, s, str(t), 0.1 * i + 0.01 * t)
+        for c in ("c1", "c2")
+        for m in ("AP", "P@10")
+        for i, s in enumerate(("a", "b", "c"))
+        for t in (1, 2, 10)
+    ]
+    return ScoreTable.from_frame(pd.DataFrame(rows, columns=list(COLUMNS)))
+
+
+def test_from_matrix_round_trips_through_matrix():
+    values = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
+    table = ScoreTable.from_matrix(
+        values, systems=["x", "y"], topics=["9", "10", "11"], measure="AP", collection="k"
+    )
+    da = table.matrix()
+    assert da.dims == ("topic", "system")
+    assert list(da.topic.values) == ["9", "10", "11"]  # natural order, not "10" < "9"
+    np.testing.assert_allclose(da.to_numpy(), values)
+    assert da.attrs == {"collection": "k", "measure": "AP", "source": "<matrix>"}
+    pd.testing.assert_frame_equal(
+        table.wide(),
+        pd.DataFrame(values, index=["9", "10", "11"], columns=["x", "y"]),
+        check_names=False,
+    )
+
+
+def test_several_blocks_need_a_choice():
+    table = _two_blocks()
+    assert table.collections == ("c1", "c2") and table.measures == ("AP", "P@10")
+    assert table.blocks() == [("c1", "AP"), ("c1", "P@10"), ("c2", "AP"), ("c2", "P@10")]
+    with pytest.raises(ScoreTableError, match="several collections"):
+        table.matrix()
+    with pytest.raises(ScoreTableError, match="several measures"):
+        table.matrix(collection="c1")
+    m = table.matrix(collection="c2", measure="P@10")
+    assert m.shape == (3, 3) and m.sel(topic="10", system="c").item() == pytest.approx(0.3)
+    with pytest.raises(ScoreTableError, match="collection 'c3' is not in the data"):
+        table.select(collection="c3")
+
+
+def test_select_systems_topics_and_unknown_system():
+    table = _two_blocks().select(collection="c1", measure="AP")
+    sub = table.select(systems=["a", "c"], topics=[1, 2])
+    assert sub.systems == ("a", "c") and sub.topics == ("1", "2")
+    with pytest.raises(UnknownSystemError, match="'d' is not in the data"):
+        table.select(systems=["d"])
+    with pytest.raises(ScoreTableError, match="selection leaves no score"):
+        table.select(topics=["999"])
+
+
+def test_system_means_to_frame_and_summary(small_table):
+    means = small_table.system_means()
+    assert list(means.columns) == [
+        "collection",
+        "measure",
+        "system",
+        "mean",
+        "sd",
+        "n_topics",
+        "role",
+    ]
+    wide = small_table.wide()
+    np.testing.assert_allclose(means.set_index("system")["mean"][wide.columns], wide.mean(axis=0))
+    np.testing.assert_allclose(
+        means.set_index("system")["sd"][wide.columns], wide.std(axis=0, ddof=1)
+    )
+    frame = small_table.to_frame()
+    assert list(frame.columns) == [*COLUMNS, "role"]
+    assert set(frame["role"]) == {"champion", "challenger", "artifact"}
+    text = small_table.summary()
+    assert "12 topics x 5 systems" in text and "champion 'bm25'" in text
+    assert str(small_table) == text and "roles=set" in repr(small_table)
+
+
+def test_roles_order_and_role_coordinate(small_table):
+    da = small_table.matrix()
+    assert list(da.system.values) == ["bm25", "chal_a", "chal_b", *small_table.artifacts]
+    assert list(da.role.values[:3]) == ["champion", "challenger", "challenger"]
+    no_champ = small_table.select(systems=["chal_a", "chal_b"])
+    assert no_champ.roles is None  # removing the champion drops the roles
+    with pytest.raises(ScoreTableError, match="no roles assigned"):
+        _ = no_champ.champion
+
+
+def test_concat_validates():
+    a = ScoreTable.from_matrix(np.full((2, 2), 0.5), systems=["x", "y"], collection="c1")
+    b = ScoreTable.from_matrix(np.full((2, 2), 0.4), systems=["x", "y"], collection="c2")
+    both = concat([a, b])
+    assert both.collections == ("c1", "c2") and len(both) == 8
+    with pytest.raises(ScoreTableError, match="duplicate"):
+        concat([a, a])
+
+
+def test_is_complete_and_keep():
+    frame = pd.DataFrame(
+        {"system": ["a", "a", "b"], "topic": ["1", "2", "1"], "score": [0.1, 0.2, 0.3]}
+    )
+    table = ScoreTable.from_frame(frame, missing="keep")
+    assert not table.is_complete
+    assert np.isnan(table.matrix().sel(topic="2", system="b").item())
+    assert any("1 missing cell(s) kept" in n for n in table.notes)
+
+
+def test_boolean_and_integer_scores():
+    frame = pd.DataFrame({"system": ["a", "b"], "topic": ["1", "1"], "score": [True, False]})
+    table = ScoreTable.from_frame(frame, measure="accuracy")
+    assert table.data["score"].tolist() == [1.0, 0.0]
