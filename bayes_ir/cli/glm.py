@@ -1,0 +1,152 @@
+"""``bayes-ir glm``: compare GLM link functions and their topic-blocked Tukey HSD."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from bayes_ir import defaults
+from bayes_ir.cli._app import (
+    Collection,
+    Files,
+    InputFormat,
+    Measure,
+    Missing,
+    Output,
+    Qrels,
+    app,
+    console,
+    load,
+    save_output,
+)
+from bayes_ir.frequentist.glm import compare_links, link_names
+from bayes_ir.frequentist.glm.comparison import LinkComparison
+
+
+@app.command()
+def glm(
+    files: Files,
+    links: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--links",
+            "-l",
+            help=f"Links to compare, repeatable or comma-separated: {', '.join(link_names())} "
+            "(default: all).",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Family-wise error rate of the Tukey HSD.")
+    ] = defaults.GLM_ALPHA,
+    boundary: Annotated[
+        str,
+        typer.Option("--boundary", help="Scores on a link's boundary: clip, drop_systems or none."),
+    ] = "clip",
+    epsilon: Annotated[
+        float, typer.Option("--epsilon", help="Clipping distance from the link's bounds.")
+    ] = defaults.GLM_EPSILON,
+    min_mean: Annotated[
+        float,
+        typer.Option("--min-mean", help="drop_systems: drop systems with a lower mean score."),
+    ] = defaults.GLM_MIN_MEAN,
+    pairs: Annotated[
+        Path | None,
+        typer.Option("--pairs", help="Write every Tukey pair (.csv, .json, .md or .tex)."),
+    ] = None,
+    input_format: InputFormat = None,
+    measure: Measure = None,
+    collection: Collection = None,
+    qrels: Qrels = None,
+    missing: Missing = "error",
+    output: Output = None,
+) -> None:
+    """Fit Gaussian GLMs score ~ topic + system per link; print deviance and significant pairs.
+
+    The tables follow Faggioli, Ferro and Fuhr (CIKM 2022): one row per link, one column
+    per collection and measure, best link in bold. --output writes the tidy table
+    (deviance, AIC, BIC, logLik, iterations, convergence, significant pairs per link).
+    """
+    names = [name.strip() for item in (links or []) for name in item.split(",") if name.strip()]
+    if boundary not in ("clip", "drop_systems", "none"):
+        raise typer.BadParameter(
+            f"{boundary!r}: choose clip, drop_systems or none", param_hint="--boundary"
+        )
+    if not 0.0 < alpha < 1.0:
+        raise typer.BadParameter(f"{alpha} is not in (0, 1)", param_hint="--alpha")
+    table = load(
+        files,
+        input_format=input_format,
+        measure=measure,
+        collection=collection,
+        qrels=qrels,
+        missing=missing,
+    )
+    result = compare_links(
+        table,
+        links=names or None,
+        alpha=alpha,
+        boundary=boundary,
+        epsilon=epsilon,
+        min_mean=min_mean,
+    )
+    console.print(
+        f"Gaussian GLMs score ~ topic + system, boundary={boundary!r} "
+        f"(epsilon {epsilon:g}); topic-blocked Tukey HSD at alpha = {alpha:g}",
+        highlight=False,
+    )
+    console.print(_rich_table(result, "deviance", "Residual deviance (lower is better)"))
+    console.print(
+        _rich_table(result, "n_significant", "Significantly different pairs (more is better)")
+    )
+    frame = result.to_frame()
+    for row in frame[~frame["converged"].astype(bool)].itertuples(index=False):
+        console.print(
+            f"[bold red]{row.link}[/] on {row.collection} {row.measure} did not converge: "
+            f"{row.message}",
+            highlight=False,
+        )
+    save_output(frame, output)
+    if pairs is not None:
+        save_output(_pairs_frame(result), pairs)
+
+
+def _rich_table(result: LinkComparison, stat: str, title: str) -> Table:
+    wide = result.table(stat)
+    best = result.best(stat)
+    ok = result.table_converged()
+    view = Table(title=title, title_justify="left", min_width=len(title) + 4)
+    view.add_column("link")
+    for col in wide.columns:
+        view.add_column(str(col), justify="right")
+    for link in wide.index:
+        cells = []
+        for col in wide.columns:
+            value = wide.at[link, col]
+            if pd.isna(value):
+                text = "failed"
+            else:
+                text = str(int(value)) if stat == "n_significant" else f"{value:.4f}"
+                if not ok.at[link, col]:
+                    text += "*"
+            if link in best[col].split(", "):
+                text = f"[bold]{text}[/bold]"
+            cells.append(text)
+        view.add_row(link, *cells)
+    return view
+
+
+def _pairs_frame(result: LinkComparison) -> pd.DataFrame:
+    frames = []
+    for tukey in result.tukeys:
+        if tukey is None:
+            continue
+        frame = tukey.to_frame()
+        frame.insert(0, "link", tukey.link)
+        frame.insert(0, "measure", tukey.measure)
+        frame.insert(0, "collection", tukey.collection)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)

@@ -1,0 +1,64 @@
+"""``bayes-ir glm``: tables printed, tidy output and Tukey pairs written, errors as one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from bayes_ir.cli import app, main
+from bayes_ir.frequentist.glm import fit_glm, tukey_hsd
+from bayes_ir.readers import read_scores
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "data" / "example_scores.csv"
+
+pytestmark = pytest.mark.skipif(not EXAMPLE.exists(), reason="data/example_scores.csv missing")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("glm")
+    args = [
+        "glm", str(EXAMPLE), "--links", "identity,logit", "-l", "exp",
+        "--output", str(out / "links.csv"), "--pairs", str(out / "pairs.csv"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    return result, out
+
+
+def test_prints_both_tables(run):
+    result, _ = run
+    assert result.exit_code == 0, result.output
+    assert "Residual deviance" in result.output
+    assert "Significantly different pairs" in result.output
+    for link in ("identity", "logit", "exp"):
+        assert link in result.output
+
+
+def test_outputs_match_the_library(run):
+    _, out = run
+    links = pd.read_csv(out / "links.csv")
+    assert list(links["link"]) == ["identity", "logit", "exp"]
+    table = read_scores(EXAMPLE)
+    fit = fit_glm(table, link="logit")
+    row = links.set_index("link").loc["logit"]
+    assert row["deviance"] == pytest.approx(fit.deviance, rel=1e-12)
+    assert row["aic"] == pytest.approx(fit.aic, rel=1e-12)
+    pairs = pd.read_csv(out / "pairs.csv")
+    identity = pairs[pairs["link"] == "identity"].reset_index(drop=True)
+    expected = tukey_hsd(table).to_frame()
+    assert len(identity) == len(expected) == 45 * 44 // 2
+    pd.testing.assert_series_equal(identity["p_adj"], expected["p_adj"], rtol=1e-12)
+    assert row["n_significant"] == pairs[pairs["link"] == "logit"]["significant"].sum()
+
+
+def test_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["glm", str(EXAMPLE), "--links", "sqrt"])
+    assert exc.value.code == 2
+    assert "unknown link 'sqrt'" in capsys.readouterr().err
+    result = CliRunner().invoke(app, ["glm", str(EXAMPLE), "--boundary", "winsor"])
+    assert result.exit_code == 2 and "boundary" in result.output
