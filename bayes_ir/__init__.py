@@ -1,40 +1,134 @@
-"""bayes_ir: is the new IR/NLP system really better, and how risky is it to deploy?
+"""Is the new IR/NLP system really better, and how risky is it to deploy? Ask bayes_ir.
 
 The package is built in three floors, imports only going down:
 
 1. ground: the score table (:mod:`bayes_ir.table`, :mod:`bayes_ir.roles`,
-   :mod:`bayes_ir.readers`), errors, defaults and the sweep helper;
-2. methods, which read the score table: the Bayesian hierarchical models,
-   risk measures, :mod:`bayes_ir.frequentist` (meta-analysis, GLMs) and
-   ranking reliability;
+   :mod:`bayes_ir.readers`), errors, defaults, example data and the sweep helper;
+2. methods, which read the score table: the Bayesian hierarchical model
+   (:mod:`bayes_ir.hierarchical`), risk measures (:mod:`bayes_ir.risk`),
+   :mod:`bayes_ir.frequentist` (meta-analysis, GLMs) and ranking reliability
+   (:mod:`bayes_ir.reliability`);
 3. presentation: :mod:`bayes_ir.plots`, :mod:`bayes_ir.report` and the CLI.
+
+The method functions are re-exported here and imported on first use, so that
+``import bayes_ir`` stays fast (PyMC is loaded only when a model is fitted).
+
+Examples
+--------
+>>> import bayes_ir
+>>> table = bayes_ir.read_scores("data/example_scores.csv")  # doctest: +SKIP
+>>> table = table.with_roles(champion="bm25", challengers="chal_*")  # doctest: +SKIP
+>>> fit = bayes_ir.fit(table, seed=7)  # doctest: +SKIP
+>>> bayes_ir.compare(fit).to_frame()  # doctest: +SKIP
 """
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from bayes_ir.datasets import list_datasets, load_dataset
 from bayes_ir.errors import (
     BayesIRError,
     BayesIRWarning,
     ConvergenceError,
     ConvergenceWarning,
+    DatasetError,
+    DataWarning,
     InsufficientDataError,
+    MeasureError,
+    RoleError,
     ScoreTableError,
     UnknownSystemError,
 )
 from bayes_ir.readers import detect_format, read_scores
+from bayes_ir.report import write_table
 from bayes_ir.roles import Roles
+from bayes_ir.simulate import SystemSpec, simulate_scores
 from bayes_ir.sweep import sweep
-from bayes_ir.table import ScoreTable
+from bayes_ir.table import ScoreTable, concat
+
+#: Method functions, imported lazily from their module on first access.
+_LAZY: dict[str, str] = {
+    # Bayesian hierarchical model
+    "fit": "bayes_ir.hierarchical",
+    "build_model": "bayes_ir.hierarchical",
+    "prior_predictive": "bayes_ir.hierarchical",
+    "diagnose": "bayes_ir.hierarchical",
+    "compare": "bayes_ir.hierarchical",
+    "many_vs_one": "bayes_ir.hierarchical",
+    "pairwise_probabilities": "bayes_ir.hierarchical",
+    "rank_probabilities": "bayes_ir.hierarchical",
+    "posterior_predictive": "bayes_ir.hierarchical",
+    "artifact_sweep": "bayes_ir.hierarchical",
+    "HierarchicalFit": "bayes_ir.hierarchical",
+    "Priors": "bayes_ir.hierarchical",
+    # risk
+    "parse_risk": "bayes_ir.risk",
+    "iter_risk": "bayes_ir.risk",
+    "calc_risk": "bayes_ir.risk",
+    "risk_adjusted_scores": "bayes_ir.risk",
+    "urisk": "bayes_ir.risk",
+    "trisk": "bayes_ir.risk",
+    "bca_urisk": "bayes_ir.risk",
+    "zrisk": "bayes_ir.risk",
+    "one_to_one": "bayes_ir.risk",
+    "brisk": "bayes_ir.risk",
+    "brisk_sweep": "bayes_ir.risk",
+    "risk_review": "bayes_ir.risk",
+    # frequentist
+    "effect_size": "bayes_ir.frequentist",
+    "meta_analysis": "bayes_ir.frequentist",
+    "read_meta_config": "bayes_ir.frequentist",
+    "fit_glm": "bayes_ir.frequentist",
+    "tukey_hsd": "bayes_ir.frequentist",
+    "compare_links": "bayes_ir.frequentist",
+    # reliability
+    "kendall_tau": "bayes_ir.reliability",
+    "tau_ap": "bayes_ir.reliability",
+    "expected_correlation": "bayes_ir.reliability",
+    "parse_reliability": "bayes_ir.reliability",
+    "bootstrap_interval": "bayes_ir.reliability",
+    "bayesian_interval": "bayes_ir.reliability",
+    "simulation_study": "bayes_ir.reliability",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bayes_ir' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "BayesIRError",
     "BayesIRWarning",
     "ConvergenceError",
     "ConvergenceWarning",
+    "DataWarning",
+    "DatasetError",
     "InsufficientDataError",
+    "MeasureError",
+    "RoleError",
     "Roles",
     "ScoreTable",
     "ScoreTableError",
+    "SystemSpec",
     "UnknownSystemError",
+    "concat",
     "detect_format",
+    "list_datasets",
+    "load_dataset",
     "read_scores",
+    "simulate_scores",
     "sweep",
+    "write_table",
+    *_LAZY,
 ]

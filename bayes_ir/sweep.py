@@ -22,7 +22,7 @@ class _HasExecutor(Protocol):
     def get_executor(self, **kwargs: Any) -> Executor: ...
 
 
-def sweep(
+def sweep[T, R](
     func: Callable[[T], R],
     items: Iterable[T],
     *,

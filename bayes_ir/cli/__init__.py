@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import sys
 
-from bayes_ir.cli._app import app, console_err
+from rich.markup import escape
+
+from bayes_ir.cli import fit as _fit  # noqa: F401  (registers the command)
+from bayes_ir.cli import glm as _glm  # noqa: F401  (registers the command)
 from bayes_ir.cli import inspect as _inspect  # noqa: F401  (registers the command)
+from bayes_ir.cli import meta as _meta  # noqa: F401  (registers the command)
+from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers the command)
+from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
+from bayes_ir.cli._app import app, console_err
 from bayes_ir.errors import BayesIRError
 
 
@@ -20,7 +27,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="bayes-ir")
     except BayesIRError as exc:
-        console_err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console_err.print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
+        )
         sys.exit(2)
     except FileNotFoundError as exc:
         console_err.print(f"[bold red]error:[/] {exc.filename}: file not found", highlight=False)

@@ -60,6 +60,14 @@ DropBottom = Annotated[
     float, typer.Option("--drop-bottom", help="Fraction of weakest artifacts to drop.")
 ]
 TopM = Annotated[int | None, typer.Option("--top-m", help="Keep only the best M artifacts.")]
+Likelihood = Annotated[
+    str, typer.Option("--likelihood", "-l", help="Error distribution: gaussian or skew_normal.")
+]
+Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (same seed, same numbers).")]
+Draws = Annotated[int | None, typer.Option("--draws", help="Posterior draws per chain.")]
+Tune = Annotated[int | None, typer.Option("--tune", help="Tuning (warm-up) draws per chain.")]
+Chains = Annotated[int, typer.Option("--chains", help="Number of chains.")]
+CiProb = Annotated[float | None, typer.Option("--ci-prob", help="Interval probability mass.")]
 Output = Annotated[
     Path | None,
     typer.Option("--output", "-o", help="Write the result table: .csv, .json, .md or .tex."),

@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["skewnormal_location_scale", "skewnormal_moments"]
+__all__ = [
+    "SKEWNESS_MAX",
+    "alpha_to_skewness",
+    "skewness_to_alpha",
+    "skewnormal_location_scale",
+    "skewnormal_moments",
+]
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -32,7 +38,7 @@ def _backend(*values: Any) -> Any:
 
 
 def skewnormal_location_scale(mean: Any, sd: Any, alpha: Any) -> tuple[Any, Any]:
-    """Location ``xi`` and scale ``omega`` of the skew-normal with the given mean and SD.
+    r"""Location ``xi`` and scale ``omega`` of the skew-normal with the given mean and SD.
 
     Parameters
     ----------
@@ -51,14 +57,14 @@ def skewnormal_location_scale(mean: Any, sd: Any, alpha: Any) -> tuple[Any, Any]
 
     Notes
     -----
-    With :math:`\\delta = \\alpha / \\sqrt{1 + \\alpha^2}` the skew-normal
-    :math:`SN(\\xi, \\omega, \\alpha)` has mean :math:`\\xi + \\omega\\delta\\sqrt{2/\\pi}`
-    and variance :math:`\\omega^2 (1 - 2\\delta^2/\\pi)` (Azzalini 1985), so
+    With :math:`\delta = \alpha / \sqrt{1 + \alpha^2}` the skew-normal
+    :math:`SN(\xi, \omega, \alpha)` has mean :math:`\xi + \omega\delta\sqrt{2/\pi}`
+    and variance :math:`\omega^2 (1 - 2\delta^2/\pi)` (Azzalini 1985), so
 
     .. math::
 
-        \\omega = \\frac{\\mathrm{sd}}{\\sqrt{1 - 2\\delta^2/\\pi}}, \\qquad
-        \\xi = \\mathrm{mean} - \\omega\\,\\delta\\sqrt{2/\\pi},
+        \omega = \frac{\mathrm{sd}}{\sqrt{1 - 2\delta^2/\pi}}, \qquad
+        \xi = \mathrm{mean} - \omega\,\delta\sqrt{2/\pi},
 
     exactly as brms' ``skew_normal`` family computes them (Buerkner 2017).
 
@@ -80,8 +86,9 @@ def skewnormal_location_scale(mean: Any, sd: Any, alpha: Any) -> tuple[Any, Any]
 
 
 def skewnormal_moments(xi: Any, omega: Any, alpha: Any) -> tuple[Any, Any]:
-    """Mean and SD of :math:`SN(\\xi, \\omega, \\alpha)`: the inverse of
-    :func:`skewnormal_location_scale`.
+    r"""Mean and SD of :math:`SN(\xi, \omega, \alpha)`.
+
+    The inverse of :func:`skewnormal_location_scale`.
 
     Parameters
     ----------
@@ -91,8 +98,8 @@ def skewnormal_moments(xi: Any, omega: Any, alpha: Any) -> tuple[Any, Any]:
     Returns
     -------
     mean, sd
-        Mean :math:`\\xi + \\omega\\delta\\sqrt{2/\\pi}` and SD
-        :math:`\\omega\\sqrt{1 - 2\\delta^2/\\pi}`.
+        Mean :math:`\xi + \omega\delta\sqrt{2/\pi}` and SD
+        :math:`\omega\sqrt{1 - 2\delta^2/\pi}`.
 
     References
     ----------
@@ -106,3 +113,60 @@ def skewnormal_moments(xi: Any, omega: Any, alpha: Any) -> tuple[Any, Any]:
     mean = xi + omega * delta * _SQRT_2_OVER_PI
     sd = omega * xp.sqrt(1.0 - 2.0 * delta**2 / math.pi)
     return mean, sd
+
+
+#: Largest possible |skewness| of a skew-normal distribution (alpha -> infinity).
+SKEWNESS_MAX: float = 0.5 * (4 - math.pi) * (2 / (math.pi - 2)) ** 1.5
+
+
+def skewness_to_alpha(skewness: Any) -> Any:
+    r"""Shape :math:`\alpha` of the skew-normal with the given skewness :math:`\gamma_1`.
+
+    Parameters
+    ----------
+    skewness
+        Skewness in :math:`(-\gamma_{max}, \gamma_{max})`, :math:`\gamma_{max} \approx
+        0.9953` (numpy or PyTensor).
+
+    Returns
+    -------
+    alpha
+        Of the same kind as the input.
+
+    Notes
+    -----
+    Azzalini's centred parameterisation: with
+    :math:`r = \mathrm{sign}(\gamma_1)\,(2|\gamma_1|/(4-\pi))^{1/3}`,
+    :math:`\mu_z = r/\sqrt{1+r^2} = \delta\sqrt{2/\pi}` and
+    :math:`\alpha = \delta/\sqrt{1-\delta^2}`, inverting
+    :math:`\gamma_1 = \frac{4-\pi}{2}\,\mu_z^3/(1-\mu_z^2)^{3/2}`.
+
+    References
+    ----------
+    Azzalini, A., Capitanio, A. (1999). Statistical applications of the multivariate
+    skew normal distribution. *JRSS B* 61(3), 579-602.
+    """
+    xp = _backend(skewness)
+    if xp is np:
+        skewness = np.asarray(skewness, dtype=float)
+        sign = np.sign(skewness)
+    else:
+        sign = xp.sgn(skewness)
+    r = sign * xp.abs(2.0 * skewness / (4.0 - math.pi)) ** (1.0 / 3.0)
+    mu_z = r / xp.sqrt(1.0 + r**2)
+    delta = mu_z / _SQRT_2_OVER_PI
+    return delta / xp.sqrt(1.0 - delta**2)
+
+
+def alpha_to_skewness(alpha: Any) -> Any:
+    r"""Skewness :math:`\gamma_1` of the skew-normal with shape :math:`\alpha`.
+
+    :math:`\gamma_1 = \frac{4-\pi}{2}\,(\delta\sqrt{2/\pi})^3 / (1 - 2\delta^2/\pi)^{3/2}`
+    with :math:`\delta = \alpha/\sqrt{1+\alpha^2}` (Azzalini 1985); numpy or PyTensor.
+    """
+    xp = _backend(alpha)
+    if xp is np:
+        alpha = np.asarray(alpha, dtype=float)
+    delta = alpha / xp.sqrt(1.0 + alpha**2)
+    mu_z = delta * _SQRT_2_OVER_PI
+    return 0.5 * (4.0 - math.pi) * mu_z**3 / (1.0 - mu_z**2) ** 1.5

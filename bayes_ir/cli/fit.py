@@ -1,0 +1,307 @@
+"""``bayes-ir fit``: the champion-vs-challengers decision from the Bayesian hierarchical model."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.panel import Panel
+from rich.table import Table
+
+from bayes_ir import defaults
+from bayes_ir.cli._app import (
+    Artifacts,
+    Chains,
+    Challengers,
+    Champion,
+    CiProb,
+    Collection,
+    Draws,
+    DropBottom,
+    Exclude,
+    Files,
+    InputFormat,
+    Likelihood,
+    Measure,
+    Missing,
+    Output,
+    Qrels,
+    Seed,
+    TopM,
+    Tune,
+    app,
+    console,
+    console_err,
+    load_with_roles,
+    save_output,
+)
+from bayes_ir.errors import BayesIRError, ConvergenceWarning
+
+MinGain = Annotated[
+    float, typer.Option("--min-gain", help="Minimal worthwhile gain, in score units.")
+]
+Figures = Annotated[
+    Path | None, typer.Option("--figures", help="Write the figures (PNG) into this folder.")
+]
+Sweep = Annotated[
+    str | None,
+    typer.Option(
+        "--sweep",
+        help="Refit with the top m artifact runs for each m (e.g. 1,5,10,20,40): Figure 5.",
+    ),
+]
+SavePath = Annotated[
+    Path | None, typer.Option("--save", help="Save the fit as netCDF (e.g. models/fit.nc).")
+]
+
+#: Figure files written by ``--figures``.
+FIGURE_FILES = {
+    "system_topic_intervals": "system_topic_intervals.png",
+    "contrasts": "contrasts.png",
+    "predictive": "predictive.png",
+    "rank_probabilities": "rank_probabilities.png",
+    "artifact_sweep": "artifact_sweep.png",
+}
+
+_VERDICT_STYLE = {
+    "worthwhile": "bold green",
+    "better;": "green",
+    "better": "bold green",
+    "worse": "bold red",
+    "no worthwhile": "yellow",
+}
+
+
+def _style(verdict: str) -> str:
+    if verdict.startswith("UNRELIABLE"):
+        return "bold white on red"
+    for key, style in _VERDICT_STYLE.items():
+        if verdict.startswith(key):
+            return style
+    return "dim"
+
+
+def _likelihood(value: str) -> str:
+    key = value.strip().lower().replace("-", "_")
+    return "skew_normal" if key in ("skewnormal", "skew_normal", "sn") else key
+
+
+def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | None) -> list[Path]:
+    """Write the decision figures of a fit into ``folder`` and return their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bayes_ir.hierarchical.contrasts import rank_probabilities
+    from bayes_ir.hierarchical.predictive import posterior_predictive
+    from bayes_ir.plots.hierarchical import plot_system_topic_intervals
+
+    folder.mkdir(parents=True, exist_ok=True)
+    figures = {
+        "system_topic_intervals": lambda: plot_system_topic_intervals(fit, ci_prob=ci_prob),
+        "contrasts": comparison.plot,
+        "predictive": lambda: posterior_predictive(fit, ci_prob=ci_prob, seed=seed).plot(),
+        "rank_probabilities": lambda: rank_probabilities(fit).plot(),
+    }
+    paths = []
+    for key, draw in figures.items():
+        fig = draw()
+        path = folder / FIGURE_FILES[key]
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def decision_table(comparison) -> Table:
+    """Build the rich table of a :class:`~bayes_ir.hierarchical.contrasts.Comparison`."""
+    frame = comparison.to_frame()
+    pct = f"{100 * comparison.ci_prob:g}%"
+    view = Table(
+        title=f"Challengers vs champion {comparison.champion!r} (difference of system means)",
+        caption=(
+            f"{pct} equal-tailed credible intervals of challenger minus champion; "
+            "P(>x): posterior probability that the difference exceeds x"
+        ),
+    )
+    gain = comparison.min_gain != 0
+    columns = ["challenger", "mean", f"{pct} interval", "P(>0)"]
+    columns += [f"P(>{comparison.min_gain:g})"] if gain else []
+    for col in [*columns, "verdict"]:
+        if col == "verdict":
+            view.add_column(col, justify="left", min_width=10, overflow="fold")
+        else:
+            view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)
+    for row in frame.itertuples(index=False):
+        cells = [
+            row.challenger,
+            f"{row.mean:+.4f}",
+            f"[{row.ci_lower:+.4f}, {row.ci_upper:+.4f}]",
+            f"{row.p_better:.3f}",
+        ]
+        cells += [f"{row.p_gain:.3f}"] if gain else []
+        view.add_row(*cells, f"[{_style(row.verdict)}]{row.verdict}[/]")
+    return view
+
+
+@app.command()
+def fit(
+    files: Files,
+    champion: Champion,
+    challengers: Challengers = None,
+    artifacts: Artifacts = None,
+    exclude: Exclude = None,
+    drop_bottom: DropBottom = 0.0,
+    top_m: TopM = None,
+    input_format: InputFormat = None,
+    measure: Measure = None,
+    collection: Collection = None,
+    qrels: Qrels = None,
+    missing: Missing = "error",
+    likelihood: Likelihood = "gaussian",
+    seed: Seed = None,
+    chains: Chains = defaults.CHAINS,
+    draws: Draws = None,
+    tune: Tune = None,
+    min_gain: MinGain = 0.0,
+    ci_prob: CiProb = None,
+    figures: Figures = None,
+    sweep: Sweep = None,
+    save: SavePath = None,
+    output: Output = None,
+) -> None:
+    """Is each challenger better than the champion? Fit the Bayesian hierarchical model.
+
+    Prints the diagnostics verdict and the decision table (difference from the champion,
+    credible interval, P(better), P(gain > --min-gain), verdict); writes the figures,
+    the saved fit and the table on request.
+    """
+    from bayes_ir.hierarchical import fit as hierarchical_fit
+    from bayes_ir.hierarchical.contrasts import compare
+
+    p = defaults.ci_prob(ci_prob)
+    m_values = _parse_m_values(sweep) if sweep is not None else None
+    table = load_with_roles(
+        files,
+        input_format=input_format,
+        measure=measure,
+        collection=collection,
+        qrels=qrels,
+        missing=missing,
+        champion=champion,
+        challengers=challengers,
+        artifacts=artifacts,
+        exclude=exclude,
+        drop_bottom=drop_bottom,
+        top_m=top_m,
+    )
+    if not table.challengers:
+        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
+    console.print(table.summary(), highlight=False)
+    with (
+        console_err.status(
+            f"Sampling the {_likelihood(likelihood)} hierarchical model "
+            f"({len(table.systems)} systems x {len(table.topics)} topics)...",
+            spinner="dots",
+        ),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore", ConvergenceWarning)  # reported below, loudly
+        result = hierarchical_fit(
+            table,
+            likelihood=_likelihood(likelihood),
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+        )
+    comparison = compare(result, ci_prob=p, min_gain=min_gain)
+    passed = comparison.diagnostics_passed
+    diag_text = result.diagnostics.summary() if hasattr(result.diagnostics, "summary") else ""
+    if not passed:
+        problems = "\n".join(f"- {m}" for m in comparison.gate.messages)
+        diag_text = (
+            "[bold red]The posterior is not reliable: do not act on these numbers.[/]\n"
+            f"{problems}\nRefit with more draws (--draws, --tune) or more chains (--chains).\n"
+            + diag_text
+        )
+    console.print(
+        Panel(
+            diag_text or comparison.gate.banner(),
+            title="Diagnostics: PASS" if passed else "Diagnostics: FAILED (do not act on this)",
+            border_style="green" if passed else "bold red",
+        ),
+        highlight=False,
+    )
+    console.print(decision_table(comparison))
+    if figures is not None:
+        with console_err.status("Drawing figures...", spinner="dots"):
+            paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
+        for path in paths:
+            console_err.print(f"wrote {path}")
+    if m_values is not None:
+        _run_sweep(table, m_values, figures, ci_prob=p, likelihood=_likelihood(likelihood),
+                   chains=chains, draws=draws, tune=tune, seed=seed)  # fmt: skip
+    if save is not None:
+        path = result.save(save)
+        console_err.print(f"wrote {path}")
+    save_output(comparison.to_frame(), output)
+
+
+def _parse_m_values(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise BayesIRError(f"--sweep takes comma-separated integers, got {text!r}") from None
+    if not values:
+        raise BayesIRError("--sweep needs at least one number of artifact runs")
+    return values
+
+
+def _run_sweep(
+    table, m_values: list[int], figures: Path | None, *, ci_prob: float, **fit_options
+) -> None:
+    """Refit with the top m artifacts for each m, print the table and draw Figure 5."""
+    from bayes_ir.hierarchical.artifact_sweep import artifact_sweep
+
+    seed = fit_options.pop("seed")
+    with (
+        console_err.status(f"Refitting with m = {m_values} artifact runs...", spinner="dots"),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        result = artifact_sweep(table, m_values=m_values, ci_prob=ci_prob, seed=seed, **fit_options)
+    frame = result.to_frame()
+    view = Table(
+        title=f"Artifact sweep: challengers minus {result.champion!r} with the top m artifacts",
+        caption="gap > 0: the challenger's interval lies above the champion's",
+    )
+    for col in ("m", "challenger", "mean", f"{100 * ci_prob:g}% interval", "width", "gap", "diag."):
+        view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)
+    for row in frame.itertuples(index=False):
+        view.add_row(
+            str(row.m),
+            row.challenger,
+            f"{row.mean:+.4f}",
+            f"[{row.ci_lower:+.4f}, {row.ci_upper:+.4f}]",
+            f"{row.width:.4f}",
+            f"{row.gap:+.4f}",
+            "PASS" if row.diagnostics_passed else "[bold red]FAIL[/]",
+        )
+    console.print(view)
+    if not result.diagnostics_passed:
+        console.print(result.gate.banner(), style="bold red", highlight=False)
+    if figures is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig = result.plot()
+        path = figures / FIGURE_FILES["artifact_sweep"]
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        console_err.print(f"wrote {path}")

@@ -1,0 +1,65 @@
+"""Bayesian hierarchical comparison of a champion, challengers and artifact runs.
+
+The crossed topic x system model of Benham et al. (SIGIR 2020), built in PyMC:
+``score[t, s] = b0 + topic_effect[t] + system_effect[s] + e`` with zero-sum topic and
+system effects, Gaussian or skew-normal errors, autoscaled weakly informative priors,
+an exact collapsed sampler for complete Gaussian designs and NUTS (nutpie) otherwise,
+and a diagnostics gate.
+
+>>> fit = bayes_ir.hierarchical.fit(table)  # doctest: +SKIP
+>>> print(fit.summary())  # doctest: +SKIP
+
+Posterior variable names: ``b0``, ``sigma``, ``sigma_topic``, ``sigma_system``,
+``alpha`` (skew-normal), ``topic_effect`` (dim ``topic``) and ``system_effect`` (dim
+``system``, coordinate ``role``). A PyMC or xarray variable cannot share the name of
+its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
+``fit.system_mean_draws()`` and ``fit.contrast_draws()`` return labelled draws.
+"""
+
+from bayes_ir.hierarchical.artifact_sweep import ArtifactSweep, artifact_sweep
+from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
+from bayes_ir.hierarchical.contrasts import (
+    Comparison,
+    ManyVsOne,
+    PairwiseProbabilities,
+    RankProbabilities,
+    compare,
+    many_vs_one,
+    pairwise_probabilities,
+    rank_probabilities,
+)
+from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
+from bayes_ir.hierarchical.fit import HierarchicalFit, fit
+from bayes_ir.hierarchical.model import build_model
+from bayes_ir.hierarchical.predictive import PredictiveIntervals, posterior_predictive
+from bayes_ir.hierarchical.priors import Priors, prior_predictive
+from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale, skewnormal_moments
+
+__all__ = [
+    "Diagnostics",
+    "HierarchicalFit",
+    "Priors",
+    "Thresholds",
+    "build_model",
+    "contrast_draws",
+    "diagnose",
+    "fit",
+    "prior_predictive",
+    "skewnormal_location_scale",
+    "skewnormal_moments",
+    "CalibrationResult",
+    "simulation_based_calibration",
+    # decision outputs
+    "ArtifactSweep",
+    "Comparison",
+    "ManyVsOne",
+    "PairwiseProbabilities",
+    "PredictiveIntervals",
+    "RankProbabilities",
+    "artifact_sweep",
+    "compare",
+    "many_vs_one",
+    "pairwise_probabilities",
+    "posterior_predictive",
+    "rank_probabilities",
+]

@@ -1,0 +1,922 @@
+r"""Decisions read from a hierarchical fit: contrasts, pairwise and rank probabilities.
+
+Every function here is a pure function of the posterior draws of a
+:class:`~bayes_ir.hierarchical.HierarchicalFit` (or of its ``DataTree``), in the
+style of ArviZ: the fit comes first, options are keyword-only. A contrast between
+two systems is the difference of their system effects, which equals the difference
+of their system means :math:`\beta_0 + u_s` (the intercept cancels), computed draw
+by draw, so every probability is the fraction of posterior draws in which an event
+holds.
+
+The diagnostics gate covers the reported numbers: each result carries the fit's
+own diagnostics verdict and the R-hat and effective sample sizes of every reported
+contrast; when any of them fails, ``summary()`` says so first and the ``verdict``
+column is prefixed with ``UNRELIABLE``.
+
+References
+----------
+Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+inferential risk evaluation on multiple IR systems. In *Proceedings of the 43rd
+International ACM SIGIR Conference on Research and Development in Information
+Retrieval* (SIGIR '20), 339-348. doi:10.1145/3397271.3401033
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Self
+
+import arviz_stats as azs
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayes_ir import defaults
+from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
+
+__all__ = [
+    "Comparison",
+    "ManyVsOne",
+    "PairwiseProbabilities",
+    "RankProbabilities",
+    "compare",
+    "many_vs_one",
+    "pairwise_probabilities",
+    "rank_probabilities",
+]
+
+SAMPLE_DIMS = ("chain", "draw")
+
+#: Columns of :meth:`Comparison.to_frame` (``hdi_lower``, ``hdi_upper`` follow ``ci_upper``
+#: when the comparison was made with ``hdi=True``).
+COMPARISON_COLUMNS = (
+    "challenger",
+    "champion",
+    "mean",
+    "median",
+    "sd",
+    "ci_lower",
+    "ci_upper",
+    "p_better",
+    "min_gain",
+    "p_gain",
+    "rhat",
+    "ess_bulk",
+    "ess_tail",
+    "verdict",
+)
+#: Columns of :meth:`ManyVsOne.to_frame`: those of a comparison without gain and verdict.
+MANY_VS_ONE_COLUMNS = tuple(
+    c for c in COMPARISON_COLUMNS if c not in ("min_gain", "p_gain", "verdict")
+)
+
+
+# ---------------------------------------------------------------------- posterior access
+def _tree(fit: Any) -> xr.DataTree:
+    """Return the DataTree of a fit (or the DataTree itself)."""
+    if isinstance(fit, xr.DataTree):
+        return fit
+    tree = getattr(fit, "posterior", None)
+    if isinstance(tree, xr.DataTree):
+        return tree
+    raise TypeError(f"expected a HierarchicalFit or an xarray.DataTree, got {type(fit).__name__}")
+
+
+def _posterior(fit: Any) -> xr.Dataset:
+    """Return the ``posterior`` group as a Dataset."""
+    tree = _tree(fit)
+    if "posterior" not in tree.children:
+        raise TypeError("the DataTree has no 'posterior' group")
+    return tree["posterior"].to_dataset()
+
+
+def _effect(fit: Any, kind: str) -> xr.DataArray:
+    """Draws of the ``system`` or ``topic`` effects, dims ``(chain, draw, kind)``.
+
+    Accepts the effect stored as a data variable named ``kind`` or as a
+    same-named non-index coordinate (what xarray makes of a variable named like its
+    dimension), and the PyMC-safe spellings ``kind + "_effect"`` / ``"u_" + kind``.
+    """
+    post = _posterior(fit)
+    for name in (kind, f"{kind}_effect", f"{kind}_effects", f"u_{kind}", f"b_{kind}"):
+        if name in post.variables and set(SAMPLE_DIMS) <= set(post[name].dims):
+            var = post.variables[name]
+            other = [d for d in var.dims if d not in SAMPLE_DIMS]
+            if len(other) != 1:
+                continue
+            dim = other[0]
+            labels = _labels(fit, kind, dim, post)
+            da = xr.DataArray(
+                np.asarray(var.transpose("chain", "draw", dim).values, dtype=float),
+                dims=("chain", "draw", kind),
+                coords={"chain": post["chain"].values, "draw": post["draw"].values, kind: labels},
+            )
+            if kind == "system":
+                da = da.assign_coords(role=(kind, _roles(fit, labels, post, dim)))
+            return da
+    raise TypeError(f"the posterior has no {kind} effects (expected a variable {kind!r})")
+
+
+def _labels(fit: Any, kind: str, dim: str, post: xr.Dataset) -> list[str]:
+    if dim in post.indexes:
+        return [str(v) for v in post.indexes[dim]]
+    table = getattr(fit, "table", None)
+    if table is not None:
+        names = list(table.systems) if kind == "system" else list(table.topics)
+        if len(names) == post.sizes[dim]:
+            return names
+    return [str(i) for i in range(post.sizes[dim])]
+
+
+def _roles(fit: Any, labels: Sequence[str], post: xr.Dataset, dim: str) -> list[str]:
+    if "role" in post.coords and post["role"].dims == (dim,):
+        return [str(r) for r in post["role"].values]
+    table = getattr(fit, "table", None)
+    roles = getattr(table, "roles", None)
+    if roles is not None:
+        return [roles.role_of(s) if s in roles.ordered else "artifact" for s in labels]
+    return ["" for _ in labels]
+
+
+def system_draws(fit: Any) -> xr.DataArray:
+    """Posterior draws of the system effects ``u_s``, dims ``(chain, draw, system)``.
+
+    The ``role`` coordinate (champion, challenger, artifact) labels the systems.
+    """
+    return _effect(fit, "system")
+
+
+def _system_draws_named(fit: Any) -> tuple[xr.DataArray, list[str]]:
+    """Return the system effects' draws and the system names, in order."""
+    u = system_draws(fit)
+    return u, [str(s) for s in u["system"].values]
+
+
+def topic_draws(fit: Any) -> xr.DataArray:
+    """Posterior draws of the topic effects ``t_j``, dims ``(chain, draw, topic)``."""
+    return _effect(fit, "topic")
+
+
+def system_mean_draws(fit: Any) -> xr.DataArray:
+    r"""Posterior draws of the system means :math:`\beta_0 + u_s`, dims (chain, draw, system)."""
+    post = _posterior(fit)
+    u = system_draws(fit)
+    return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=SAMPLE_DIMS)
+
+
+def _check_systems(names: Iterable[str], known: Sequence[str], role: str) -> list[str]:
+    names = [names] if isinstance(names, str) else list(names)
+    for name in names:
+        if name not in known:
+            raise UnknownSystemError(name, known, role=role)
+    return names
+
+
+def _default_roles(fit: Any, u: xr.DataArray) -> tuple[str, tuple[str, ...]]:
+    roles = u["role"].values
+    systems = [str(s) for s in u["system"].values]
+    champions = [s for s, r in zip(systems, roles, strict=True) if r == "champion"]
+    challengers = tuple(s for s, r in zip(systems, roles, strict=True) if r == "challenger")
+    return (champions[0] if champions else ""), challengers
+
+
+# ---------------------------------------------------------------------- diagnostics
+@dataclass(frozen=True)
+class GateStatus:
+    """Whether the posterior behind a result passed the diagnostics gate.
+
+    Attributes
+    ----------
+    passed
+        ``True`` when the fit's gate and every reported contrast passed.
+    messages
+        What failed, one line each (empty when everything passed).
+    rhat_max, ess_min
+        Thresholds applied to the reported contrasts.
+    """
+
+    passed: bool
+    messages: tuple[str, ...] = ()
+    rhat_max: float = defaults.RHAT_MAX
+    ess_min: float = defaults.ESS_MIN
+
+    def banner(self) -> str:
+        """One line (PASS) or a loud block (FAIL) for the top of a summary."""
+        rule = f"R-hat <= {self.rhat_max:g}, bulk and tail ESS >= {self.ess_min:g}"
+        if self.passed:
+            return f"Diagnostics: PASS (fit gate and reported contrasts: {rule})"
+        lines = [
+            "!" * 78,
+            "!! DIAGNOSTICS FAILED: the posterior is not reliable; do not act on these numbers.",
+            *(f"!!   {m}" for m in self.messages),
+            "!! Refit with more draws (draws=..., tune=...) or a higher target_accept.",
+            "!" * 78,
+        ]
+        return "\n".join(lines)
+
+
+class _Gated:
+    """Mixin of the results that carry a :class:`GateStatus` ``gate`` and a ``summary()``."""
+
+    gate: GateStatus
+
+    @property
+    def diagnostics_passed(self) -> bool:
+        """True when the posterior behind the result passed the diagnostics gate (``gate``)."""
+        return self.gate.passed
+
+    def __str__(self) -> str:
+        return self.summary()  # type: ignore[attr-defined]
+
+
+def _fit_gate(fit: Any) -> tuple[bool, list[str], float, float]:
+    """Read the fit's own diagnostics verdict and thresholds (tolerant of its shape)."""
+    diag = getattr(fit, "diagnostics", None)
+    rhat_max, ess_min = defaults.RHAT_MAX, defaults.ESS_MIN
+    if diag is None:
+        return True, [], rhat_max, ess_min
+    for name in ("rhat_max", "max_rhat"):
+        if isinstance(getattr(diag, name, None), int | float):
+            rhat_max = float(getattr(diag, name))
+    for name in ("ess_min", "min_ess"):
+        if isinstance(getattr(diag, name, None), int | float):
+            ess_min = float(getattr(diag, name))
+    thresholds = getattr(diag, "thresholds", None)
+    if thresholds is not None:
+        rhat_max = float(getattr(thresholds, "rhat_max", rhat_max))
+        ess = [getattr(thresholds, n, None) for n in ("ess_min", "ess_bulk_min", "ess_tail_min")]
+        ess = [float(v) for v in ess if isinstance(v, int | float)]
+        ess_min = max(ess) if ess else ess_min
+    passed = None
+    for name in ("passed", "ok", "converged"):
+        if hasattr(diag, name):
+            value = getattr(diag, name)
+            passed = bool(value() if callable(value) else value)
+            break
+    if passed is None and isinstance(diag, dict) and "passed" in diag:
+        passed = bool(diag["passed"])
+    if passed is None or passed:
+        return True, [], rhat_max, ess_min
+    messages: list[str] = []
+    for name in ("failures", "messages", "problems"):
+        value = getattr(diag, name, None)
+        value = value() if callable(value) else value
+        if value:
+            messages = [str(m) for m in value]
+            break
+    if not messages:
+        messages = ["the fit's diagnostics gate failed (see fit.diagnostics)"]
+    return False, messages, rhat_max, ess_min
+
+
+def _draw_diagnostics(draws: xr.DataArray, dim: str) -> pd.DataFrame:
+    """R-hat (rank-normalised) and bulk/tail ESS of each slice of ``draws`` along ``dim``."""
+    n_chain = draws.sizes["chain"]
+    out = pd.DataFrame(index=[str(v) for v in draws[dim].values])
+    if n_chain > 1:
+        out["rhat"] = np.asarray(azs.rhat(draws, sample_dims=list(SAMPLE_DIMS)).values)
+    else:
+        out["rhat"] = np.nan
+    out["ess_bulk"] = np.asarray(azs.ess(draws, sample_dims=list(SAMPLE_DIMS), method="bulk"))
+    out["ess_tail"] = np.asarray(azs.ess(draws, sample_dims=list(SAMPLE_DIMS), method="tail"))
+    return out
+
+
+def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateStatus:
+    """Gate the fit, and with ``diag`` also the R-hat and ESS of the reported ``what``."""
+    passed, messages, rhat_max, ess_min = _fit_gate(fit)
+    if diag is None:
+        return GateStatus(passed, tuple(messages), rhat_max, ess_min)
+    bad_rhat = diag.index[diag["rhat"] > rhat_max].tolist()
+    ess = diag[["ess_bulk", "ess_tail"]].min(axis=1)
+    bad_ess = diag.index[ess < ess_min].tolist()
+    if bad_rhat:
+        messages.append(f"R-hat above {rhat_max:g} for {what}: {', '.join(bad_rhat)}")
+    if bad_ess:
+        messages.append(f"ESS below {ess_min:g} for {what}: {', '.join(bad_ess)}")
+    ok = passed and not bad_rhat and not bad_ess
+    return GateStatus(ok, tuple(messages), rhat_max, ess_min)
+
+
+def _header(fit: Any, title: str) -> str:
+    post = _posterior(fit)
+    parts = [title]
+    table = getattr(fit, "table", None)
+    if table is not None:
+        try:
+            parts.append(f"collection {table.collections[0]!r}, measure {table.measures[0]!r}")
+        except (IndexError, AttributeError):
+            pass
+    likelihood = getattr(fit, "likelihood", None)
+    if likelihood:
+        parts.append(f"{likelihood} likelihood")
+    parts.append(f"{post.sizes['chain']} chains x {post.sizes['draw']} draws")
+    return "; ".join(parts)
+
+
+def _interval_stats(draws: xr.DataArray, dim: str, ci_prob: float, hdi: bool) -> pd.DataFrame:
+    """Mean, median, SD, equal-tailed (and HDI) interval of each slice along ``dim``."""
+    flat = draws.stack(sample=SAMPLE_DIMS).transpose(dim, "sample").values
+    lo, hi = (1 - ci_prob) / 2, (1 + ci_prob) / 2
+    out = pd.DataFrame(
+        {
+            "mean": flat.mean(axis=1),
+            "median": np.median(flat, axis=1),
+            "sd": flat.std(axis=1, ddof=1),
+            "ci_lower": np.quantile(flat, lo, axis=1),
+            "ci_upper": np.quantile(flat, hi, axis=1),
+        },
+        index=[str(v) for v in draws[dim].values],
+    )
+    if hdi:
+        bounds = azs.hdi(draws, prob=ci_prob, dim=list(SAMPLE_DIMS))
+        out["hdi_lower"] = bounds.sel(ci_bound="lower").values
+        out["hdi_upper"] = bounds.sel(ci_bound="upper").values
+    return out
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    return "nan" if not np.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _text_table(frame: pd.DataFrame, floats: dict[str, int]) -> str:
+    cols = list(frame.columns)
+    rows = [
+        [_fmt(v, floats[c]) if c in floats else str(v) for c, v in zip(cols, rec, strict=True)]
+        for rec in frame.itertuples(index=False, name=None)
+    ]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    left = {c for c in cols if c not in floats}
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.ljust(w) if c in left else v.rjust(w)
+            for c, v, w in zip(cols, values, widths, strict=True)
+        )
+
+    return "\n".join([line(cols), *(line(r) for r in rows)])
+
+
+# ---------------------------------------------------------------------- one vs many
+def _verdict(lower: float, upper: float, min_gain: float) -> str:
+    """Plain-language reading of an interval of challenger minus champion."""
+    if min_gain > 0 and lower > min_gain:
+        return "worthwhile gain"
+    if lower > 0:
+        return "better" if min_gain <= 0 else "better; gain uncertain"
+    if upper < 0:
+        return "worse"
+    if min_gain > 0 and upper < min_gain:
+        return "no worthwhile gain"
+    return "uncertain"
+
+
+@dataclass(frozen=True)
+class Comparison(_Gated):
+    r"""Each challenger minus the champion: intervals, probabilities and a verdict.
+
+    Build it with :func:`compare`. Attributes hold raw numbers; the methods format.
+
+    Attributes
+    ----------
+    champion
+        The reference system.
+    challengers
+        The systems compared with it, in order.
+    differences
+        Posterior draws of :math:`u_c - u_{\text{champion}}`, dims ``(chain, draw, challenger)``.
+    ci_prob
+        Probability mass of the intervals.
+    min_gain
+        Minimal worthwhile gain used for ``p_gain`` and the verdict.
+    hdi
+        Whether ``to_frame()`` adds highest-density intervals.
+    gate
+        Diagnostics status of the fit and of these contrasts.
+    header
+        One line naming the data, likelihood and number of draws.
+    """
+
+    champion: str
+    challengers: tuple[str, ...]
+    differences: xr.DataArray
+    ci_prob: float
+    min_gain: float
+    hdi: bool
+    gate: GateStatus
+    header: str
+    diagnostics: pd.DataFrame
+
+    def conf_int(self, ci_prob: float | None = None, *, hdi: bool | None = None) -> pd.DataFrame:
+        """Interval of each difference: columns ``challenger, estimate, ci_lower, ci_upper``.
+
+        ``estimate`` is the posterior mean; ``hdi=True`` gives highest-density limits.
+        """
+        p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
+        use_hdi = self.hdi if hdi is None else hdi
+        stats = _interval_stats(self.differences, "challenger", p, use_hdi)
+        lo, hi = ("hdi_lower", "hdi_upper") if use_hdi else ("ci_lower", "ci_upper")
+        return pd.DataFrame(
+            {
+                "challenger": list(self.challengers),
+                "estimate": stats["mean"].to_numpy(),
+                "ci_lower": stats[lo].to_numpy(),
+                "ci_upper": stats[hi].to_numpy(),
+            }
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per challenger, in fixed columns.
+
+        Columns
+        -------
+        challenger, champion
+            The systems; each row is ``challenger - champion``.
+        mean, median, sd
+            Posterior mean, median and SD of the difference of system means.
+        ci_lower, ci_upper
+            Equal-tailed ``ci_prob`` interval (then ``hdi_lower, hdi_upper`` with ``hdi=True``).
+        p_better
+            P(challenger > champion).
+        min_gain, p_gain
+            The minimal worthwhile gain and P(difference > min_gain).
+        rhat, ess_bulk, ess_tail
+            Convergence of this contrast's draws.
+        verdict
+            Read from the interval ``[lo, hi]`` and the minimal gain ``g``:
+            ``worthwhile gain`` (``g > 0`` and ``lo > g``), ``better`` (``lo > 0``; with
+            ``g > 0``: ``better; gain uncertain``), ``worse`` (``hi < 0``),
+            ``no worthwhile gain`` (``g > 0`` and ``hi < g``), else ``uncertain``;
+            prefixed by ``UNRELIABLE:`` when the diagnostics failed.
+        """
+        stats = _interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
+        flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values
+        frame = pd.DataFrame(
+            {
+                "challenger": list(self.challengers),
+                "champion": self.champion,
+                **{c: stats[c].to_numpy() for c in stats.columns},
+                "p_better": (flat > 0).mean(axis=1),
+                "min_gain": self.min_gain,
+                "p_gain": (flat > self.min_gain).mean(axis=1),
+                "rhat": self.diagnostics["rhat"].to_numpy(),
+                "ess_bulk": self.diagnostics["ess_bulk"].to_numpy(),
+                "ess_tail": self.diagnostics["ess_tail"].to_numpy(),
+            }
+        )
+        verdicts = [
+            _verdict(lo, hi, self.min_gain)
+            for lo, hi in zip(frame["ci_lower"], frame["ci_upper"], strict=True)
+        ]
+        if not self.gate.passed:
+            verdicts = [f"UNRELIABLE: {v}" for v in verdicts]
+        frame["verdict"] = verdicts
+        columns = list(COMPARISON_COLUMNS)
+        if self.hdi:
+            columns[7:7] = ["hdi_lower", "hdi_upper"]
+        return frame[columns]
+
+    def summary(self) -> str:
+        """Header, diagnostics verdict, then the decision table (text; never prints)."""
+        frame = self.to_frame()
+        pct = f"{100 * self.ci_prob:g}%"
+        shown = frame.drop(columns=["champion", "min_gain", "median", "sd", "ess_tail"])
+        text = _text_table(
+            shown,
+            {c: 4 for c in ("mean", "ci_lower", "ci_upper", "hdi_lower", "hdi_upper")}
+            | {"p_better": 3, "p_gain": 3, "rhat": 3, "ess_bulk": 0},
+        )
+        lines = [
+            self.header,
+            self.gate.banner(),
+            "",
+            f"Challengers minus champion {self.champion!r} (difference of system means; "
+            f"{pct} equal-tailed intervals; p_gain = P(difference > {self.min_gain:g})):",
+            text,
+        ]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        banner = "" if self.gate.passed else f"<pre><b>{self.gate.banner()}</b></pre>"
+        return banner + self.to_frame().to_html(index=False, float_format=lambda x: f"{x:.4f}")
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Forest plot of the differences (:func:`bayes_ir.plots.hierarchical.plot_contrasts`)."""
+        from bayes_ir.plots.hierarchical import plot_contrasts
+
+        return plot_contrasts(self, **kwargs)
+
+
+def compare(
+    fit: Any,
+    *,
+    champion: str | None = None,
+    challengers: str | Iterable[str] | None = None,
+    ci_prob: float | None = None,
+    min_gain: float = 0.0,
+    hdi: bool = False,
+) -> Comparison:
+    r"""One-vs-many: each challenger against the champion.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit` (or its posterior DataTree).
+    champion, challengers
+        Override the roles stored with the fit (names as in the fit).
+    ci_prob
+        Interval probability (default :data:`bayes_ir.defaults.CI_PROB`).
+    min_gain
+        Minimal worthwhile gain, in score units (e.g. 0.01 AP).
+    hdi
+        Add highest-density intervals (``arviz_stats.hdi``) to the table.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    UnknownSystemError
+        A champion or challenger that is not in the fit.
+    InsufficientDataError
+        No challenger to compare.
+
+    Notes
+    -----
+    With posterior draws :math:`u^{(i)}_s` of the system effects, the difference of
+    challenger :math:`c` and champion :math:`h` is :math:`d^{(i)} = u^{(i)}_c - u^{(i)}_h`
+    (equal to the difference of system means :math:`\beta_0 + u_s`). Reported: the mean,
+    median and SD of :math:`d`, its :math:`(1-p)/2` and :math:`(1+p)/2` quantiles,
+    :math:`P(d > 0) \approx \frac{1}{n}\sum_i 1[d^{(i)} > 0]` and
+    :math:`P(d > g) \approx \frac{1}{n}\sum_i 1[d^{(i)} > g]` for the minimal gain
+    :math:`g`. The verdict reads the interval (see :meth:`Comparison.to_frame`):
+    ``better`` when its lower limit exceeds 0, ``worthwhile gain`` when it exceeds
+    :math:`g > 0`, ``worse`` when its upper limit is below 0.
+
+    References
+    ----------
+    Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
+    """
+    p = defaults.ci_prob(ci_prob)
+    u, known = _system_draws_named(fit)
+    default_champion, default_challengers = _default_roles(fit, u)
+    champion = champion if champion is not None else default_champion
+    if not champion:
+        raise RoleError("the fit records no champion: pass champion=... to compare()")
+    _check_systems([champion], known, "champion")
+    chosen = default_challengers if challengers is None else challengers
+    chosen = [c for c in _check_systems(chosen, known, "challenger") if c != champion]
+    if not chosen:
+        raise InsufficientDataError("compare needs at least one challenger besides the champion")
+    diff = u.sel(system=chosen) - u.sel(system=champion)
+    diff = diff.drop_vars(["role"], errors="ignore").rename(system="challenger")
+    diag = _draw_diagnostics(diff, "challenger")
+    return Comparison(
+        champion=champion,
+        challengers=tuple(chosen),
+        differences=diff,
+        ci_prob=p,
+        min_gain=float(min_gain),
+        hdi=bool(hdi),
+        gate=_gate(fit, diag, "challenger - champion"),
+        header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),
+        diagnostics=diag,
+    )
+
+
+# ---------------------------------------------------------------------- many vs one
+def _rank_matrix(draws: np.ndarray) -> np.ndarray:
+    """P(rank = k) for draws of shape (n_samples, n_systems); rank 1 is the highest value."""
+    n, k = draws.shape
+    order = np.argsort(-draws, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    ranks[np.arange(n)[:, None], order] = np.arange(k)[None, :]
+    probs = np.zeros((k, k))
+    for j in range(k):
+        probs[j] = np.bincount(ranks[:, j], minlength=k) / n
+    return probs
+
+
+@dataclass(frozen=True)
+class ManyVsOne(_Gated):
+    r"""One challenger against several champions (the academic case).
+
+    Attributes
+    ----------
+    challenger
+        The new system.
+    champions
+        The systems it must beat.
+    differences
+        Draws of :math:`u_{\text{challenger}} - u_h`, dims ``(chain, draw, champion)``.
+    p_better_than_all
+        P(the challenger beats every champion at once).
+    p_best
+        P(best among the challenger and the champions), indexed by system; sums to 1.
+    """
+
+    challenger: str
+    champions: tuple[str, ...]
+    differences: xr.DataArray
+    p_better_than_all: float
+    p_best: pd.Series
+    ci_prob: float
+    gate: GateStatus
+    header: str
+    diagnostics: pd.DataFrame
+
+    def conf_int(self, ci_prob: float | None = None) -> pd.DataFrame:
+        """Columns ``champion, estimate, ci_lower, ci_upper`` of each difference."""
+        p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
+        stats = _interval_stats(self.differences, "champion", p, False)
+        return pd.DataFrame(
+            {
+                "champion": list(self.champions),
+                "estimate": stats["mean"].to_numpy(),
+                "ci_lower": stats["ci_lower"].to_numpy(),
+                "ci_upper": stats["ci_upper"].to_numpy(),
+            }
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per champion: columns :data:`MANY_VS_ONE_COLUMNS` (``p_better`` = P(d > 0))."""
+        stats = _interval_stats(self.differences, "champion", self.ci_prob, False)
+        flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("champion", "sample").values
+        frame = pd.DataFrame(
+            {
+                "challenger": self.challenger,
+                "champion": list(self.champions),
+                **{c: stats[c].to_numpy() for c in stats.columns},
+                "p_better": (flat > 0).mean(axis=1),
+                "rhat": self.diagnostics["rhat"].to_numpy(),
+                "ess_bulk": self.diagnostics["ess_bulk"].to_numpy(),
+                "ess_tail": self.diagnostics["ess_tail"].to_numpy(),
+            }
+        )
+        return frame[list(MANY_VS_ONE_COLUMNS)]
+
+    def summary(self) -> str:
+        """Header, diagnostics verdict, differences, P(better than all) and P(best)."""
+        frame = self.to_frame().drop(columns=["challenger", "median", "sd", "ess_tail"])
+        text = _text_table(
+            frame,
+            {"mean": 4, "ci_lower": 4, "ci_upper": 4, "p_better": 3, "rhat": 3, "ess_bulk": 0},
+        )
+        best = ", ".join(f"{s} {v:.3f}" for s, v in self.p_best.items())
+        return "\n".join(
+            [
+                self.header,
+                self.gate.banner(),
+                "",
+                f"{self.challenger!r} minus each champion ({100 * self.ci_prob:g}% intervals):",
+                text,
+                "",
+                f"P({self.challenger} better than all {len(self.champions)}): "
+                f"{self.p_better_than_all:.3f}",
+                f"P(best among the compared systems): {best}",
+            ]
+        )
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Forest plot of the differences."""
+        from bayes_ir.plots.hierarchical import plot_contrasts
+
+        return plot_contrasts(self, **kwargs)
+
+
+def many_vs_one(
+    fit: Any,
+    *,
+    challenger: str,
+    champions: str | Iterable[str],
+    ci_prob: float | None = None,
+) -> ManyVsOne:
+    r"""One challenger against a set of champions.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit` (or its posterior DataTree).
+    challenger
+        The new system.
+    champions
+        The established systems it is compared with (at least one).
+    ci_prob
+        Interval probability (default :data:`bayes_ir.defaults.CI_PROB`).
+
+    Returns
+    -------
+    ManyVsOne
+
+    Notes
+    -----
+    With :math:`d^{(i)}_h = u^{(i)}_c - u^{(i)}_h` for each champion :math:`h`:
+    :math:`P(\text{better than all}) = \frac{1}{n}\sum_i 1[\min_h d^{(i)}_h > 0]`, and
+    :math:`P(\text{best}_s) = \frac{1}{n}\sum_i 1[s = \arg\max_{s'} u^{(i)}_{s'}]` over
+    the challenger and the champions, so the latter sums to 1.
+
+    References
+    ----------
+    Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
+    """
+    p = defaults.ci_prob(ci_prob)
+    u, known = _system_draws_named(fit)
+    _check_systems([challenger], known, "challenger")
+    champs = [c for c in _check_systems(champions, known, "champion") if c != challenger]
+    if not champs:
+        raise InsufficientDataError(
+            "many_vs_one needs at least one champion besides the challenger"
+        )
+    diff = (u.sel(system=challenger) - u.sel(system=champs)).drop_vars("role", errors="ignore")
+    diff = diff.rename(system="champion").transpose("chain", "draw", "champion")
+    flat = diff.stack(sample=SAMPLE_DIMS).transpose("champion", "sample").values
+    group = [challenger, *champs]
+    sel = u.sel(system=group).stack(sample=SAMPLE_DIMS).transpose("sample", "system").values
+    p_best = pd.Series(_rank_matrix(sel)[:, 0], index=group, name="p_best")
+    diag = _draw_diagnostics(diff, "champion")
+    return ManyVsOne(
+        challenger=challenger,
+        champions=tuple(champs),
+        differences=diff,
+        p_better_than_all=float((flat > 0).all(axis=0).mean()),
+        p_best=p_best,
+        ci_prob=p,
+        gate=_gate(fit, diag, "challenger - champion"),
+        header=_header(fit, "Bayesian hierarchical comparison, one challenger vs many"),
+        diagnostics=diag,
+    )
+
+
+# ---------------------------------------------------------------------- pairs and ranks
+def _choose_draws(fit: Any, systems: Iterable[str] | None) -> tuple[list[str], np.ndarray]:
+    """Systems to compare and their effect draws, shape ``(sample, system)``.
+
+    Default: the champion and challengers, or every system when fewer than two.
+    """
+    u, known = _system_draws_named(fit)
+    if systems is None:
+        roles = u["role"].values
+        chosen = [s for s, r in zip(known, roles, strict=True) if r != "artifact"]
+        chosen = chosen if len(chosen) >= 2 else known
+    else:
+        chosen = _check_systems(systems, known, "system")
+    if len(chosen) < 2:
+        raise InsufficientDataError("pairwise and rank probabilities need at least two systems")
+    flat = u.sel(system=chosen).stack(sample=SAMPLE_DIMS).transpose("sample", "system").values
+    return chosen, flat
+
+
+@dataclass(frozen=True)
+class _SystemMatrix(_Gated):
+    """A matrix of probabilities over the systems, with the fit's gate and a header."""
+
+    matrix: pd.DataFrame
+    gate: GateStatus
+    header: str
+
+    @classmethod
+    def _from_fit(cls, fit: Any, matrix: pd.DataFrame, title: str) -> Self:
+        return cls(matrix=matrix, gate=_gate(fit), header=_header(fit, title))
+
+    def _summary(self, caption: str, shown: pd.DataFrame) -> str:
+        return "\n".join([self.header, self.gate.banner(), "", caption, shown.to_string()])
+
+
+@dataclass(frozen=True)
+class PairwiseProbabilities(_SystemMatrix):
+    """P(row system > column system) for every pair.
+
+    Attributes
+    ----------
+    matrix
+        Square DataFrame, rows and columns the systems; the diagonal is NaN and
+        ``matrix + matrix.T == 1`` off the diagonal.
+    gate, header
+        Diagnostics status of the fit, and one line naming data and draws.
+    """
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: columns ``system, other, p_greater`` (P(system > other)), off-diagonal only."""
+        long = self.matrix.rename_axis(index="system", columns="other").stack().rename("p_greater")
+        return long.dropna().reset_index()[["system", "other", "p_greater"]]
+
+    def summary(self) -> str:
+        """Header, diagnostics and the matrix P(row > column)."""
+        shown = self.matrix.map(lambda v: "" if not np.isfinite(v) else f"{v:.3f}")
+        return self._summary("P(row > column):", shown)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Heat map of the matrix."""
+        from bayes_ir.plots.hierarchical import plot_pairwise
+
+        return plot_pairwise(self, **kwargs)
+
+
+def pairwise_probabilities(
+    fit: Any, *, systems: Iterable[str] | None = None
+) -> PairwiseProbabilities:
+    r"""All-pairs probability matrix :math:`P(u_a > u_b)`.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit` (or its posterior DataTree).
+    systems
+        Systems to include (default: champion and challengers, or all systems when
+        the fit has no roles).
+
+    Returns
+    -------
+    PairwiseProbabilities
+
+    Notes
+    -----
+    :math:`P(a > b) = \frac{1}{n}\sum_i 1[u^{(i)}_a > u^{(i)}_b]`. Ties have probability
+    zero under a continuous posterior, so :math:`P(a > b) + P(b > a) = 1`.
+
+    References
+    ----------
+    Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
+    """
+    chosen, flat = _choose_draws(fit, systems)
+    mat = (flat.T[:, None, :] > flat.T[None, :, :]).mean(axis=2)
+    np.fill_diagonal(mat, np.nan)
+    frame = pd.DataFrame(mat, index=chosen, columns=chosen)
+    return PairwiseProbabilities._from_fit(
+        fit, frame, "Pairwise probabilities of the system effects"
+    )
+
+
+@dataclass(frozen=True)
+class RankProbabilities(_SystemMatrix):
+    """P(rank = k) of each system (rank 1 = best).
+
+    Attributes
+    ----------
+    matrix
+        DataFrame, rows the systems, columns the ranks 1..k; rows and columns sum to 1.
+    gate, header
+        Diagnostics status of the fit, and one line naming data and draws.
+    """
+
+    @property
+    def p_best(self) -> pd.Series:
+        """P(rank = 1) of each system."""
+        return self.matrix[1].rename("p_best")
+
+    @property
+    def expected_rank(self) -> pd.Series:
+        """Posterior mean rank of each system."""
+        ranks = np.asarray(self.matrix.columns, dtype=float)
+        return pd.Series(self.matrix.to_numpy() @ ranks, index=self.matrix.index, name="rank")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: columns ``system, rank, probability``."""
+        long = self.matrix.rename_axis(index="system", columns="rank").stack()
+        return long.rename("probability").reset_index()[["system", "rank", "probability"]]
+
+    def summary(self) -> str:
+        """Header, diagnostics and the matrix P(rank = k)."""
+        shown = self.matrix.map(lambda v: f"{v:.3f}")
+        shown["E[rank]"] = self.expected_rank.map(lambda v: f"{v:.2f}")
+        return self._summary("P(rank = k), 1 = best:", shown)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Heat map of the rank probabilities."""
+        from bayes_ir.plots.hierarchical import plot_ranks
+
+        return plot_ranks(self, **kwargs)
+
+
+def rank_probabilities(fit: Any, *, systems: Iterable[str] | None = None) -> RankProbabilities:
+    r"""Posterior probability that each system has rank :math:`k` (1 = best).
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit` (or its posterior DataTree).
+    systems
+        Systems to rank among (default: champion and challengers, or all systems).
+
+    Returns
+    -------
+    RankProbabilities
+
+    Notes
+    -----
+    In each draw the systems are ranked by :math:`u^{(i)}_s` (highest first);
+    :math:`P(\text{rank}_s = k) = \frac{1}{n}\sum_i 1[\text{rank}^{(i)}_s = k]`.
+
+    References
+    ----------
+    Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
+    """
+    chosen, flat = _choose_draws(fit, systems)
+    frame = pd.DataFrame(_rank_matrix(flat), index=chosen, columns=range(1, len(chosen) + 1))
+    return RankProbabilities._from_fit(fit, frame, "Rank probabilities of the system effects")

@@ -1,0 +1,369 @@
+"""Diagnostics gate of a posterior sample: R-hat, bulk and tail ESS, MCSE, divergences, BFMI.
+
+Checked on what a decision depends on: the hyperparameters (``b0``, ``sigma``,
+``sigma_topic``, ``sigma_system`` and ``alpha``), every system effect and every
+challenger-minus-champion contrast (whose draws are formed here for the check). A
+failure is never silent: it emits a :class:`~bayes_ir.errors.ConvergenceWarning`
+naming the parameters and what to do, or raises
+:class:`~bayes_ir.errors.ConvergenceError` in strict mode.
+
+The statistics are ArviZ's (rank-normalised split R-hat, bulk and tail ESS of
+Vehtari et al. 2021; BFMI of Betancourt 2016), computed with :mod:`arviz_stats`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayes_ir import defaults
+from bayes_ir.errors import BayesIRError, ConvergenceError, ConvergenceWarning
+
+__all__ = ["Diagnostics", "Thresholds", "diagnose", "contrast_draws"]
+
+HYPERPARAMETERS = ("b0", "sigma", "sigma_topic", "sigma_system", "alpha")
+#: Lowest acceptable Bayesian fraction of missing information per chain (Betancourt 2016).
+BFMI_MIN: float = 0.3
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Pass marks of the diagnostics gate.
+
+    Attributes
+    ----------
+    rhat_max
+        Largest acceptable R-hat (default 1.01, Vehtari et al. 2021).
+    ess_bulk_min, ess_tail_min
+        Smallest acceptable bulk and tail ESS (default 400; preset ``"paper"``: 10,000,
+        Kruschke's bar for stable 95% interval limits, used by Benham et al. 2020).
+    max_divergences
+        Largest acceptable number of divergent transitions (default 0).
+    bfmi_min
+        Smallest acceptable BFMI of any chain (default 0.3).
+    """
+
+    rhat_max: float = defaults.RHAT_MAX
+    ess_bulk_min: float = defaults.ESS_MIN
+    ess_tail_min: float = defaults.ESS_MIN
+    max_divergences: int = 0
+    bfmi_min: float = BFMI_MIN
+
+    @classmethod
+    def resolve(cls, thresholds: Thresholds | str | dict[str, Any] | None) -> Thresholds:
+        """Accept ``None`` (defaults), ``"default"``, ``"paper"``, a dict or a Thresholds."""
+        if thresholds is None or thresholds == "default":
+            return cls()
+        if isinstance(thresholds, cls):
+            return thresholds
+        if thresholds == "paper":
+            return cls(ess_bulk_min=defaults.ESS_MIN_PAPER, ess_tail_min=defaults.ESS_MIN_PAPER)
+        if isinstance(thresholds, dict):
+            try:
+                return cls(**thresholds)
+            except TypeError as err:
+                raise BayesIRError(f"unknown threshold: {err}") from None
+        raise BayesIRError(
+            f"thresholds must be None, 'default', 'paper', a dict or Thresholds, got {thresholds!r}"
+        )
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Result of :func:`diagnose`.
+
+    Attributes
+    ----------
+    table
+        One row per checked quantity: ``parameter, kind`` (``hyper``, ``system``,
+        ``contrast``), ``mean, sd, rhat, ess_bulk, ess_tail, mcse_mean, mcse_sd,
+        rhat_ok, ess_ok``.
+    divergences
+        Number of divergent transitions (``None`` when the sampler records none,
+        e.g. a posterior drawn without NUTS).
+    bfmi
+        BFMI per chain (``None`` when no energy was recorded).
+    chains, draws
+        Sample size.
+    thresholds
+        The pass marks used.
+    """
+
+    table: pd.DataFrame
+    divergences: int | None
+    bfmi: np.ndarray | None
+    chains: int
+    draws: int
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    @property
+    def rhat_ok(self) -> bool:
+        """Every R-hat at most the threshold."""
+        return bool(self.table["rhat_ok"].all())
+
+    @property
+    def ess_ok(self) -> bool:
+        """Every bulk and tail ESS at least the thresholds."""
+        return bool(self.table["ess_ok"].all())
+
+    @property
+    def divergences_ok(self) -> bool:
+        """No more divergences than allowed."""
+        return self.divergences is None or self.divergences <= self.thresholds.max_divergences
+
+    @property
+    def bfmi_ok(self) -> bool:
+        """BFMI of every chain at least the threshold."""
+        return self.bfmi is None or bool(np.all(self.bfmi >= self.thresholds.bfmi_min))
+
+    @property
+    def passed(self) -> bool:
+        """All checks pass."""
+        return self.rhat_ok and self.ess_ok and self.divergences_ok and self.bfmi_ok
+
+    @property
+    def min_ess_bulk(self) -> float:
+        """Smallest bulk ESS over the checked quantities."""
+        return float(self.table["ess_bulk"].min())
+
+    @property
+    def min_ess_tail(self) -> float:
+        """Smallest tail ESS over the checked quantities."""
+        return float(self.table["ess_tail"].min())
+
+    @property
+    def max_rhat(self) -> float:
+        """Largest R-hat over the checked quantities."""
+        return float(self.table["rhat"].max())
+
+    def failures(self) -> list[str]:
+        """One sentence per failed check, naming the parameters and what to do."""
+        th, out = self.thresholds, []
+        bad = self.table.loc[~self.table["rhat_ok"], "parameter"].tolist()
+        if bad:
+            out.append(
+                f"R-hat above {th.rhat_max:g} for {_names(bad)}: the chains disagree; "
+                "run more tuning and draws (tune=..., draws=...) or raise target_accept"
+            )
+        bad = self.table.loc[~self.table["ess_ok"], "parameter"].tolist()
+        if bad:
+            out.append(
+                f"bulk or tail ESS below {th.ess_bulk_min:g}/{th.ess_tail_min:g} for "
+                f"{_names(bad)}: run more draws (draws=...) or more chains"
+            )
+        if not self.divergences_ok:
+            out.append(
+                f"{self.divergences} divergent transitions: raise target_accept "
+                "(e.g. 0.95 or 0.99); the posterior may be biased"
+            )
+        if not self.bfmi_ok:
+            out.append(
+                f"BFMI below {th.bfmi_min:g} in some chain ({_fmt_bfmi(self.bfmi)}): the "
+                "sampler explores the energy poorly; run longer tuning"
+            )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the per-quantity table (a copy)."""
+        return self.table.copy()
+
+    def summary(self) -> str:
+        """Four lines, each PASS or FAIL: R-hat, ESS, divergences, BFMI."""
+        th = self.thresholds
+
+        def flag(ok: bool) -> str:
+            return "PASS" if ok else "FAIL"
+
+        div = "n/a: no NUTS step" if self.divergences is None else str(self.divergences)
+        lines = [
+            f"  R-hat (max {self.max_rhat:.4f}, need <= {th.rhat_max:g}): {flag(self.rhat_ok)}",
+            f"  ESS (min bulk {self.min_ess_bulk:,.0f}, min tail {self.min_ess_tail:,.0f}, "
+            f"need >= {th.ess_bulk_min:,.0f}/{th.ess_tail_min:,.0f}): {flag(self.ess_ok)}",
+            f"  Divergences ({div}, allowed {th.max_divergences}): {flag(self.divergences_ok)}",
+            f"  BFMI (min {_fmt_bfmi(self.bfmi)}, need >= {th.bfmi_min:g}): {flag(self.bfmi_ok)}",
+        ]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def warn_or_raise(self, *, strict: bool = False, stacklevel: int = 3) -> None:
+        """Emit a ConvergenceWarning (or raise ConvergenceError when ``strict``) on failure."""
+        if self.passed:
+            return
+        message = "posterior failed its diagnostics: " + "; ".join(self.failures())
+        if strict:
+            raise ConvergenceError(message)
+        warnings.warn(message, ConvergenceWarning, stacklevel=stacklevel)
+
+
+def _names(names: list[str], limit: int = 8) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _fmt_bfmi(bfmi: np.ndarray | None) -> str:
+    return "n/a" if bfmi is None else f"{float(np.min(bfmi)):.2f}"
+
+
+def contrast_draws(posterior: xr.Dataset) -> xr.DataArray:
+    """Draws of every challenger minus the champion, dims ``(chain, draw, challenger)``.
+
+    Parameters
+    ----------
+    posterior
+        The ``posterior`` group with ``system_effect`` and a ``role`` coordinate on
+        ``system``.
+    """
+    effect = posterior["system_effect"]
+    if "role" not in effect.coords:
+        raise BayesIRError("the posterior has no 'role' coordinate on 'system'")
+    roles = effect["role"].values
+    systems = effect["system"].values
+    champ = systems[roles == "champion"]
+    chals = systems[roles == "challenger"]
+    if len(champ) != 1:
+        raise BayesIRError("the posterior needs exactly one champion in its 'role' coordinate")
+    base = effect.sel(system=champ[0]).drop_vars(["system", "role"])
+    diff = effect.sel(system=list(chals)) - base
+    return diff.rename(system="challenger").drop_vars("role", errors="ignore")
+
+
+def _posterior_of(fit_or_datatree: Any) -> tuple[xr.Dataset, xr.Dataset | None]:
+    tree = fit_or_datatree
+    if not isinstance(tree, xr.DataTree | xr.Dataset):
+        tree = getattr(tree, "posterior", tree)
+    if isinstance(tree, xr.DataTree):
+        post = tree["posterior"].to_dataset()
+        stats = tree["sample_stats"].to_dataset() if "sample_stats" in tree.children else None
+        return post, stats
+    if isinstance(tree, xr.Dataset):
+        return tree, None
+    raise BayesIRError(
+        f"diagnose() takes a HierarchicalFit or an xarray.DataTree, got {type(tree).__name__}"
+    )
+
+
+def diagnose(
+    fit_or_datatree: Any,
+    *,
+    var_names: list[str] | None = None,
+    thresholds: Thresholds | str | dict[str, Any] | None = None,
+) -> Diagnostics:
+    """Check R-hat, bulk/tail ESS, MCSE, divergences and BFMI of a posterior.
+
+    Parameters
+    ----------
+    fit_or_datatree
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit` or its ``posterior`` DataTree.
+    var_names
+        Quantities to check, among ``b0, sigma, sigma_topic, sigma_system, alpha,
+        system_effect, contrast``; default all that are present.
+    thresholds
+        ``None`` (R-hat <= 1.01, ESS >= 400), ``"paper"`` (ESS >= 10,000), a dict of
+        :class:`Thresholds` fields, or a :class:`Thresholds`.
+
+    Returns
+    -------
+    Diagnostics
+        Does not warn by itself; call :meth:`Diagnostics.warn_or_raise` (``fit()``
+        does).
+
+    Notes
+    -----
+    Tail ESS is the smaller ESS of the 5% and 95% quantiles; R-hat is the
+    rank-normalised split R-hat (Vehtari et al. 2021).
+
+    References
+    ----------
+    Vehtari, A., Gelman, A., Simpson, D., Carpenter, B., Buerkner, P.-C. (2021).
+    Rank-normalization, folding, and localization: an improved R-hat for assessing
+    convergence of MCMC. *Bayesian Analysis* 16(2), 667-718.
+
+    Betancourt, M. (2016). Diagnosing suboptimal cotangent disintegrations in
+    Hamiltonian Monte Carlo. arXiv:1604.00695.
+
+    Kruschke, J. K. (2014). *Doing Bayesian Data Analysis*, 2nd ed., section 7.5.2.
+    """
+    import arviz_stats as azs
+
+    th = Thresholds.resolve(thresholds)
+    post, stats = _posterior_of(fit_or_datatree)
+    wanted = list(var_names) if var_names is not None else None
+    known = (*HYPERPARAMETERS, "system_effect", "contrast")
+    if wanted is not None:
+        unknown = [v for v in wanted if v not in known]
+        if unknown:
+            raise BayesIRError(f"cannot diagnose {unknown}: choose among {', '.join(known)}")
+
+    def want(name: str) -> bool:
+        return wanted is None or name in wanted
+
+    names: list[str] = []
+    kinds: list[str] = []
+    columns: list[np.ndarray] = []
+    for name in HYPERPARAMETERS:
+        if name in post and want(name):
+            names.append(name)
+            kinds.append("hyper")
+            columns.append(post[name].transpose("chain", "draw").values[..., None])
+    if "system_effect" in post and want("system_effect"):
+        eff = post["system_effect"].transpose("chain", "draw", "system")
+        names.extend(f"system_effect[{s}]" for s in eff["system"].values)
+        kinds.extend(["system"] * eff.sizes["system"])
+        columns.append(eff.values)
+    if "system_effect" in post and want("contrast") and "role" in post["system_effect"].coords:
+        roles = post["system_effect"]["role"].values
+        if (roles == "challenger").any() and (roles == "champion").sum() == 1:
+            con = contrast_draws(post).transpose("chain", "draw", "challenger")
+            champ = str(post["system_effect"]["system"].values[roles == "champion"][0])
+            names.extend(f"{c} - {champ}" for c in con["challenger"].values)
+            kinds.extend(["contrast"] * con.sizes["challenger"])
+            columns.append(con.values)
+    if not columns:
+        raise BayesIRError("nothing to diagnose: none of the requested quantities is present")
+    x = np.concatenate(columns, axis=-1)
+    n_chains, n_draws = x.shape[:2]
+    rhat = np.asarray(azs.rhat(x))
+    ess_bulk = np.asarray(azs.ess(x, method="bulk"))
+    ess_tail = np.asarray(azs.ess(x, method="tail", prob=0.05))
+    table = pd.DataFrame(
+        {
+            "parameter": names,
+            "kind": kinds,
+            "mean": x.mean(axis=(0, 1)),
+            "sd": x.std(axis=(0, 1), ddof=1),
+            "rhat": rhat,
+            "ess_bulk": ess_bulk,
+            "ess_tail": ess_tail,
+            "mcse_mean": np.asarray(azs.mcse(x, method="mean")),
+            "mcse_sd": np.asarray(azs.mcse(x, method="sd")),
+        }
+    )
+    table["rhat_ok"] = table["rhat"] <= th.rhat_max
+    table["ess_ok"] = (table["ess_bulk"] >= th.ess_bulk_min) & (
+        table["ess_tail"] >= th.ess_tail_min
+    )
+    divergences = None
+    bfmi = None
+    if stats is not None:
+        for key in ("diverging", "divergences"):
+            if key in stats:
+                divergences = int(np.asarray(stats[key].values, dtype=bool).sum())
+                break
+        if "energy" in stats:
+            energy = stats["energy"].transpose("chain", "draw").values
+            bfmi = np.asarray(azs.bfmi(energy), dtype=float)
+    return Diagnostics(
+        table=table,
+        divergences=divergences,
+        bfmi=bfmi,
+        chains=n_chains,
+        draws=n_draws,
+        thresholds=th,
+    )

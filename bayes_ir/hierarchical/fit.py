@@ -1,0 +1,569 @@
+"""Fit the hierarchical model and hold the result: :func:`fit` and :class:`HierarchicalFit`."""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayes_ir import defaults
+from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
+from bayes_ir.hierarchical.exact import sample_exact
+from bayes_ir.hierarchical.model import Design, check_likelihood, design_of
+from bayes_ir.hierarchical.priors import Priors, autoscale_priors
+from bayes_ir.hierarchical.sampling import sample_nuts
+from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
+from bayes_ir.table import ScoreTable
+
+__all__ = ["HierarchicalFit", "fit", "EXACT_DRAWS", "EXACT_TUNE"]
+
+Method = Literal["auto", "exact", "nuts"]
+#: Draws and tuning steps per chain of the exact sampler (near-independent draws:
+#: 4 x 10,000 gives ESS >= 10,000, with margin, for every reported quantity on rb04).
+EXACT_DRAWS: int = 10000
+EXACT_TUNE: int = 500
+_PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
+_HYPER = ("b0", "sigma", "sigma_topic", "sigma_system", "alpha", "skewness")
+_GLOSS = {
+    "sigma_topic": "SD of topic effects (topic difficulty)",
+    "sigma_system": "SD of system effects",
+    "sigma": "residual SD",
+    "alpha": "skew-normal shape",
+    "skewness": "skewness of the errors",
+    "b0": "mean over systems and topics",
+}
+
+
+@lru_cache(maxsize=1)
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:
+    """mean, sd, equal-tailed and HDI limits of draws ``x`` with shape (chain, draw, K)."""
+    import arviz_stats as azs
+
+    flat = x.reshape(-1, x.shape[-1]).T
+    lo, hi = (1 - ci_prob) / 2, 1 - (1 - ci_prob) / 2
+    eti = np.quantile(flat, [lo, hi], axis=1)
+    hdi = np.asarray(azs.hdi(flat, prob=ci_prob)).reshape(-1, 2)
+    return pd.DataFrame(
+        {
+            "mean": flat.mean(axis=1),
+            "sd": flat.std(axis=1, ddof=1),
+            "eti_lower": eti[0],
+            "eti_upper": eti[1],
+            "hdi_lower": hdi[:, 0],
+            "hdi_upper": hdi[:, 1],
+        }
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class HierarchicalFit:
+    """Posterior of the crossed topic x system model of one collection and measure.
+
+    Attributes
+    ----------
+    posterior
+        ``xarray.DataTree`` with groups ``posterior`` (``b0``, ``sigma``,
+        ``sigma_topic``, ``sigma_system``, ``topic_effect`` (chain, draw, topic),
+        ``system_effect`` (chain, draw, system) with a ``role`` coordinate, and
+        ``alpha`` and ``skewness`` for the skew-normal), ``sample_stats`` (NUTS
+        statistics; for the exact sampler ``accepted``, the independence sampler's
+        acceptances), ``observed_data`` (``score``, topic x
+        system, NaN for missing cells) and ``log_likelihood`` (``score``, when asked).
+    table
+        The :class:`~bayes_ir.table.ScoreTable` that was fitted.
+    likelihood
+        ``"gaussian"`` or ``"skew_normal"``.
+    method
+        ``"exact"`` (collapsed sampler) or ``"nuts"``.
+    priors
+        The resolved :class:`~bayes_ir.hierarchical.Priors`.
+    diagnostics
+        The :class:`~bayes_ir.hierarchical.Diagnostics` of the fit.
+    provenance
+        Data hash, roles, collection, measure, likelihood, method, seed, sampler
+        settings, package versions and a UTC timestamp.
+
+    Notes
+    -----
+    ``system_effect`` is a *zero-sum* effect: the deviation of a system's mean score
+    from the average of all systems in the model (champion, challengers and
+    artifacts), and ``b0`` is that average; the system mean is ``b0 + system_effect``.
+    Differences between systems do not depend on this convention.
+    """
+
+    posterior: xr.DataTree
+    table: ScoreTable
+    likelihood: str
+    method: str
+    priors: Priors
+    diagnostics: Diagnostics
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------ draws
+    @property
+    def draws(self) -> xr.Dataset:
+        """The ``posterior`` group as a Dataset."""
+        return self.posterior["posterior"].to_dataset()
+
+    def system_effect_draws(self) -> xr.DataArray:
+        """Draws of the system effects, dims ``(chain, draw, system)``, ``role`` coord."""
+        return self.draws["system_effect"]
+
+    def system_mean_draws(self) -> xr.DataArray:
+        """Draws of the system means ``b0 + system_effect`` (chain, draw, system)."""
+        post = self.draws
+        return (post["b0"] + post["system_effect"]).rename("system_mean")
+
+    def contrast_draws(self) -> xr.DataArray:
+        """Draws of each challenger minus the champion, dims ``(chain, draw, challenger)``."""
+        return contrast_draws(self.draws)
+
+    @property
+    def n_topics(self) -> int:
+        """Number of topics."""
+        return int(self.draws.sizes["topic"])
+
+    @property
+    def n_systems(self) -> int:
+        """Number of systems."""
+        return int(self.draws.sizes["system"])
+
+    @property
+    def n_draws(self) -> int:
+        """Total number of posterior draws (chains x draws)."""
+        return int(self.draws.sizes["chain"] * self.draws.sizes["draw"])
+
+    # ------------------------------------------------------------ tables
+    def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
+        """System effects and system means with intervals, one row per system and quantity.
+
+        Parameters
+        ----------
+        ci_prob
+            Interval probability (default :data:`bayes_ir.defaults.CI_PROB`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``system, role, quantity`` (``"effect"``: zero-sum system effect;
+            ``"mean"``: ``b0 + effect``), ``mean, sd, eti_lower, eti_upper, hdi_lower,
+            hdi_upper, ci_prob``.
+        """
+        p = defaults.ci_prob(ci_prob)
+        eff = self.system_effect_draws().transpose("chain", "draw", "system")
+        means = self.system_mean_draws().transpose("chain", "draw", "system")
+        frames = []
+        for quantity, arr in (("effect", eff), ("mean", means)):
+            frame = _interval_frame(arr.values, p)
+            frame.insert(0, "quantity", quantity)
+            frame.insert(0, "role", eff["role"].values)
+            frame.insert(0, "system", eff["system"].values)
+            frame["ci_prob"] = p
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+    def conf_int(self, *, ci_prob: float | None = None) -> pd.DataFrame:
+        """Return equal-tailed credible intervals of the system means.
+
+        Columns ``system, role, estimate, ci_lower, ci_upper``.
+        """
+        frame = self.to_frame(ci_prob=ci_prob)
+        frame = frame[frame["quantity"] == "mean"]
+        return frame.rename(
+            columns={"mean": "estimate", "eti_lower": "ci_lower", "eti_upper": "ci_upper"}
+        )[["system", "role", "estimate", "ci_lower", "ci_upper"]].reset_index(drop=True)
+
+    def topic_effects(self, *, ci_prob: float | None = None) -> pd.DataFrame:
+        """Return topic effects (negative: hard topic) with intervals.
+
+        Columns ``topic, mean, sd, eti_lower, eti_upper, hdi_lower, hdi_upper, ci_prob``,
+        topics in the table's order.
+        """
+        p = defaults.ci_prob(ci_prob)
+        arr = self.draws["topic_effect"].transpose("chain", "draw", "topic")
+        frame = _interval_frame(arr.values, p)
+        frame.insert(0, "topic", arr["topic"].values)
+        frame["ci_prob"] = p
+        return frame
+
+    def hyperparameters(self, *, ci_prob: float | None = None) -> pd.DataFrame:
+        """Return ``b0``, the scales (and the skew-normal shape) with intervals."""
+        p = defaults.ci_prob(ci_prob)
+        post = self.draws
+        names = [n for n in _HYPER if n in post]
+        x = np.stack([post[n].transpose("chain", "draw").values for n in names], axis=-1)
+        frame = _interval_frame(x, p)
+        frame.insert(0, "parameter", names)
+        frame["ci_prob"] = p
+        return frame
+
+    def summary(self, *, ci_prob: float | None = None) -> str:
+        """Return a metafor-like printout: header, diagnostics, variance components, systems."""
+        p = defaults.ci_prob(ci_prob)
+        prov = self.provenance
+        post = self.draws
+        roles = list(self.system_effect_draws()["role"].values)
+        n_chal, n_art = roles.count("challenger"), roles.count("artifact")
+        lines = [
+            f"Bayesian hierarchical model (likelihood: {self.likelihood}; sampler: {self.method})",
+            f"collection {prov.get('collection')!r}, measure {prov.get('measure')!r}: "
+            f"{self.n_topics} topics x {self.n_systems} systems "
+            f"(1 champion, {n_chal} challengers, {n_art} artifacts)",
+            f"draws: {post.sizes['chain']} chains x {post.sizes['draw']} = {self.n_draws}",
+            "",
+            "Diagnostics (hyperparameters, system effects, challenger - champion contrasts):",
+            self.diagnostics.summary(),
+            "",
+            f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
+        ]
+        hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
+        for name in ("sigma_topic", "sigma_system", "sigma", "alpha", "skewness", "b0"):
+            if name in hyper.index:
+                row = hyper.loc[name]
+                lines.append(
+                    f"  {name:<13} {row['mean']:8.4f} [{row['eti_lower']:.4f}, "
+                    f"{row['eti_upper']:.4f}]  ({_GLOSS[name]})"
+                )
+        lines += [
+            "",
+            f"System means b0 + effect ({p:.0%} equal-tailed interval; effect = deviation "
+            f"from the mean of the {self.n_systems} systems):",
+        ]
+        frame = self.to_frame(ci_prob=p)
+        wide = frame.pivot(index="system", columns="quantity", values=["mean", "sd"])
+        mean_rows = frame[frame["quantity"] == "mean"].set_index("system")
+        shown = [s for s, r in zip(mean_rows.index, mean_rows["role"], strict=True)]
+        width = max(len(s) for s in shown) if shown else 6
+        lines.append(
+            f"  {'system':<{width}}  {'role':<10} {'mean':>8} {'sd':>7} {'lower':>8} "
+            f"{'upper':>8} {'effect':>8}"
+        )
+        for s in shown:
+            row = mean_rows.loc[s]
+            if row["role"] == "artifact":
+                continue
+            lines.append(
+                f"  {s:<{width}}  {row['role']:<10} {row['mean']:8.4f} {row['sd']:7.4f} "
+                f"{row['eti_lower']:8.4f} {row['eti_upper']:8.4f} "
+                f"{wide.loc[s, ('mean', 'effect')]:8.4f}"
+            )
+        if n_art:
+            lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"HierarchicalFit(likelihood={self.likelihood!r}, method={self.method!r}, "
+            f"topics={self.n_topics}, systems={self.n_systems}, draws={self.n_draws}, "
+            f"diagnostics={'PASS' if self.diagnostics.passed else 'FAIL'})"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html(index=False)
+
+    # ------------------------------------------------------------ io and plots
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the fit to netCDF and return the path.
+
+        The default path is ``models/<collection>_<measure>_<likelihood>_<method>_<hash>.nc``;
+        provenance, priors and roles travel in the attributes (see
+        :func:`bayes_ir.hierarchical.io.save_fit`).
+        """
+        from bayes_ir.hierarchical.io import save_fit
+
+        return save_fit(self, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> HierarchicalFit:
+        """Read a fit written by :meth:`save` (the table is rebuilt from the observed data)."""
+        from bayes_ir.hierarchical.io import load_fit
+
+        return load_fit(path)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """System means on top, topic effects below (Benham et al. 2020, Figure 4).
+
+        See :func:`bayes_ir.plots.hierarchical.plot_system_topic_intervals`.
+        """
+        from bayes_ir.plots.hierarchical import plot_system_topic_intervals
+
+        return plot_system_topic_intervals(self, **kwargs)
+
+    def plot_trace(self, **kwargs: Any) -> Any:
+        """Trace plot of the hyperparameters (arviz-plots), see :mod:`bayes_ir.plots`."""
+        from bayes_ir.plots.diagnostics import plot_trace
+
+        return plot_trace(self, **kwargs)
+
+    def plot_rank(self, **kwargs: Any) -> Any:
+        """Rank plot of the hyperparameters (arviz-plots), see :mod:`bayes_ir.plots`."""
+        from bayes_ir.plots.diagnostics import plot_rank
+
+        return plot_rank(self, **kwargs)
+
+
+# ---------------------------------------------------------------------- fitting
+def _resolve_method(method: str, likelihood: str, design: Design) -> str:
+    if method not in ("auto", "exact", "nuts"):
+        raise BayesIRError(f"method must be 'auto', 'exact' or 'nuts', got {method!r}")
+    exact_ok = likelihood == "gaussian" and design.complete
+    if method == "auto":
+        return "exact" if exact_ok else "nuts"
+    if method == "exact" and not exact_ok:
+        why = "cells are missing" if not design.complete else "the likelihood is skew-normal"
+        raise BayesIRError(
+            f"method='exact' needs a complete matrix and the Gaussian likelihood, but {why}: "
+            "use method='nuts' (or 'auto')"
+        )
+    return method
+
+
+def log_likelihood_draws(
+    post: xr.Dataset, design: Design, likelihood: str, *, chunk: int = 500
+) -> xr.DataArray:
+    """Pointwise log-likelihood of every observed cell, dims (chain, draw, topic, system).
+
+    Missing cells are NaN. Computed from the draws with scipy (Gaussian or
+    skew-normal with the brms mean/SD parameterisation).
+    """
+    from scipy import stats as st
+
+    b0 = post["b0"].transpose("chain", "draw").values[..., None, None]
+    a = post["topic_effect"].transpose("chain", "draw", "topic").values[..., :, None]
+    c = post["system_effect"].transpose("chain", "draw", "system").values[..., None, :]
+    sig = post["sigma"].transpose("chain", "draw").values[..., None, None]
+    y = design.matrix[None, None]
+    out = np.empty(b0.shape[:2] + design.matrix.shape)
+    for start in range(0, b0.shape[1], chunk):
+        sl = slice(start, start + chunk)
+        mu = b0[:, sl] + a[:, sl] + c[:, sl]
+        if likelihood == "gaussian":
+            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=sig[:, sl])
+        else:
+            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None, None]
+            xi, omega = skewnormal_location_scale(mu, sig[:, sl], alpha)
+            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
+    return xr.DataArray(
+        out,
+        dims=("chain", "draw", "topic", "system"),
+        coords={
+            "chain": post["chain"].values,
+            "draw": post["draw"].values,
+            "topic": list(design.topics),
+            "system": list(design.systems),
+        },
+        name="score",
+    )
+
+
+def assemble_datatree(
+    post: dict[str, np.ndarray] | xr.Dataset,
+    design: Design,
+    *,
+    sample_stats: xr.Dataset | None,
+    log_likelihood: xr.DataArray | None = None,
+) -> xr.DataTree:
+    """Posterior, sample statistics and observed data as one labelled DataTree."""
+    if isinstance(post, dict):
+        n_c, n_d = post["b0"].shape
+        dims = {"topic_effect": ("topic",), "system_effect": ("system",)}
+        post = xr.Dataset(
+            {
+                k: (("chain", "draw", *dims.get(k, ())), np.asarray(v, dtype=float))
+                for k, v in post.items()
+            },
+            coords={"chain": np.arange(n_c), "draw": np.arange(n_d)},
+        )
+    order = [v for v in (*_HYPER, "topic_effect", "system_effect") if v in post]
+    post = post[order].assign_coords(
+        topic=list(design.topics),
+        system=list(design.systems),
+    )
+    post = post.assign_coords(role=("system", list(design.roles)))
+    observed = xr.Dataset(
+        {"score": (("topic", "system"), design.matrix)},
+        coords={
+            "topic": list(design.topics),
+            "system": list(design.systems),
+            "role": ("system", list(design.roles)),
+        },
+    )
+    groups = {"posterior": post, "observed_data": observed}
+    if sample_stats is not None:
+        keep = ["diverging", "energy", "step_size", "depth", "n_steps", "lp", "accepted"]
+        ss = sample_stats[[v for v in keep if v in sample_stats]]
+        ss = ss.drop_vars([c for c in ss.coords if c not in ("chain", "draw")])
+        ss = ss.assign_coords(chain=post["chain"].values, draw=post["draw"].values)
+        groups["sample_stats"] = ss
+    if log_likelihood is not None:
+        groups["log_likelihood"] = log_likelihood.to_dataset()
+    return xr.DataTree.from_dict({f"/{k}": v for k, v in groups.items()})
+
+
+def fit(
+    table: ScoreTable,
+    *,
+    likelihood: str = "gaussian",
+    method: Method = "auto",
+    chains: int = defaults.CHAINS,
+    draws: int | None = None,
+    tune: int | None = None,
+    target_accept: float = defaults.TARGET_ACCEPT,
+    seed: int | None = None,
+    priors: Priors | None = None,
+    strict: bool = False,
+    thresholds: Thresholds | str | dict[str, Any] | None = None,
+    log_likelihood: bool = False,
+    sampler: Literal["nutpie", "pymc"] = "nutpie",
+) -> HierarchicalFit:
+    """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
+
+    Parameters
+    ----------
+    table
+        A :class:`~bayes_ir.table.ScoreTable` with roles (champion, challengers,
+        artifacts) and one collection and measure.
+    likelihood
+        ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation).
+    method
+        ``"exact"``: the collapsed sampler of :mod:`bayes_ir.hierarchical.exact`
+        (complete matrix, Gaussian); ``"nuts"``: NUTS on the full ZeroSumNormal model;
+        ``"auto"`` (default): exact when possible, else NUTS.
+    chains, draws, tune, target_accept
+        Sampler settings; ``draws``/``tune`` default to 10,000/500 per chain for the exact
+        sampler and :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for NUTS.
+    seed
+        Random seed (default :data:`bayes_ir.defaults.SEED`): the same seed gives the
+        same draws.
+    priors
+        :class:`~bayes_ir.hierarchical.Priors`; ``None`` autoscales every prior (see
+        :mod:`bayes_ir.hierarchical.priors`).
+    strict
+        Raise :class:`~bayes_ir.errors.ConvergenceError` instead of warning when the
+        diagnostics fail.
+    thresholds
+        Diagnostics pass marks: ``None``, ``"paper"`` (ESS >= 10,000), a dict or
+        :class:`~bayes_ir.hierarchical.Thresholds`.
+    log_likelihood
+        Add the pointwise log-likelihood group (for LOO); costs chains x draws x cells.
+    sampler
+        NUTS implementation: ``"nutpie"`` (default; compiled once per model structure)
+        or ``"pymc"``.
+
+    Returns
+    -------
+    HierarchicalFit
+
+    Notes
+    -----
+    :math:`y_{ts} = b_0 + a_t + c_s + e_{ts}` with zero-sum topic effects :math:`a`,
+    zero-sum system effects :math:`c` and Gaussian or skew-normal errors; see
+    :mod:`bayes_ir.hierarchical.model` and, for the exact sampler,
+    :mod:`bayes_ir.hierarchical.exact`.
+
+    References
+    ----------
+    Benham, R., Carterette, B., Culpepper, J. S., Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. *SIGIR 2020*, 339-348.
+    doi:10.1145/3397271.3401033
+    """
+    design = design_of(table)
+    likelihood = check_likelihood(likelihood)
+    method = _resolve_method(method, likelihood, design)
+    seed = defaults.SEED if seed is None else int(seed)
+    if int(chains) < 1:
+        raise BayesIRError(f"chains must be at least 1, got {chains}")
+    if not 0.0 < float(target_accept) < 1.0:
+        raise BayesIRError(f"target_accept must lie in (0, 1), got {target_accept}")
+    pri = autoscale_priors(design.score, priors)
+    if method == "exact":
+        draws = EXACT_DRAWS if draws is None else int(draws)
+        tune = EXACT_TUNE if tune is None else int(tune)
+        post, stats = sample_exact(
+            design.matrix,
+            pri,
+            chains=int(chains),
+            draws=draws,
+            tune=tune,
+            target_accept=float(target_accept),
+            seed=seed,
+        )
+    else:
+        draws = defaults.DRAWS if draws is None else int(draws)
+        tune = defaults.TUNE if tune is None else int(tune)
+        post, stats = sample_nuts(
+            design,
+            pri,
+            likelihood,
+            chains=int(chains),
+            draws=draws,
+            tune=tune,
+            target_accept=float(target_accept),
+            seed=seed,
+            sampler=sampler,
+        )
+    tree = assemble_datatree(post, design, sample_stats=stats)
+    if log_likelihood:
+        ll = log_likelihood_draws(tree["posterior"].to_dataset(), design, likelihood)
+        tree = assemble_datatree(
+            tree["posterior"].to_dataset(),
+            design,
+            sample_stats=tree["sample_stats"].to_dataset() if stats is not None else None,
+            log_likelihood=ll,
+        )
+    th = Thresholds.resolve(thresholds)
+    diag = diagnose(tree, thresholds=th)
+    provenance = {
+        "data_hash": design.data_hash(),
+        "source": design.source,
+        "collection": design.collection,
+        "measure": design.measure,
+        "champion": table.champion,
+        "challengers": list(table.challengers),
+        "artifacts": list(table.artifacts),
+        "likelihood": likelihood,
+        "method": method,
+        "sampler": "exact-collapsed+imh" if method == "exact" else sampler,
+        "seed": seed,
+        "chains": int(chains),
+        "draws": draws,
+        "tune": tune,
+        "target_accept": float(target_accept),
+        "thresholds": json.loads(json.dumps(th.__dict__)),
+        "versions": dict(_versions()),
+        "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    result = HierarchicalFit(
+        posterior=tree,
+        table=table,
+        likelihood=likelihood,
+        method=method,
+        priors=pri,
+        diagnostics=diag,
+        provenance=provenance,
+    )
+    diag.warn_or_raise(strict=strict, stacklevel=2)
+    return result

@@ -1,0 +1,309 @@
+"""Weakly informative priors of the hierarchical model, autoscaled to the data.
+
+The defaults follow the spirit of rstanarm's autoscaled priors (Gabry and Goodrich
+2020): every prior is stated in units of the observed scores, so the same model is
+equally (weakly) informative for AP in [0, 1] or for a measure on another scale.
+With ``ybar`` and ``s_y`` the mean and SD of all observed scores:
+
+=================  ==========================================  =====================
+parameter          prior                                       rstanarm counterpart
+=================  ==========================================  =====================
+``b0``             Normal(ybar, 2.5 s_y)                       ``prior_intercept``
+``sigma``          Exponential(rate = 1 / s_y)                 ``prior_aux``
+``sigma_topic``    Exponential(rate = 1 / s_y)                 ``decov(1, 1, 1, 1)``
+``sigma_system``   Exponential(rate = 1 / s_y)                 ``decov(1, 1, 1, 1)``
+``skewness``       Uniform(-0.99 g_max, 0.99 g_max)            (brms: Normal(0, 4)
+                   (skew-normal; g_max = 0.9953)               on ``alpha``)
+=================  ==========================================  =====================
+
+The skew-normal's shape is sampled as its skewness (Azzalini's centred
+parameterisation) with a uniform prior over almost all of its admissible range, and
+reported as ``alpha`` too. On rb04 this sampled 2.6x faster and with 1.4-4x the ESS of
+brms' ``alpha ~ Normal(0, 4)``: near ``alpha = 0`` the likelihood is flat in ``alpha``
+(the skewness grows like ``alpha^3``, a singular Fisher information) and NUTS crawls
+over that plateau; in the skewness it is smooth. The uniform skewness prior is neutral
+about the direction and size of the skew; it implies a prior on ``alpha`` that is
+thin at 0 and heavy-tailed, which matters little once 2,000 cells inform the shape.
+
+For a single varying intercept rstanarm's ``decov`` prior reduces to an Exponential(1)
+prior on the ratio of the group SD to the residual SD; here the group SDs get their
+own Exponential prior in units of ``s_y`` instead, which keeps the three scales a
+priori independent (needed by the exact collapsed sampler and harmless: with 50 or
+more topics and dozens of systems the likelihood dominates every scale). The
+topic and system effects are ``ZeroSumNormal`` (they sum to zero), see
+:mod:`bayes_ir.hierarchical.model`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+import pandas as pd
+
+from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
+
+__all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
+
+#: Multiplier of the score SD in the intercept prior (rstanarm's 2.5).
+INTERCEPT_SCALE: float = 2.5
+#: Bound of the uniform prior on the skew-normal's skewness, as a fraction of its maximum.
+SKEWNESS_FRACTION: float = 0.99
+
+
+@dataclass(frozen=True)
+class Priors:
+    """Hyperparameters of the priors; ``None`` fields are filled from the data.
+
+    Attributes
+    ----------
+    b0_mu, b0_sd
+        Mean and SD of the Normal prior on the intercept ``b0``.
+    sigma_rate
+        Rate of the Exponential prior on the residual SD ``sigma`` (mean ``1/rate``).
+    sigma_topic_rate, sigma_system_rate
+        Rates of the Exponential priors on the SDs of the topic and system effects.
+    skewness_max
+        Bound of the Uniform(-skewness_max, skewness_max) prior on the skew-normal's
+        skewness (default 0.99 x 0.9953); must stay below 0.9953.
+
+    Notes
+    -----
+    ``Priors()`` means "all autoscaled" (see the module docstring); override a field
+    to fix it, e.g. ``Priors(sigma_system_rate=100.0)`` puts the prior mean of the
+    system SD at 0.01. :meth:`resolve` fills the remaining fields from the data.
+    """
+
+    b0_mu: float | None = None
+    b0_sd: float | None = None
+    sigma_rate: float | None = None
+    sigma_topic_rate: float | None = None
+    sigma_system_rate: float | None = None
+    skewness_max: float | None = None
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if not math.isfinite(float(value)):
+                raise BayesIRError(f"prior {f.name} must be finite, got {value}")
+            if f.name != "b0_mu" and float(value) <= 0:
+                raise BayesIRError(f"prior {f.name} must be positive, got {value}")
+        if self.skewness_max is not None and not self.skewness_max < SKEWNESS_MAX:
+            raise BayesIRError(
+                f"prior skewness_max must be below {SKEWNESS_MAX:.4f} (the largest skewness "
+                f"of a skew-normal), got {self.skewness_max}"
+            )
+
+    def resolve(self, scores: np.ndarray) -> Priors:
+        """Fill the ``None`` fields from the observed scores (rstanarm-like autoscaling).
+
+        Parameters
+        ----------
+        scores
+            The observed scores (NaN cells are ignored).
+
+        Returns
+        -------
+        Priors
+            With every field set.
+        """
+        y = np.asarray(scores, dtype=float)
+        y = y[np.isfinite(y)]
+        if y.size < 2:
+            raise BayesIRError("the priors need at least two observed scores to autoscale")
+        s_y = float(np.std(y, ddof=1))
+        if not s_y > 0:
+            raise BayesIRError(
+                "all scores are identical: the hierarchical model has nothing to explain"
+            )
+        auto = {
+            "b0_mu": float(np.mean(y)),
+            "b0_sd": INTERCEPT_SCALE * s_y,
+            "sigma_rate": 1.0 / s_y,
+            "sigma_topic_rate": 1.0 / s_y,
+            "sigma_system_rate": 1.0 / s_y,
+            "skewness_max": SKEWNESS_FRACTION * SKEWNESS_MAX,
+        }
+        return replace(self, **{k: v for k, v in auto.items() if getattr(self, k) is None})
+
+    @property
+    def is_resolved(self) -> bool:
+        """True when every field has a value."""
+        return all(v is not None for v in asdict(self).values())
+
+    def to_dict(self) -> dict[str, float | None]:
+        """Return the fields as a plain dict (for provenance and netCDF attributes)."""
+        return asdict(self)
+
+    def describe(self) -> str:
+        """One line per prior, in the notation of the module docstring."""
+        p = self
+        return "\n".join(
+            [
+                f"b0 ~ Normal({p.b0_mu:.4g}, {p.b0_sd:.4g})",
+                f"sigma ~ Exponential(rate={p.sigma_rate:.4g})",
+                f"sigma_topic ~ Exponential(rate={p.sigma_topic_rate:.4g})",
+                f"sigma_system ~ Exponential(rate={p.sigma_system_rate:.4g})",
+                f"skewness ~ Uniform(-{p.skewness_max:.4g}, {p.skewness_max:.4g})  "
+                "[skew-normal only; alpha derived]",
+            ]
+        )
+
+
+def autoscale_priors(scores: np.ndarray, priors: Priors | None = None) -> Priors:
+    """Return ``priors`` (default: all autoscaled) with every field resolved from ``scores``.
+
+    See :class:`Priors` and the module docstring for the rules.
+    """
+    if priors is None:
+        priors = Priors()
+    if not isinstance(priors, Priors):
+        raise BayesIRError(f"priors must be a bayes_ir.hierarchical.Priors, got {type(priors)}")
+    return priors.resolve(scores)
+
+
+@dataclass(frozen=True, eq=False)
+class PriorPredictive:
+    """Scores simulated from the priors alone, set against the observed scores.
+
+    Attributes
+    ----------
+    simulated
+        Array (draw, topic, system) of prior predictive scores.
+    observed
+        The observed topic x system matrix (NaN for missing cells).
+    priors
+        The resolved priors used.
+    score_range
+        The measure's range, e.g. (0, 1) for AP; (-inf, inf) when unknown.
+    """
+
+    simulated: np.ndarray
+    observed: np.ndarray
+    priors: Priors
+    score_range: tuple[float, float]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per statistic (``mean, sd, min, max`` of the scores).
+
+        Columns ``statistic, observed, prior_q05, prior_q50, prior_q95,
+        quantile_of_observed``.
+        """
+        obs = self.observed[np.isfinite(self.observed)]
+        sim = self.simulated.reshape(self.simulated.shape[0], -1)
+        rows = []
+        for name, f in (("mean", np.mean), ("sd", np.std), ("min", np.min), ("max", np.max)):
+            s = f(sim, axis=1)
+            o = float(f(obs))
+            q = np.quantile(s, [0.05, 0.5, 0.95])
+            rows.append((name, o, *q, float(np.mean(s <= o))))
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "statistic",
+                "observed",
+                "prior_q05",
+                "prior_q50",
+                "prior_q95",
+                "quantile_of_observed",
+            ],
+        )
+
+    @property
+    def share_in_range(self) -> float:
+        """Share of simulated scores inside the measure's range."""
+        lo, hi = self.score_range
+        return float(np.mean((self.simulated >= lo) & (self.simulated <= hi)))
+
+    def summary(self) -> str:
+        """Return the prior predictive check as text."""
+        lines = [
+            f"Prior predictive check ({self.simulated.shape[0]} draws)",
+            self.priors.describe(),
+            f"share of simulated scores inside {self.score_range}: {self.share_in_range:.1%}",
+            self.to_frame().to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+        ]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def prior_predictive(
+    table,
+    *,
+    likelihood: str = "gaussian",
+    priors: Priors | None = None,
+    draws: int = 500,
+    seed: int | None = None,
+) -> PriorPredictive:
+    r"""Simulate scores from the priors of the hierarchical model (no data used but scales).
+
+    Parameters
+    ----------
+    table
+        The ScoreTable (with roles, one collection and measure) the model will be fitted to.
+    likelihood
+        ``"gaussian"`` or ``"skew_normal"``.
+    priors
+        Priors to check (``None``: the autoscaled defaults).
+    draws
+        Number of simulated datasets.
+    seed
+        Random seed (default :data:`bayes_ir.defaults.SEED`).
+
+    Returns
+    -------
+    PriorPredictive
+        ``summary()`` shows where the observed mean, SD, min and max fall among the
+        simulated ones; weakly informative priors put them well inside the prior range.
+
+    Notes
+    -----
+    Draws :math:`b_0, \sigma, \tau, \chi` (and :math:`\alpha`) from the priors, the
+    zero-sum effects as projected normals, and
+    :math:`y_{ts} = b_0 + a_t + c_s + e_{ts}` (Gabry et al. 2019, section 3).
+
+    References
+    ----------
+    Gabry, J., Simpson, D., Vehtari, A., Betancourt, M., Gelman, A. (2019).
+    Visualization in Bayesian workflow. *JRSS A* 182(2), 389-402.
+    """
+    from bayes_ir import defaults
+    from bayes_ir.hierarchical.model import check_likelihood, design_of
+    from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
+    from bayes_ir.measures import measure_range
+
+    design = design_of(table)
+    likelihood = check_likelihood(likelihood)
+    p = autoscale_priors(design.score, priors)
+    rng = np.random.default_rng(defaults.SEED if seed is None else int(seed))
+    n_t, n_s = design.shape
+    b0 = rng.normal(p.b0_mu, p.b0_sd, size=draws)
+    sig = rng.exponential(1 / p.sigma_rate, size=draws)
+    tau = rng.exponential(1 / p.sigma_topic_rate, size=draws)
+    chi = rng.exponential(1 / p.sigma_system_rate, size=draws)
+    a = rng.standard_normal((draws, n_t))
+    a = (a - a.mean(axis=1, keepdims=True)) * tau[:, None]
+    c = rng.standard_normal((draws, n_s))
+    c = (c - c.mean(axis=1, keepdims=True)) * chi[:, None]
+    mu = b0[:, None, None] + a[:, :, None] + c[:, None, :]
+    if likelihood == "gaussian":
+        y = mu + sig[:, None, None] * rng.standard_normal(mu.shape)
+    else:
+        from scipy import stats as st
+
+        skew = rng.uniform(-p.skewness_max, p.skewness_max, size=draws)
+        alpha = skewness_to_alpha(skew)[:, None, None]
+        xi, omega = skewnormal_location_scale(mu, sig[:, None, None], alpha)
+        y = st.skewnorm.rvs(alpha, loc=xi, scale=omega, random_state=rng)
+    return PriorPredictive(
+        simulated=y,
+        observed=design.matrix,
+        priors=p,
+        score_range=measure_range(design.measure),
+    )

@@ -1,0 +1,107 @@
+"""``bayes-ir fit``: prints the verdict and the decision table, writes figures, table and fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from bayes_ir.cli import app, main
+from bayes_ir.hierarchical.contrasts import COMPARISON_COLUMNS, compare
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "data" / "example_scores.csv"
+
+pytestmark = pytest.mark.skipif(not EXAMPLE.exists(), reason="data/example_scores.csv missing")
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fit")
+    args = [
+        "fit", str(EXAMPLE), "--champion", "bm25", "--challengers", "chal_*",
+        "--draws", "1500", "--chains", "2", "--seed", "3", "--min-gain", "0.01",
+        "--figures", str(out / "figures"), "--save", str(out / "fit.nc"),
+        "--output", str(out / "decision.csv"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    return result, out
+
+
+def test_prints_verdict_and_table(run):
+    result, _ = run
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "Diagnostics: PASS" in text
+    for name in ("chal_dense", "chal_fusion", "chal_rerank", "chal_risky"):
+        assert name in text
+    assert "P(>0)" in text and "P(>0.01)" in text and "worthwhile" in text
+
+
+def test_table_equals_compare_on_the_saved_fit(run):
+    """The CSV holds what compare() reports on the fit that was saved (reloaded from netCDF)."""
+    from bayes_ir.hierarchical import HierarchicalFit
+
+    _, out = run
+    table = pd.read_csv(out / "decision.csv")
+    assert list(table.columns) == list(COMPARISON_COLUMNS)
+    loaded = HierarchicalFit.load(out / "fit.nc")
+    ref = compare(loaded, min_gain=0.01).to_frame()
+    assert list(table["challenger"]) == list(ref["challenger"])
+    for col in ("mean", "ci_lower", "ci_upper", "p_better", "p_gain"):
+        assert np.allclose(table[col], ref[col], atol=1e-12), col
+    assert list(table["verdict"]) == list(ref["verdict"])
+
+
+def test_figures_written(run):
+    _, out = run
+    names = sorted(p.name for p in (out / "figures").glob("*.png"))
+    assert names == sorted(
+        ["contrasts.png", "predictive.png", "rank_probabilities.png", "system_topic_intervals.png"]
+    )
+    assert all(p.stat().st_size > 5_000 for p in (out / "figures").glob("*.png"))
+
+
+def test_failed_diagnostics_are_loud():
+    args = [
+        "fit", str(EXAMPLE), "--champion", "bm25", "--challengers", "chal_fusion",
+        "--top-m", "3", "--draws", "25", "--tune", "25", "--chains", "2",
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0
+    assert "FAILED" in result.output and "UNRELIABLE" in result.output
+
+
+def test_bad_input_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["fit", str(EXAMPLE), "--champion", "nope", "--challengers", "chal_*"])
+    assert exc.value.code == 2
+    assert "nope" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["fit", str(EXAMPLE), "--champion", "bm25"])
+    assert exc.value.code == 2
+    assert "challenger" in capsys.readouterr().err
+
+
+def test_sweep_option(tmp_path):
+    args = [
+        "fit", str(EXAMPLE), "--champion", "bm25", "--challengers", "chal_fusion",
+        "--top-m", "4", "--draws", "1000", "--chains", "2", "--seed", "1",
+        "--sweep", "0,4", "--figures", str(tmp_path),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Artifact sweep" in result.output
+    assert (tmp_path / "artifact_sweep.png").stat().st_size > 5_000
+
+
+def test_bad_sweep_values_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(
+            ["fit", str(EXAMPLE), "--champion", "bm25", "--challengers", "chal_*", "--sweep", "a,b"]
+        )
+    assert exc.value.code == 2
+    assert "--sweep" in capsys.readouterr().err

@@ -1,0 +1,230 @@
+"""Contrasts, pairwise and rank probabilities: exact functionals of known posterior draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from synthetic_posterior import ROLES, SYSTEMS, FakeDiagnostics, make_posterior, synthetic_fit
+
+from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
+from bayes_ir.hierarchical.contrasts import (
+    COMPARISON_COLUMNS,
+    MANY_VS_ONE_COLUMNS,
+    compare,
+    many_vs_one,
+    pairwise_probabilities,
+    rank_probabilities,
+    system_mean_draws,
+)
+
+
+def _flat(synth, name):
+    return synth.raw["system"][..., SYSTEMS.index(name)].reshape(-1)
+
+
+def test_compare_matches_numpy(synth):
+    res = compare(synth, ci_prob=0.9, min_gain=0.01)
+    frame = res.to_frame()
+    assert list(frame.columns) == list(COMPARISON_COLUMNS)
+    assert list(frame["challenger"]) == ["chal_a", "chal_b", "chal_c"]
+    champ = _flat(synth, "bm25")
+    for row in frame.itertuples():
+        d = _flat(synth, row.challenger) - champ
+        assert row.mean == pytest.approx(d.mean(), abs=1e-12)
+        assert row.median == pytest.approx(np.median(d), abs=1e-12)
+        assert row.sd == pytest.approx(d.std(ddof=1), abs=1e-12)
+        assert row.ci_lower == pytest.approx(np.quantile(d, 0.05), abs=1e-12)
+        assert row.ci_upper == pytest.approx(np.quantile(d, 0.95), abs=1e-12)
+        assert row.p_better == pytest.approx((d > 0).mean(), abs=1e-12)
+        assert row.p_gain == pytest.approx((d > 0.01).mean(), abs=1e-12)
+    assert res.diagnostics_passed
+    # the system means route (b0 + system) gives the same contrasts
+    means = system_mean_draws(synth)
+    d = (means.sel(system="chal_a") - means.sel(system="bm25")).values.reshape(-1)
+    assert frame.loc[0, "mean"] == pytest.approx(d.mean(), abs=1e-12)
+
+
+def test_compare_verdicts(synth):
+    frame = compare(synth).to_frame().set_index("challenger")
+    for _, row in frame.iterrows():
+        if row.ci_lower > 0:
+            assert row.verdict == "better"
+        elif row.ci_upper < 0:
+            assert row.verdict == "worse"
+        else:
+            assert row.verdict == "uncertain"
+    assert frame.loc["chal_a", "verdict"] == "better"
+    assert frame.loc["chal_c", "verdict"] == "worse"
+    gain = compare(synth, min_gain=0.08).to_frame().set_index("challenger")
+    assert gain.loc["chal_b", "verdict"] == "no worthwhile gain"
+    assert gain.loc["chal_a", "verdict"] == "better; gain uncertain"
+    assert compare(synth, min_gain=0.01).to_frame()["verdict"][0] == "worthwhile gain"
+
+
+def test_compare_hdi_and_conf_int(synth):
+    res = compare(synth, hdi=True, ci_prob=0.8)
+    frame = res.to_frame()
+    assert list(frame.columns[7:9]) == ["hdi_lower", "hdi_upper"]
+    # draws are normal: the HDI of a symmetric unimodal distribution ~ the central interval
+    assert np.allclose(frame["hdi_lower"], frame["ci_lower"], atol=4e-3)
+    d = _flat(synth, "chal_b") - _flat(synth, "bm25")
+    # HDI: the shortest interval holding 80% of the sorted draws (independent computation)
+    s = np.sort(d)
+    k = int(np.floor(0.8 * len(s)))
+    widths = s[k:] - s[: len(s) - k]
+    j = int(np.argmin(widths))
+    assert frame.loc[1, "hdi_upper"] - frame.loc[1, "hdi_lower"] == pytest.approx(
+        widths[j], rel=0.02
+    )
+    ci = res.conf_int(ci_prob=0.5, hdi=False)
+    assert list(ci.columns) == ["challenger", "estimate", "ci_lower", "ci_upper"]
+    assert ci.loc[1, "ci_lower"] == pytest.approx(np.quantile(d, 0.25), abs=1e-12)
+
+
+def test_compare_overrides_and_errors(synth):
+    res = compare(synth, champion="run1", challengers=["chal_a", "run2"])
+    assert res.champion == "run1" and res.challengers == ("chal_a", "run2")
+    with pytest.raises(UnknownSystemError, match="nope"):
+        compare(synth, champion="nope")
+    with pytest.raises(UnknownSystemError, match="chal_z"):
+        compare(synth, challengers=["chal_z"])
+    with pytest.raises(InsufficientDataError):
+        compare(synth, challengers=["bm25"])
+    with pytest.raises(ValueError):
+        compare(synth, ci_prob=1.5)
+
+
+def test_many_vs_one_matches_numpy(synth):
+    res = many_vs_one(synth, challenger="chal_a", champions=["bm25", "run1", "run3"])
+    frame = res.to_frame()
+    assert list(frame.columns) == list(MANY_VS_ONE_COLUMNS)
+    a = _flat(synth, "chal_a")
+    diffs = np.stack([a - _flat(synth, c) for c in ["bm25", "run1", "run3"]])
+    assert np.allclose(frame["mean"], diffs.mean(axis=1), atol=1e-12)
+    assert np.allclose(frame["p_better"], (diffs > 0).mean(axis=1), atol=1e-12)
+    assert res.p_better_than_all == pytest.approx((diffs > 0).all(axis=0).mean(), abs=1e-12)
+    group = np.stack([_flat(synth, s) for s in ["chal_a", "bm25", "run1", "run3"]])
+    best = np.bincount(group.argmax(axis=0), minlength=4) / group.shape[1]
+    assert np.allclose(res.p_best.to_numpy(), best, atol=1e-12)
+    assert res.p_best.sum() == pytest.approx(1.0)
+    assert "better than all 3" in res.summary()
+    with pytest.raises(UnknownSystemError):
+        many_vs_one(synth, challenger="x", champions=["bm25"])
+    with pytest.raises(InsufficientDataError):
+        many_vs_one(synth, challenger="chal_a", champions=["chal_a"])
+
+
+def test_pairwise_probabilities(synth):
+    res = pairwise_probabilities(synth)
+    mat = res.matrix
+    assert list(mat.index) == ["bm25", "chal_a", "chal_b", "chal_c"]  # artifacts left out
+    off = ~np.eye(len(mat), dtype=bool)
+    assert np.allclose((mat + mat.T).to_numpy()[off], 1.0)
+    assert np.isnan(np.diag(mat.to_numpy())).all()
+    expected = (_flat(synth, "chal_a") > _flat(synth, "chal_c")).mean()
+    assert mat.loc["chal_a", "chal_c"] == pytest.approx(expected, abs=1e-12)
+    tidy = res.to_frame()
+    assert list(tidy.columns) == ["system", "other", "p_greater"]
+    assert len(tidy) == 4 * 3
+    everyone = pairwise_probabilities(synth, systems=SYSTEMS)
+    assert everyone.matrix.shape == (7, 7)
+
+
+def test_rank_probabilities(synth):
+    res = rank_probabilities(synth, systems=SYSTEMS)
+    mat = res.matrix.to_numpy()
+    assert np.allclose(mat.sum(axis=0), 1.0) and np.allclose(mat.sum(axis=1), 1.0)
+    draws = np.stack([_flat(synth, s) for s in SYSTEMS])  # (system, sample)
+    ranks = stats.rankdata(-draws, axis=0).astype(int)  # scipy: independent ranking
+    for j in range(len(SYSTEMS)):
+        expected = np.bincount(ranks[j] - 1, minlength=len(SYSTEMS)) / draws.shape[1]
+        assert np.allclose(mat[j], expected, atol=1e-12)
+    assert res.p_best.sum() == pytest.approx(1.0)
+    assert res.expected_rank.loc["chal_a"] == pytest.approx(ranks[1].mean())
+    assert list(res.to_frame().columns) == ["system", "rank", "probability"]
+    many = many_vs_one(synth, challenger="chal_a", champions=[s for s in SYSTEMS if s != "chal_a"])
+    assert np.allclose(many.p_best.reindex(SYSTEMS).to_numpy(), mat[:, 0], atol=1e-12)
+
+
+def test_failed_fit_diagnostics_are_loud():
+    bad = synthetic_fit(n_draw=300, diagnostics=FakeDiagnostics(False, ("R-hat 1.2 on b0",)))
+    res = compare(bad)
+    assert not res.diagnostics_passed
+    text = res.summary()
+    assert "DIAGNOSTICS FAILED" in text and "R-hat 1.2 on b0" in text
+    assert all(v.startswith("UNRELIABLE") for v in res.to_frame()["verdict"])
+    assert "DIAGNOSTICS FAILED" in pairwise_probabilities(bad).summary()
+    assert "DIAGNOSTICS FAILED" in rank_probabilities(bad).summary()
+    good = synthetic_fit(n_draw=300, diagnostics=FakeDiagnostics(True))
+    assert compare(good).diagnostics_passed
+
+
+def test_contrast_level_gate_catches_stuck_chains(synth):
+    """A contrast whose chains disagree fails even when the fit says it passed."""
+    raw = {k: v.copy() for k, v in synth.raw.items()}
+    raw["system"][0, :, 1] += 0.2  # chain 0 of chal_a stuck elsewhere
+    topics = [str(t) for t in synth.posterior["posterior"]["topic"].values]
+    tree = make_posterior(raw, SYSTEMS, topics, ROLES)
+    fit = type(synth)(tree, synth.table, diagnostics=FakeDiagnostics(True), raw=raw)
+    res = compare(fit)
+    assert not res.diagnostics_passed
+    assert any("chal_a" in m for m in res.gate.messages)
+    assert res.to_frame().set_index("challenger").loc["chal_a", "rhat"] > 1.01
+    assert "DIAGNOSTICS FAILED" in str(res)
+
+
+def test_summary_is_text(synth):
+    text = compare(synth, min_gain=0.01).summary()
+    assert "Diagnostics: PASS" in text and "chal_a" in text and "p_gain" in text
+    assert isinstance(compare(synth)._repr_html_(), str)
+    assert isinstance(pd.DataFrame(compare(synth).to_frame()), pd.DataFrame)
+
+
+def test_compare_on_bare_datatree(synth):
+    res = compare(synth.posterior, champion="bm25")
+    assert res.challengers == ("chal_a", "chal_b", "chal_c")
+    no_roles = make_posterior(synth.raw, SYSTEMS, [str(i) for i in range(20)], [""] * 7)
+    with pytest.raises(RoleError, match="champion"):
+        compare(no_roles)
+    assert compare(no_roles, champion="bm25", challengers=["run1"]).challengers == ("run1",)
+
+
+# ---------------------------------------------------------------------- real fits
+def test_compare_on_rb04_matches_rstanarm(rb04_fit):
+    from results.decisions import RB04_CHAL4_MINUS_CHAMPION, RB04_TOLERANCE
+
+    res = compare(rb04_fit)
+    assert res.champion == "Champion"
+    assert res.challengers == ("Chal. 1", "Chal. 2", "Chal. 3", "Chal. 4")
+    assert res.diagnostics_passed
+    row = res.to_frame().set_index("challenger").loc["Chal. 4"]
+    for key, ref in RB04_CHAL4_MINUS_CHAMPION.items():
+        assert row[key] == pytest.approx(ref, abs=RB04_TOLERANCE[key]), key
+    assert row["verdict"] == "better"
+    # the same draws through the engine's own contrast: identical numbers
+    engine = rb04_fit.contrast_draws().sel(challenger="Chal. 4").values.reshape(-1)
+    assert row["mean"] == pytest.approx(engine.mean(), abs=1e-12)
+
+
+def test_rb04_pairs_and_ranks_are_coherent(rb04_fit):
+    pairs = pairwise_probabilities(rb04_fit)
+    ranks = rank_probabilities(rb04_fit)
+    comp = compare(rb04_fit).to_frame().set_index("challenger")
+    for chal in comp.index:
+        assert pairs.matrix.loc[chal, "Champion"] == pytest.approx(comp.loc[chal, "p_better"])
+    assert ranks.p_best.idxmax() == "Chal. 4"
+    many = many_vs_one(
+        rb04_fit, challenger="Chal. 4", champions=["Champion", "Chal. 1", "Chal. 2", "Chal. 3"]
+    )
+    assert many.p_best.to_dict() == pytest.approx(ranks.p_best.to_dict())
+    assert many.p_better_than_all <= many.to_frame()["p_better"].min()
+
+
+def test_compare_on_example_fit(example_fit):
+    """The example data's contract: chal_fusion clearly better, chal_dense about equal."""
+    frame = compare(example_fit, min_gain=0.01).to_frame().set_index("challenger")
+    assert frame.loc["chal_fusion", "verdict"] == "worthwhile gain"
+    assert frame.loc["chal_dense", "ci_lower"] < 0 < frame.loc["chal_dense", "ci_upper"]
+    assert "Diagnostics: PASS" in compare(example_fit).summary()

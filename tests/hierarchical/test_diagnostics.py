@@ -1,0 +1,105 @@
+"""The diagnostics gate: thresholds, warnings, strict mode, contrast draws."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from bayes_ir.errors import BayesIRError, ConvergenceError, ConvergenceWarning
+from bayes_ir.hierarchical import Thresholds, contrast_draws, diagnose
+
+SYSTEMS = ["champ", "chal_a", "chal_b", "run1"]
+ROLES = ["champion", "challenger", "challenger", "artifact"]
+
+
+def _tree(*, shift: float = 0.0, n_draw: int = 1000, seed: int = 0, diverging: int = 0):
+    rng = np.random.default_rng(seed)
+    n_chain = 4
+    effect = rng.normal(0, 0.02, (n_chain, n_draw, 4))
+    effect[0, :, 1] += shift  # chain 0 of chal_a stuck elsewhere
+    post = xr.Dataset(
+        {
+            "b0": (("chain", "draw"), rng.normal(0.3, 0.01, (n_chain, n_draw))),
+            "sigma": (("chain", "draw"), rng.gamma(100, 0.001, (n_chain, n_draw))),
+            "sigma_topic": (("chain", "draw"), rng.gamma(50, 0.004, (n_chain, n_draw))),
+            "sigma_system": (("chain", "draw"), rng.gamma(20, 0.001, (n_chain, n_draw))),
+            "system_effect": (("chain", "draw", "system"), effect),
+        },
+        coords={"chain": np.arange(n_chain), "draw": np.arange(n_draw), "system": SYSTEMS},
+    ).assign_coords(role=("system", ROLES))
+    div = np.zeros((n_chain, n_draw), dtype=bool)
+    div.flat[:diverging] = True
+    stats = xr.Dataset(
+        {
+            "diverging": (("chain", "draw"), div),
+            "energy": (("chain", "draw"), rng.normal(0, 1, (n_chain, n_draw))),
+        }
+    )
+    return xr.DataTree.from_dict({"/posterior": post, "/sample_stats": stats})
+
+
+def test_good_posterior_passes_and_matches_arviz():
+    import arviz_stats as azs
+
+    tree = _tree()
+    d = diagnose(tree)
+    assert d.passed and d.divergences == 0 and d.chains == 4 and d.draws == 1000
+    table = d.table.set_index("parameter")
+    # 4 hyper + 4 systems + 2 contrasts
+    assert len(table) == 10
+    assert list(table["kind"]).count("contrast") == 2
+    assert "chal_a - champ" in table.index
+    post = tree["posterior"].to_dataset()
+    assert table.loc["sigma", "ess_bulk"] == pytest.approx(
+        float(azs.ess(post["sigma"].values, method="bulk"))
+    )
+    assert table.loc["b0", "rhat"] == pytest.approx(float(azs.rhat(post["b0"].values)))
+    assert "PASS" in d.summary() and "FAIL" not in d.summary()
+
+
+def test_contrast_draws_are_differences():
+    post = _tree()["posterior"].to_dataset()
+    con = contrast_draws(post)
+    assert con.dims == ("chain", "draw", "challenger")
+    want = post["system_effect"].sel(system="chal_b") - post["system_effect"].sel(system="champ")
+    np.testing.assert_allclose(con.sel(challenger="chal_b").values, want.values)
+
+
+def test_stuck_chain_fails_with_named_parameter_and_advice():
+    d = diagnose(_tree(shift=0.1))
+    assert not d.passed and not d.rhat_ok
+    failures = " ".join(d.failures())
+    assert "system_effect[chal_a]" in failures and "chal_a - champ" in failures
+    assert "draws" in failures
+    with pytest.warns(ConvergenceWarning, match="chal_a"):
+        d.warn_or_raise()
+    with pytest.raises(ConvergenceError, match="R-hat"):
+        d.warn_or_raise(strict=True)
+
+
+def test_divergences_and_paper_threshold():
+    d = diagnose(_tree(diverging=3))
+    assert d.divergences == 3 and not d.divergences_ok
+    assert any("target_accept" in f for f in d.failures())
+    paper = diagnose(_tree(), thresholds="paper")
+    assert paper.thresholds.ess_bulk_min == 10_000
+    assert not paper.ess_ok  # 4,000 draws cannot reach ESS 10,000
+    custom = diagnose(_tree(), thresholds={"ess_bulk_min": 100, "ess_tail_min": 100})
+    assert custom.passed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        custom.warn_or_raise()  # passing: silent
+
+
+def test_var_names_and_bad_input():
+    d = diagnose(_tree(), var_names=["sigma", "contrast"])
+    assert set(d.table["kind"]) == {"hyper", "contrast"}
+    with pytest.raises(BayesIRError, match="cannot diagnose"):
+        diagnose(_tree(), var_names=["nope"])
+    with pytest.raises(BayesIRError, match="thresholds"):
+        Thresholds.resolve("strictest")
+    with pytest.raises(BayesIRError):
+        diagnose(42)

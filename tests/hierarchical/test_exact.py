@@ -1,0 +1,203 @@
+"""The exact collapsed sampler: marginal density, conditional draws, agreement with NUTS."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bayes_ir.hierarchical import Priors, fit
+from bayes_ir.hierarchical.exact import (
+    balanced_statistics,
+    draw_effects,
+    log_marginal_posterior,
+)
+from bayes_ir.table import ScoreTable
+
+PRIORS = Priors(
+    b0_mu=0.3,
+    b0_sd=0.5,
+    sigma_rate=5.0,
+    sigma_topic_rate=4.0,
+    sigma_system_rate=6.0,
+    skewness_max=0.9,
+)
+
+
+def _simulated(n_t: int, n_s: int, seed: int, *, tau=0.15, chi=0.02, sigma=0.1) -> ScoreTable:
+    rng = np.random.default_rng(seed)
+    a = rng.normal(0, tau, n_t)
+    c = rng.normal(0, chi, n_s)
+    y = 0.3 + a[:, None] + c[None, :] + rng.normal(0, sigma, (n_t, n_s))
+    systems = ["champ", "chal_a", "chal_b", *[f"run{i:02d}" for i in range(n_s - 3)]]
+    table = ScoreTable.from_matrix(
+        y, systems=systems, topics=[f"t{i:03d}" for i in range(n_t)], measure="score"
+    )
+    return table.with_roles(champion="champ", challengers="chal_*")
+
+
+def _zero_sum_basis(n: int) -> np.ndarray:
+    """Orthonormal basis (n x n-1) of the sum-to-zero subspace (Helmert contrasts)."""
+    q, _ = np.linalg.qr(np.column_stack([np.ones(n), np.eye(n)[:, : n - 1]]))
+    return q[:, 1:]
+
+
+def test_log_marginal_matches_multivariate_normal_density():
+    """The closed form equals the N(m0 1, Cov) density of vec(y), up to a constant."""
+    rng = np.random.default_rng(0)
+    n_t, n_s = 6, 4
+    y = rng.normal(0.3, 0.2, (n_t, n_s))
+    st = balanced_statistics(y)
+    p_t = np.eye(n_t) - 1.0 / n_t
+    p_s = np.eye(n_s) - 1.0 / n_s
+    ones = np.ones((n_t * n_s, n_t * n_s))
+
+    def mvn(u):
+        s, t, c = np.exp(u)
+        cov = (
+            s**2 * np.eye(n_t * n_s)
+            + t**2 * np.kron(p_t, np.ones((n_s, n_s)))
+            + c**2 * np.kron(np.ones((n_t, n_t)), p_s)
+            + PRIORS.b0_sd**2 * ones
+        )
+        lik = stats.multivariate_normal(np.full(n_t * n_s, PRIORS.b0_mu), cov).logpdf(y.ravel())
+        rates = np.array([PRIORS.sigma_rate, PRIORS.sigma_topic_rate, PRIORS.sigma_system_rate])
+        return lik + np.sum(np.log(rates) - rates * np.exp(u) + u)
+
+    points = [rng.normal(np.log([0.1, 0.15, 0.05]), 0.5) for _ in range(6)]
+    ours = np.array([log_marginal_posterior(u, st, PRIORS)[0] for u in points])
+    ref = np.array([mvn(u) for u in points])
+    np.testing.assert_allclose(ours - ours[0], ref - ref[0], atol=1e-9)
+
+
+def test_log_marginal_gradient_matches_finite_differences():
+    y = np.random.default_rng(1).normal(0.3, 0.2, (20, 7))
+    st = balanced_statistics(y)
+    for u in (np.log([0.1, 0.15, 0.05]), np.array([-1.0, -3.0, -0.5])):
+        _, grad = log_marginal_posterior(u, st, PRIORS)
+        eps = 1e-6
+        num = [
+            (
+                log_marginal_posterior(u + eps * e, st, PRIORS)[0]
+                - log_marginal_posterior(u - eps * e, st, PRIORS)[0]
+            )
+            / (2 * eps)
+            for e in np.eye(3)
+        ]
+        np.testing.assert_allclose(grad, num, rtol=1e-6, atol=1e-6)
+
+
+def test_conditional_effects_match_gaussian_linear_algebra():
+    """Draws of (b0, a, c) given the scales have the mean and covariance of the exact
+    Gaussian posterior, computed by brute force in a basis of the zero-sum subspace."""
+    rng = np.random.default_rng(2)
+    n_t, n_s = 5, 4
+    y = rng.normal(0.3, 0.2, (n_t, n_s))
+    st = balanced_statistics(y)
+    sig, tau, chi = 0.12, 0.2, 0.07
+    b_t, b_s = _zero_sum_basis(n_t), _zero_sum_basis(n_s)
+    # design of vec(y) on theta = (b0, alpha in R^{T-1}, gamma in R^{S-1})
+    x = np.column_stack(
+        [
+            np.ones(n_t * n_s),
+            np.kron(b_t, np.ones((n_s, 1))),
+            np.kron(np.ones((n_t, 1)), b_s),
+        ]
+    )
+    prior_prec = np.diag(
+        [1 / PRIORS.b0_sd**2] + [1 / tau**2] * (n_t - 1) + [1 / chi**2] * (n_s - 1)
+    )
+    prior_mean = np.zeros(x.shape[1])
+    prior_mean[0] = PRIORS.b0_mu
+    prec = x.T @ x / sig**2 + prior_prec
+    cov = np.linalg.inv(prec)
+    mean = cov @ (x.T @ y.ravel() / sig**2 + prior_prec @ prior_mean)
+    lift = np.zeros((1 + n_t + n_s, x.shape[1]))
+    lift[0, 0] = 1
+    lift[1 : 1 + n_t, 1:n_t] = b_t
+    lift[1 + n_t :, n_t:] = b_s
+    want_mean, want_cov = lift @ mean, lift @ cov @ lift.T
+
+    n = 200_000
+    out = draw_effects(
+        np.full(n, sig), np.full(n, tau), np.full(n, chi), st, PRIORS, np.random.default_rng(3)
+    )
+    draws = np.column_stack([out["b0"], out["topic_effect"], out["system_effect"]])
+    np.testing.assert_allclose(out["topic_effect"].sum(axis=1), 0, atol=1e-12)
+    np.testing.assert_allclose(out["system_effect"].sum(axis=1), 0, atol=1e-12)
+    sd = np.sqrt(np.diag(want_cov))
+    np.testing.assert_allclose(draws.mean(axis=0), want_mean, atol=5 * (sd / np.sqrt(n)).max())
+    np.testing.assert_allclose(np.cov(draws.T), want_cov, atol=0.02 * sd.max() ** 2)
+
+
+# --------------------------------------------------------------------- exact vs NUTS
+def _compare(exact, nuts) -> None:
+    """Means (z-test on MCSE), SDs and 2.5/97.5% quantiles agree within Monte Carlo error."""
+    de, dn = exact.diagnostics.table.set_index("parameter"), nuts.diagnostics.table
+    dn = dn.set_index("parameter")
+    z = (de["mean"] - dn["mean"]) / np.sqrt(de["mcse_mean"] ** 2 + dn["mcse_mean"] ** 2)
+    assert np.abs(z).max() < 4.5, z.abs().sort_values().tail()
+    np.testing.assert_allclose(de["sd"], dn["sd"], rtol=0.08)
+    for part in ("system_effect_draws", "contrast_draws"):
+        a = getattr(exact, part)()
+        b = getattr(nuts, part)()
+        dim = [d for d in a.dims if d not in ("chain", "draw")][0]
+        qa = a.quantile([0.025, 0.975], dim=("chain", "draw")).transpose(dim, ...).values
+        qb = b.quantile([0.025, 0.975], dim=("chain", "draw")).transpose(dim, ...).values
+        sd = a.std(dim=("chain", "draw")).values[:, None]
+        assert np.abs(qa - qb).max() / sd.min() < 0.2
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_exact_agrees_with_nuts_on_rb04(shared_data):
+    from bayes_ir.readers import read_scores
+
+    table = read_scores(shared_data / "bayesian_risk" / "rb04_data.csv", measure="AP")
+    table = table.with_roles(champion="Champion", challengers="Chal.*")
+    exact = fit(table, method="exact", draws=3000, seed=1)
+    nuts = fit(table, method="nuts", draws=2000, tune=1000, seed=2)
+    assert exact.method == "exact" and nuts.method == "nuts"
+    _compare(exact, nuts)
+    # nutpie: the same seed gives the same numbers
+    a = fit(table, method="nuts", draws=200, tune=200, seed=5)
+    b = fit(table, method="nuts", draws=200, tune=200, seed=5)
+    assert a.posterior["posterior"].identical(b.posterior["posterior"])
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_exact_agrees_with_nuts_on_simulated_data():
+    # 50 x 45 like rb04, so the compiled NUTS model is reused (no second compilation)
+    table = _simulated(50, 45, seed=7)
+    from bayes_ir.hierarchical.sampling import compile_count
+
+    exact = fit(table, method="exact", draws=3000, seed=3, priors=PRIORS)
+    nuts = fit(table, method="nuts", draws=2000, tune=1000, seed=4, priors=PRIORS)
+    _compare(exact, nuts)
+    # another dataset of the same shape reuses the compiled model, with its own data
+    before = compile_count()
+    other = fit(_simulated(50, 45, seed=8, chi=0.05), method="nuts", draws=300, tune=300)
+    assert compile_count() == before
+    assert abs(float(other.draws["sigma_system"].mean()) - 0.05) < 0.02
+
+
+def test_independence_sampler_agrees_with_nuts_on_the_scales():
+    """IMH and nutpie draw the same marginal posterior of the three scales."""
+    from bayes_ir.hierarchical.exact import log_marginal_many, sample_exact
+
+    table = _simulated(30, 12, seed=21, chi=0.01)  # small sigma_system: a skewed marginal
+    y = table.matrix().values
+    a, _ = sample_exact(y, PRIORS, chains=4, draws=3000, tune=300, seed=1)
+    b, _ = sample_exact(y, PRIORS, chains=4, draws=3000, tune=300, seed=2, hyper_sampler="nuts")
+    for name in ("sigma", "sigma_topic", "sigma_system"):
+        # log scale, in posterior SDs: MC SE of a 5% or 95% quantile ~ 0.05 SD here
+        la, lb = np.log(a[name]), np.log(b[name])
+        qa = np.quantile(la, [0.05, 0.5, 0.95])
+        qb = np.quantile(lb, [0.05, 0.5, 0.95])
+        assert np.abs(qa - qb).max() < 0.2 * la.std(), name
+    # the vectorised density is the scalar one
+    st = balanced_statistics(y)
+    u = np.log(
+        np.column_stack([a["sigma"][0, :5], a["sigma_topic"][0, :5], a["sigma_system"][0, :5]])
+    )
+    want = [log_marginal_posterior(x, st, PRIORS)[0] for x in u]
+    np.testing.assert_allclose(log_marginal_many(u, st, PRIORS), want, rtol=1e-12)

@@ -1,0 +1,189 @@
+"""fit() and HierarchicalFit: structure, tables, summary, seeds, methods, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from bayes_ir.errors import BayesIRError, ScoreTableError
+from bayes_ir.hierarchical import HierarchicalFit, fit
+from bayes_ir.table import ScoreTable
+
+SMALL = {"chains": 2, "draws": 300, "tune": 300}
+
+
+@pytest.fixture(scope="module")
+def toy() -> ScoreTable:
+    rng = np.random.default_rng(1)
+    y = 0.4 + rng.normal(0, 0.15, (15, 1)) + np.array([0.0, 0.06, -0.02, 0.03, -0.04, 0.01])
+    y = np.clip(y + rng.normal(0, 0.05, (15, 6)), 0, 1)
+    table = ScoreTable.from_matrix(
+        y,
+        systems=["bm25", "chal_a", "chal_b", "run1", "run2", "run3"],
+        topics=[str(301 + i) for i in range(15)],
+        measure="AP",
+        collection="toy",
+    )
+    return table.with_roles(champion="bm25", challengers="chal_*")
+
+
+@pytest.fixture(scope="module")
+def toy_fit(toy) -> HierarchicalFit:
+    return fit(toy, draws=1000, seed=5, log_likelihood=True)
+
+
+def test_fit_structure(toy_fit, toy):
+    f = toy_fit
+    assert f.method == "exact" and f.likelihood == "gaussian"
+    assert set(f.posterior.children) == {
+        "posterior",
+        "sample_stats",
+        "observed_data",
+        "log_likelihood",
+    }
+    post = f.draws
+    assert set(post.data_vars) == {
+        "b0",
+        "sigma",
+        "sigma_topic",
+        "sigma_system",
+        "topic_effect",
+        "system_effect",
+    }
+    assert post["system_effect"].dims == ("chain", "draw", "system")
+    assert post["topic_effect"].dims == ("chain", "draw", "topic")
+    assert list(post["system"].values) == list(toy.systems)
+    assert list(post["role"].values) == ["champion", "challenger", "challenger"] + ["artifact"] * 3
+    np.testing.assert_allclose(post["system_effect"].sum("system"), 0, atol=1e-10)
+    np.testing.assert_allclose(post["topic_effect"].sum("topic"), 0, atol=1e-10)
+    obs = f.posterior["observed_data"]["score"]
+    np.testing.assert_array_equal(obs.values, toy.matrix().values)
+    prov = f.provenance
+    assert prov["champion"] == "bm25" and prov["challengers"] == ["chal_a", "chal_b"]
+    assert prov["measure"] == "AP" and prov["collection"] == "toy" and prov["seed"] == 5
+    assert len(prov["data_hash"]) == 64 and "pymc" in prov["versions"]
+
+
+def test_to_frame_intervals_match_numpy(toy_fit):
+    frame = toy_fit.to_frame(ci_prob=0.9)
+    assert list(frame.columns) == [
+        "system",
+        "role",
+        "quantity",
+        "mean",
+        "sd",
+        "eti_lower",
+        "eti_upper",
+        "hdi_lower",
+        "hdi_upper",
+        "ci_prob",
+    ]
+    post = toy_fit.draws
+    means = (post["b0"] + post["system_effect"]).sel(system="chal_a").values.ravel()
+    row = frame[(frame.system == "chal_a") & (frame.quantity == "mean")].iloc[0]
+    assert row["mean"] == pytest.approx(means.mean())
+    assert row["eti_lower"] == pytest.approx(np.quantile(means, 0.05))
+    assert row["eti_upper"] == pytest.approx(np.quantile(means, 0.95))
+    # HDI: the shortest interval holding 90% of the sorted draws
+    s = np.sort(means)
+    k = int(np.floor(0.9 * s.size))
+    widths = s[k:] - s[: s.size - k]
+    assert row["hdi_upper"] - row["hdi_lower"] == pytest.approx(widths.min(), rel=0.02)
+    ci = toy_fit.conf_int(ci_prob=0.9)
+    assert list(ci.columns) == ["system", "role", "estimate", "ci_lower", "ci_upper"]
+    topics = toy_fit.topic_effects()
+    assert len(topics) == 15 and topics["mean"].sum() == pytest.approx(0, abs=1e-10)
+
+
+def test_log_likelihood_is_pointwise_normal(toy_fit, toy):
+    post = toy_fit.draws.isel(chain=0, draw=7)
+    mu = float(post["b0"]) + post["topic_effect"].values[:, None]
+    mu = mu + post["system_effect"].values[None, :]
+    want = stats.norm.logpdf(toy.matrix().values, mu, float(post["sigma"]))
+    got = toy_fit.posterior["log_likelihood"]["score"].isel(chain=0, draw=7).values
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_summary_layout(toy_fit):
+    text = toy_fit.summary()
+    assert text.startswith("Bayesian hierarchical model (likelihood: gaussian; sampler: exact)")
+    assert "15 topics x 6 systems" in text
+    for key in ("R-hat", "ESS", "Divergences", "BFMI", "sigma_system", "chal_a", "bm25"):
+        assert key in text
+    assert text.count("PASS") + text.count("FAIL") == 4
+    assert str(toy_fit) == text
+    assert "HierarchicalFit(" in repr(toy_fit)
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_same_seed_same_numbers_exact(toy):
+    a = fit(toy, seed=11, **SMALL)
+    b = fit(toy, seed=11, **SMALL)
+    c = fit(toy, seed=12, **SMALL)
+    assert a.posterior["posterior"].identical(b.posterior["posterior"])
+    assert not np.allclose(a.draws["b0"].values, c.draws["b0"].values)
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_missing_cells_use_nuts_and_exact_refuses(toy):
+    data = toy.data[~((toy.data.system == "run2") & (toy.data.topic == "303"))]
+    gappy = ScoreTable.from_frame(data, missing="keep").with_roles(
+        champion="bm25", challengers="chal_*"
+    )
+    with pytest.raises(BayesIRError, match="cells are missing"):
+        fit(gappy, method="exact")
+    f = fit(gappy, sampler="pymc", seed=3, **SMALL)
+    assert f.method == "nuts"
+    assert np.isnan(f.posterior["observed_data"]["score"].values).sum() == 1
+    g = fit(gappy, sampler="pymc", seed=3, **SMALL)
+    assert f.posterior["posterior"].identical(g.posterior["posterior"])
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_skew_normal_fit_has_alpha(toy):
+    with pytest.raises(BayesIRError, match="skew-normal"):
+        fit(toy, likelihood="skew_normal", method="exact")
+    f = fit(toy, likelihood="skew_normal", sampler="pymc", seed=2, **SMALL)
+    assert f.method == "nuts" and f.likelihood == "skew_normal"
+    assert "alpha" in f.draws and "alpha" in f.hyperparameters()["parameter"].tolist()
+    assert "skew-normal shape" in f.summary()
+
+
+def test_strict_mode_raises_and_default_warns(toy):
+    from bayes_ir.errors import ConvergenceError, ConvergenceWarning
+
+    with pytest.raises(ConvergenceError, match="ESS below 10000"):
+        fit(toy, thresholds="paper", strict=True, **SMALL)
+    with pytest.warns(ConvergenceWarning, match="sigma"):
+        res = fit(toy, thresholds="paper", **SMALL)
+    assert not res.diagnostics.passed and "FAIL" in res.summary()
+
+
+def test_fit_rejects_bad_input(toy):
+    with pytest.raises(ScoreTableError, match="roles"):
+        fit(ScoreTable.from_frame(toy.data))
+    two = ScoreTable.from_frame(pd.concat([toy.data, toy.data.assign(collection="other")]))
+    with pytest.raises(ScoreTableError, match="several collections"):
+        fit(two.with_roles(champion="bm25", challengers="chal_*"))
+    with pytest.raises(BayesIRError, match="method"):
+        fit(toy, method="gibbs")
+    with pytest.raises(BayesIRError, match="target_accept"):
+        fit(toy, target_accept=1.5)
+    with pytest.raises(BayesIRError, match="sampler"):
+        fit(toy, method="nuts", sampler="stan")
+
+
+def test_trace_and_rank_plots(toy_fit):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for pc in (toy_fit.plot_trace(), toy_fit.plot_rank(var_names=["sigma", "b0"])):
+        assert pc is not None
+        plt.close("all")
+    fig = toy_fit.plot()
+    assert len(fig.axes) >= 2
+    plt.close(fig)

@@ -1,0 +1,61 @@
+"""save() / load(): netCDF with provenance, identical round trip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical import HierarchicalFit, fit
+from bayes_ir.table import ScoreTable
+
+
+@pytest.fixture(scope="module")
+def small_fit() -> HierarchicalFit:
+    rng = np.random.default_rng(3)
+    y = np.clip(0.4 + rng.normal(0, 0.1, (10, 1)) + rng.normal(0, 0.05, (10, 5)), 0, 1)
+    table = ScoreTable.from_matrix(
+        y,
+        systems=["Champion", "Chal. 1", "Chal. 2", "input.a", "input.b"],
+        topics=[f"t_{i}" for i in range(10)],
+        measure="AP",
+        collection="mini",
+    ).with_roles(champion="Champion", challengers="Chal.*")
+    return fit(table, chains=2, draws=1000, seed=9)
+
+
+def test_round_trip_is_identical(small_fit, tmp_path):
+    path = small_fit.save(tmp_path / "fit.nc")
+    back = HierarchicalFit.load(path)
+    assert back.posterior.identical(small_fit.posterior)
+    assert back.table.data.equals(small_fit.table.data)
+    assert back.table.roles == small_fit.table.roles
+    assert back.provenance == small_fit.provenance
+    assert back.priors == small_fit.priors
+    assert (back.likelihood, back.method) == (small_fit.likelihood, small_fit.method)
+    assert back.diagnostics.table.equals(small_fit.diagnostics.table)
+    assert back.summary() == small_fit.summary()
+    assert back.to_frame().equals(small_fit.to_frame())
+
+
+def test_default_path_under_models(small_fit, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = small_fit.save()
+    assert path.parent.name == "models" and path.suffix == ".nc"
+    assert path.name.startswith("mini_AP_gaussian_exact_")
+    import xarray as xr
+
+    with xr.open_datatree(tmp_path / path, engine="h5netcdf") as tree:
+        assert "data_hash" in tree.attrs["provenance"]
+
+
+def test_load_rejects_other_files(tmp_path):
+    with pytest.raises(BayesIRError, match="no saved fit"):
+        HierarchicalFit.load(tmp_path / "missing.nc")
+    import xarray as xr
+
+    xr.DataTree.from_dict({"/a": xr.Dataset({"x": ("i", [1.0])})}).to_netcdf(
+        tmp_path / "other.nc", engine="h5netcdf"
+    )
+    with pytest.raises(BayesIRError, match="not a saved"):
+        HierarchicalFit.load(tmp_path / "other.nc")

@@ -1,0 +1,118 @@
+"""Figures 3, 4, 5 and the contrast plots draw the numbers of the result objects."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hierarchical"))
+from synthetic_posterior import fake_fit, synthetic_fit  # noqa: E402
+
+from bayes_ir.hierarchical.contrasts import (  # noqa: E402
+    compare,
+    many_vs_one,
+    pairwise_probabilities,
+    rank_probabilities,
+)
+from bayes_ir.hierarchical.predictive import posterior_predictive  # noqa: E402
+from bayes_ir.plots.hierarchical import (  # noqa: E402
+    plot_artifact_sweep,
+    plot_predictive,
+    plot_system_topic_intervals,
+)
+
+
+@pytest.fixture(scope="module")
+def fit():
+    return synthetic_fit(n_draw=400)
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def _segments(ax):
+    """(lower, upper) of every vertical or horizontal interval drawn with vlines/hlines."""
+    out = []
+    for coll in ax.collections:
+        if hasattr(coll, "get_segments"):
+            for seg in coll.get_segments():
+                out.append(tuple(sorted(seg[:, 1] if seg[0, 0] == seg[1, 0] else seg[:, 0])))
+    return out
+
+
+def test_figure4_draws_the_system_and_topic_intervals(fit, tmp_path):
+    fig = plot_system_topic_intervals(fit, ci_prob=0.9)
+    top, bottom = fig.axes[:2]
+    means = (fit.raw["b0"][..., None] + fit.raw["system"]).reshape(-1, 7)
+    expected = sorted(
+        zip(np.quantile(means, 0.05, axis=0), np.quantile(means, 0.95, axis=0), strict=True)
+    )
+    assert np.allclose(sorted(_segments(top)), expected)
+    assert len(_segments(bottom)) == fit.raw["topic"].shape[-1]
+    fig.savefig(tmp_path / "fig4.png")
+    assert (tmp_path / "fig4.png").stat().st_size > 10_000
+
+
+def test_figure3_marks_observed_scores(fit, tmp_path):
+    pred = posterior_predictive(fit, ci_prob=0.9, seed=1)
+    fig = plot_predictive(pred)
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(visible) == 4  # champion + 3 challengers
+    assert "bm25" in visible[0].get_title()
+    assert len(_segments(visible[0])) == 20
+    with pytest.raises(ValueError):
+        plot_predictive(pred, systems=["nope"])
+    fig.savefig(tmp_path / "fig3.png")
+
+
+def test_contrast_forest_pairwise_and_ranks(fit, tmp_path):
+    res = compare(fit, min_gain=0.01)
+    fig = res.plot()
+    ax = fig.axes[0]
+    frame = res.to_frame()
+    assert np.allclose(
+        sorted(_segments(ax)), sorted(zip(frame["ci_lower"], frame["ci_upper"], strict=True))
+    )
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        f"{c} - bm25" for c in frame["challenger"]
+    ]
+    fig.savefig(tmp_path / "forest.png")
+    many = many_vs_one(fit, challenger="chal_a", champions=["bm25", "run1"]).plot()
+    assert len(_segments(many.axes[0])) == 2
+    heat = pairwise_probabilities(fit).plot()
+    assert heat.axes[0].images[0].get_array().shape == (4, 4)
+    ranks = rank_probabilities(fit).plot()
+    assert ranks.axes[0].images[0].get_array().shape == (4, 4)
+    heat.savefig(tmp_path / "pairwise.png")
+
+
+def test_figure5_draws_each_m(monkeypatch, tmp_path):
+    import bayes_ir.hierarchical as hier
+    from bayes_ir.hierarchical.artifact_sweep import artifact_sweep
+
+    monkeypatch.setattr(hier, "fit", fake_fit)
+    table = synthetic_fit().table
+    sweep = artifact_sweep(table, m_values=(0, 1, 3), max_workers=1, draws=300)
+    fig = plot_artifact_sweep(sweep)
+    left, right = fig.axes[:2]
+    systems = sweep.system_frame()
+    assert np.allclose(
+        sorted(_segments(left)), sorted(zip(systems["ci_lower"], systems["ci_upper"], strict=True))
+    )
+    diffs = sweep.to_frame()
+    assert np.allclose(
+        sorted(_segments(right)), sorted(zip(diffs["ci_lower"], diffs["ci_upper"], strict=True))
+    )
+    assert [t.get_text() for t in right.get_xticklabels()] == ["0", "1", "3"]
+    fig.savefig(tmp_path / "fig5.png")

@@ -1,0 +1,54 @@
+"""TRisk: Student t against scipy, and rmit-ir/trisk's numbers on the paper's data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from results.risk import TRISK_REFERENCE, TRISK_TOL
+from scipy import stats
+
+from bayes_ir.errors import MeasureError
+from bayes_ir.readers import read_scores
+from bayes_ir.risk import risk_adjusted_differences, trisk
+
+
+def test_sample_sd_is_scipys_one_sample_t_test(toy):
+    res = trisk(toy, r=5, sd="sample")
+    d = risk_adjusted_differences(toy, r=5)
+    for j, system in enumerate(res.systems):
+        ref = stats.ttest_1samp(d.sel(system=system).values, 0.0)
+        assert res.trisk[j] == pytest.approx(ref.statistic, rel=1e-12)
+        assert res.p_value[j] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert res.df == toy.wide().shape[0] - 1
+
+
+def test_population_sd_scales_by_sqrt_n_over_n_minus_1(toy):
+    n = toy.wide().shape[0]
+    pop = trisk(toy, r=2, sd="population")
+    samp = trisk(toy, r=2, sd="sample")
+    np.testing.assert_allclose(pop.trisk, samp.trisk * np.sqrt(n / (n - 1)))
+    np.testing.assert_allclose(pop.urisk, samp.urisk)
+    assert pop.sd == "population"  # the explicit default
+    frame = pop.to_frame()
+    np.testing.assert_allclose(frame["trisk_minus"], -frame["trisk"])
+
+
+def test_bad_sd(toy):
+    with pytest.raises(MeasureError, match="sd"):
+        trisk(toy, sd="n-1")
+
+
+@pytest.mark.parametrize("file, challenger, alpha, r, u_ref, t_ref, p_ref", TRISK_REFERENCE)
+def test_rmit_trisk_reference(shared_data, file, challenger, alpha, r, u_ref, t_ref, p_ref):
+    table = read_scores(shared_data / "bayesian_risk" / file, measure="AP")
+    table = table.with_roles(champion="Champion", challengers="Chal.*")
+    assert r == 1 + alpha  # trisk's alpha is r - 1
+    res = trisk(table, r=r, sd="population", challengers=[challenger])
+    assert res.urisk[0] == pytest.approx(u_ref, abs=TRISK_TOL["urisk"])
+    assert res.trisk[0] == pytest.approx(t_ref, abs=TRISK_TOL["trisk"])
+    if p_ref is not None:
+        assert res.p_value[0] == pytest.approx(p_ref, abs=TRISK_TOL["p"])
+    # and it is r = 1 + alpha, not r = alpha, that reproduces them
+    if alpha > 1:
+        other = trisk(table, r=alpha, challengers=[challenger])
+        assert abs(other.urisk[0] - u_ref) > 10 * TRISK_TOL["urisk"]
