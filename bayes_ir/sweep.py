@@ -12,10 +12,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Any, Protocol, TypeVar
-
-T = TypeVar("T")
-R = TypeVar("R")
+from typing import Any, Protocol
 
 
 class _HasExecutor(Protocol):
