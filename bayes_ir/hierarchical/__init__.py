@@ -28,7 +28,13 @@ from bayes_ir.hierarchical.contrasts import (
     pairwise_probabilities,
     rank_probabilities,
 )
-from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
+from bayes_ir.hierarchical.diagnostics import (
+    Diagnostics,
+    GateStatus,
+    Thresholds,
+    contrast_draws,
+    diagnose,
+)
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
 from bayes_ir.hierarchical.model import build_model
 from bayes_ir.hierarchical.predictive import PredictiveIntervals, posterior_predictive
@@ -37,6 +43,7 @@ from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale, skewnorm
 
 __all__ = [
     "Diagnostics",
+    "GateStatus",
     "HierarchicalFit",
     "Priors",
     "Thresholds",

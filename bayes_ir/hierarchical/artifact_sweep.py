@@ -31,7 +31,6 @@ from bayes_ir import defaults
 from bayes_ir.errors import DataWarning, InsufficientDataError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
-    GateStatus,
     _draw_diagnostics,
     _gate,
     _Gated,
@@ -39,6 +38,7 @@ from bayes_ir.hierarchical.contrasts import (
     _text_table,
     system_mean_draws,
 )
+from bayes_ir.hierarchical.diagnostics import GateStatus
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
 

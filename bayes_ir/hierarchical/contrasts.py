@@ -34,6 +34,7 @@ import xarray as xr
 
 from bayes_ir import defaults
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
+from bayes_ir.hierarchical.diagnostics import GateStatus
 
 __all__ = [
     "Comparison",
@@ -182,40 +183,6 @@ def _default_roles(fit: Any, u: xr.DataArray) -> tuple[str, tuple[str, ...]]:
 
 
 # ---------------------------------------------------------------------- diagnostics
-@dataclass(frozen=True)
-class GateStatus:
-    """Whether the posterior behind a result passed the diagnostics gate.
-
-    Attributes
-    ----------
-    passed
-        ``True`` when the fit's gate and every reported contrast passed.
-    messages
-        What failed, one line each (empty when everything passed).
-    rhat_max, ess_min
-        Thresholds applied to the reported contrasts.
-    """
-
-    passed: bool
-    messages: tuple[str, ...] = ()
-    rhat_max: float = defaults.RHAT_MAX
-    ess_min: float = defaults.ESS_MIN
-
-    def banner(self) -> str:
-        """One line (PASS) or a loud block (FAIL) for the top of a summary."""
-        rule = f"R-hat <= {self.rhat_max:g}, bulk and tail ESS >= {self.ess_min:g}"
-        if self.passed:
-            return f"Diagnostics: PASS (fit gate and reported contrasts: {rule})"
-        lines = [
-            "!" * 78,
-            "!! DIAGNOSTICS FAILED: the posterior is not reliable; do not act on these numbers.",
-            *(f"!!   {m}" for m in self.messages),
-            "!! Refit with more draws (draws=..., tune=...) or a higher target_accept.",
-            "!" * 78,
-        ]
-        return "\n".join(lines)
-
-
 class _Gated:
     """Mixin of the results that carry a :class:`GateStatus` ``gate`` and a ``summary()``."""
 
@@ -228,46 +195,6 @@ class _Gated:
 
     def __str__(self) -> str:
         return self.summary()  # type: ignore[attr-defined]
-
-
-def _fit_gate(fit: Any) -> tuple[bool, list[str], float, float]:
-    """Read the fit's own diagnostics verdict and thresholds (tolerant of its shape)."""
-    diag = getattr(fit, "diagnostics", None)
-    rhat_max, ess_min = defaults.RHAT_MAX, defaults.ESS_MIN
-    if diag is None:
-        return True, [], rhat_max, ess_min
-    for name in ("rhat_max", "max_rhat"):
-        if isinstance(getattr(diag, name, None), int | float):
-            rhat_max = float(getattr(diag, name))
-    for name in ("ess_min", "min_ess"):
-        if isinstance(getattr(diag, name, None), int | float):
-            ess_min = float(getattr(diag, name))
-    thresholds = getattr(diag, "thresholds", None)
-    if thresholds is not None:
-        rhat_max = float(getattr(thresholds, "rhat_max", rhat_max))
-        ess = [getattr(thresholds, n, None) for n in ("ess_min", "ess_bulk_min", "ess_tail_min")]
-        ess = [float(v) for v in ess if isinstance(v, int | float)]
-        ess_min = max(ess) if ess else ess_min
-    passed = None
-    for name in ("passed", "ok", "converged"):
-        if hasattr(diag, name):
-            value = getattr(diag, name)
-            passed = bool(value() if callable(value) else value)
-            break
-    if passed is None and isinstance(diag, dict) and "passed" in diag:
-        passed = bool(diag["passed"])
-    if passed is None or passed:
-        return True, [], rhat_max, ess_min
-    messages: list[str] = []
-    for name in ("failures", "messages", "problems"):
-        value = getattr(diag, name, None)
-        value = value() if callable(value) else value
-        if value:
-            messages = [str(m) for m in value]
-            break
-    if not messages:
-        messages = ["the fit's diagnostics gate failed (see fit.diagnostics)"]
-    return False, messages, rhat_max, ess_min
 
 
 def _draw_diagnostics(draws: xr.DataArray, dim: str) -> pd.DataFrame:
@@ -285,9 +212,11 @@ def _draw_diagnostics(draws: xr.DataArray, dim: str) -> pd.DataFrame:
 
 def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateStatus:
     """Gate the fit, and with ``diag`` also the R-hat and ESS of the reported ``what``."""
-    passed, messages, rhat_max, ess_min = _fit_gate(fit)
+    status = GateStatus.of(fit)
     if diag is None:
-        return GateStatus(passed, tuple(messages), rhat_max, ess_min)
+        return status
+    passed, messages = status.passed, list(status.messages)
+    rhat_max, ess_min = status.rhat_max, status.ess_min
     bad_rhat = diag.index[diag["rhat"] > rhat_max].tolist()
     ess = diag[["ess_bulk", "ess_tail"]].min(axis=1)
     bad_ess = diag.index[ess < ess_min].tolist()

@@ -24,7 +24,7 @@ import xarray as xr
 from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError, ConvergenceError, ConvergenceWarning
 
-__all__ = ["Diagnostics", "Thresholds", "diagnose", "contrast_draws"]
+__all__ = ["Diagnostics", "GateStatus", "Thresholds", "diagnose", "contrast_draws"]
 
 HYPERPARAMETERS = ("b0", "sigma", "sigma_topic", "sigma_system", "alpha")
 #: Lowest acceptable Bayesian fraction of missing information per chain (Betancourt 2016).
@@ -367,3 +367,54 @@ def diagnose(
         draws=n_draws,
         thresholds=th,
     )
+
+
+@dataclass(frozen=True)
+class GateStatus:
+    """Whether the posterior behind a result passed the diagnostics gate.
+
+    Attributes
+    ----------
+    passed
+        ``True`` when the fit's gate and every reported contrast passed.
+    messages
+        What failed, one line each (empty when everything passed).
+    rhat_max, ess_min
+        Thresholds applied to the reported contrasts.
+    """
+
+    passed: bool
+    messages: tuple[str, ...] = ()
+    rhat_max: float = defaults.RHAT_MAX
+    ess_min: float = defaults.ESS_MIN
+
+    @classmethod
+    def of(cls, fit: Any) -> GateStatus:
+        """Read the verdict and thresholds of ``fit.diagnostics`` (a :class:`Diagnostics`).
+
+        A bare posterior DataTree carries no fit-level verdict: it passes here, and
+        the functions that report quantities from it still check their R-hat and ESS.
+        """
+        diag = getattr(fit, "diagnostics", None)
+        if diag is None:
+            return cls(True)
+        th = diag.thresholds
+        ess_min = max(th.ess_bulk_min, th.ess_tail_min)
+        if diag.passed:
+            return cls(True, (), th.rhat_max, ess_min)
+        messages = tuple(diag.failures()) or ("the diagnostics gate failed (see fit.diagnostics)",)
+        return cls(False, messages, th.rhat_max, ess_min)
+
+    def banner(self) -> str:
+        """One line (PASS) or a loud block (FAIL) for the top of a summary."""
+        rule = f"R-hat <= {self.rhat_max:g}, bulk and tail ESS >= {self.ess_min:g}"
+        if self.passed:
+            return f"Diagnostics: PASS (fit gate and reported contrasts: {rule})"
+        lines = [
+            "!" * 78,
+            "!! DIAGNOSTICS FAILED: the posterior is not reliable; do not act on these numbers.",
+            *(f"!!   {m}" for m in self.messages),
+            "!! Refit with more draws (draws=..., tune=...) or a higher target_accept.",
+            "!" * 78,
+        ]
+        return "\n".join(lines)

@@ -29,7 +29,6 @@ from scipy import stats
 from bayes_ir import defaults
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
-    GateStatus,
     _check_systems,
     _gate,
     _Gated,
@@ -38,6 +37,7 @@ from bayes_ir.hierarchical.contrasts import (
     system_draws,
     topic_draws,
 )
+from bayes_ir.hierarchical.diagnostics import GateStatus
 
 __all__ = ["PREDICTIVE_COLUMNS", "PredictiveIntervals", "posterior_predictive"]
 

@@ -43,32 +43,11 @@ BRISK_COLUMNS = (
 )
 
 
-def _gate(fit: Any) -> tuple[bool, tuple[str, ...]]:
-    """Return the fit's diagnostics verdict and failure messages."""
-    diag = getattr(fit, "diagnostics", None)
-    if diag is None:
-        return True, ()
-    passed = getattr(diag, "passed", True)
-    passed = bool(passed() if callable(passed) else passed)
-    failures = getattr(diag, "failures", ())
-    failures = failures() if callable(failures) else failures
-    return passed, tuple(str(f) for f in (failures or ()))
+def _banner(passed: bool, messages: tuple[str, ...]) -> str:
+    """Return the hierarchical diagnostics banner (imported late: no PyMC until a fit)."""
+    from bayes_ir.hierarchical.diagnostics import GateStatus
 
-
-def _banner(passed: bool, messages: Sequence[str]) -> str:
-    if passed:
-        return (
-            f"Diagnostics: PASS (R-hat <= {defaults.RHAT_MAX:g}, ESS >= {defaults.ESS_MIN:g}, "
-            "no divergences)"
-        )
-    lines = [
-        "!" * 78,
-        "!! DIAGNOSTICS FAILED: the BRisk posterior is not reliable; do not act on it.",
-        *(f"!!   {m}" for m in messages),
-        "!! Refit with more draws (draws=..., tune=...).",
-        "!" * 78,
-    ]
-    return "\n".join(lines)
+    return GateStatus(passed, messages).banner()
 
 
 def _quantiles(x: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
@@ -372,7 +351,9 @@ def brisk(
     fitted = hierarchical_fit(
         adjusted, likelihood=likelihood, seed=seed, strict=strict, **fit_options
     )
-    passed, messages = _gate(fitted)
+    from bayes_ir.hierarchical.diagnostics import GateStatus
+
+    gate = GateStatus.of(fitted)
     effects = fitted.system_effect_draws()
     return BRiskResult(
         r=r,
@@ -380,8 +361,8 @@ def brisk(
         effects=effects,
         likelihood=str(getattr(fitted, "likelihood", likelihood)),
         ci_prob=p,
-        diagnostics_passed=passed,
-        diagnostics_messages=messages,
+        diagnostics_passed=gate.passed,
+        diagnostics_messages=gate.messages,
         collection=adjusted.collections[0],
         measure=base_measure,
         seed=seed,

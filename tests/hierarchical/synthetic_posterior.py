@@ -14,11 +14,24 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from bayes_ir.hierarchical.diagnostics import Thresholds
 from bayes_ir.table import ScoreTable
 
 SYSTEMS = ["bm25", "chal_a", "chal_b", "chal_c", "run1", "run2", "run3"]
 ROLES = ["champion", "challenger", "challenger", "challenger", "artifact", "artifact", "artifact"]
 TRUE_SYSTEM = np.array([0.0, 0.08, 0.005, -0.07, 0.01, -0.02, 0.02])
+
+
+@dataclass(frozen=True)
+class FakeDiagnostics:
+    """The part of :class:`bayes_ir.hierarchical.Diagnostics` that results read."""
+
+    passed: bool
+    failure_messages: tuple[str, ...] = ()
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def failures(self) -> list[str]:
+        return list(self.failure_messages)
 
 
 @dataclass(frozen=True)
@@ -28,14 +41,8 @@ class SyntheticFit:
     posterior: xr.DataTree
     table: ScoreTable | None
     likelihood: str = "gaussian"
-    diagnostics: Any = None
+    diagnostics: Any = field(default_factory=lambda: FakeDiagnostics(True))
     raw: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class FakeDiagnostics:
-    passed: bool
-    failures: tuple[str, ...] = ()
 
 
 def make_posterior(
@@ -86,7 +93,7 @@ def synthetic_fit(
     table = ScoreTable.from_matrix(
         scores, systems=SYSTEMS, topics=topics, measure="AP", collection="synthetic"
     ).with_roles(champion="bm25", challengers="chal_*")
-    return SyntheticFit(tree, table, diagnostics=diagnostics, raw=raw)
+    return SyntheticFit(tree, table, diagnostics=diagnostics or FakeDiagnostics(True), raw=raw)
 
 
 CALLS: list[tuple[tuple[str, ...], dict]] = []
