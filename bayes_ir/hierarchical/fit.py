@@ -131,8 +131,9 @@ class HierarchicalFit:
 
     def system_mean_draws(self) -> xr.DataArray:
         """Draws of the system means ``b0 + system_effect`` (chain, draw, system)."""
-        post = self.draws
-        return (post["b0"] + post["system_effect"]).rename("system_mean")
+        from bayes_ir.hierarchical.contrasts import system_mean_draws
+
+        return system_mean_draws(self).rename("system_mean")
 
     def contrast_draws(self) -> xr.DataArray:
         """Draws of each challenger minus the champion, dims ``(chain, draw, challenger)``."""
