@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.table import Table
 
+from bayes_ir import defaults
+from bayes_ir.errors import BayesIRError
 from bayes_ir.readers import READERS, read_scores
-from bayes_ir.report import write_table
+from bayes_ir.report import TABLE_FORMATS, write_table
 from bayes_ir.table import ScoreTable
 
 app = typer.Typer(
@@ -26,6 +31,85 @@ app = typer.Typer(
 )
 console = Console()
 console_err = Console(stderr=True)
+
+#: Likelihoods of the hierarchical model, and the spellings the CLI accepts for them.
+LIKELIHOODS = {"gaussian": "gaussian", "normal": "gaussian", "skew_normal": "skew_normal",
+               "skewnormal": "skew_normal", "sn": "skew_normal"}  # fmt: skip
+
+
+def _check_ci_prob(value: float | None) -> float | None:
+    """Option callback: an interval probability strictly between 0 and 1."""
+    if value is not None and not 0.0 < value < 1.0:
+        raise BayesIRError(
+            f"--ci-prob must lie strictly between 0 and 1 (e.g. 0.95 for 95%), got {value:g}"
+        )
+    return value
+
+
+def _check_output(value: Path | None) -> Path | None:
+    """Option callback: refuse an unknown table extension before any work is done."""
+    if value is not None and value.suffix.lower() not in TABLE_FORMATS:
+        raise BayesIRError(
+            f"cannot tell the output format from {value.name!r}: use one of "
+            + ", ".join(sorted(TABLE_FORMATS))
+        )
+    return value
+
+
+def _check_likelihood(value: str) -> str:
+    """Option callback: normalise ``--likelihood`` (``skew-normal`` -> ``skew_normal``)."""
+    key = value.strip().lower().replace("-", "_")
+    if key not in LIKELIHOODS:
+        raise BayesIRError(f"unknown likelihood {value!r}: choose gaussian or skew_normal")
+    return LIKELIHOODS[key]
+
+
+def _check_target_accept(value: float | None) -> float | None:
+    """Option callback: a NUTS target acceptance rate strictly between 0 and 1."""
+    if value is not None and not 0.0 < value < 1.0:
+        raise BayesIRError(f"--target-accept must lie strictly between 0 and 1, got {value:g}")
+    return value
+
+
+#: Library wording (keyword arguments) -> the command-line option that does the same.
+_CLI_WORDING = (
+    (re.compile(r"missing='(\w+)'"), r"--missing \1"),
+    (re.compile(r"(--missing \w+) or '(\w+)'"), r"\1 or --missing \2"),
+    (re.compile(r"pass check_range=False"), "pass --no-range-check"),
+    (re.compile(r"use table\.select\(measure=\.\.\.\) first"), "pick one with --measure"),
+    (re.compile(r"use table\.select\(collection=\.\.\.\) first"), "pick one with --collection"),
+    (re.compile(r"\(tune=\.\.\., draws=\.\.\.\)"), "(--tune, --draws)"),
+    (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
+    (re.compile(r"raise target_accept"), "raise --target-accept"),
+    (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
+    (
+        re.compile(r"per-collection rows: to_frame\(\), leave_one_out\(\)"),
+        "per-collection rows below (--output writes them); --leave-one-out",
+    ),
+)
+
+
+def cli_wording(message: str) -> str:
+    """Say a library message in the CLI's words: ``missing='keep'`` -> ``--missing keep``."""
+    for pattern, replacement in _CLI_WORDING:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def check_figure(value: Path | None) -> Path | None:
+    """Option callback: a figure file whose extension matplotlib can write."""
+    if value is None:
+        return value
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    known = FigureCanvasBase.get_supported_filetypes()
+    if value.suffix.lower().lstrip(".") not in known:
+        raise BayesIRError(
+            f"cannot tell the figure format from {value.name!r}: use .pdf, .svg or .png "
+            f"(or {', '.join('.' + k for k in sorted(known) if k not in ('pdf', 'svg', 'png'))})"
+        )
+    return value
+
 
 Files = Annotated[
     list[Path],
@@ -44,10 +128,21 @@ Qrels = Annotated[Path | None, typer.Option("--qrels", help="Qrels file, for TRE
 Missing = Annotated[
     str, typer.Option("--missing", help="Systems lacking topics: error, intersect or keep.")
 ]
+RangeCheck = Annotated[
+    bool,
+    typer.Option(
+        "--range-check/--no-range-check",
+        help="Refuse scores outside the measure's range (--no-range-check: rescaled on purpose).",
+    ),
+]
 Champion = Annotated[str, typer.Option("--champion", "-c", help="Exact name of the champion.")]
 Challengers = Annotated[
     list[str] | None,
-    typer.Option("--challengers", "-C", help="Challenger names, globs or re:regex (repeatable)."),
+    typer.Option(
+        "--challengers",
+        "-C",
+        help="Challenger names, globs ('chal_*'), re:regex or a file of names (repeatable).",
+    ),
 ]
 Artifacts = Annotated[
     list[str] | None,
@@ -61,16 +156,57 @@ DropBottom = Annotated[
 ]
 TopM = Annotated[int | None, typer.Option("--top-m", help="Keep only the best M artifacts.")]
 Likelihood = Annotated[
-    str, typer.Option("--likelihood", "-l", help="Error distribution: gaussian or skew_normal.")
+    str,
+    typer.Option(
+        "--likelihood",
+        "-l",
+        help="Error distribution: gaussian or skew_normal.",
+        callback=_check_likelihood,
+    ),
 ]
-Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (same seed, same numbers).")]
-Draws = Annotated[int | None, typer.Option("--draws", help="Posterior draws per chain.")]
-Tune = Annotated[int | None, typer.Option("--tune", help="Tuning (warm-up) draws per chain.")]
-Chains = Annotated[int, typer.Option("--chains", help="Number of chains.")]
-CiProb = Annotated[float | None, typer.Option("--ci-prob", help="Interval probability mass.")]
+Seed = Annotated[
+    int | None,
+    typer.Option(
+        "--seed", min=0, help="Random seed (same seed, same numbers; default: fixed seed)."
+    ),
+]
+Draws = Annotated[
+    int | None,
+    typer.Option(
+        "--draws",
+        min=1,
+        help=f"Posterior draws per chain (default: 10,000 for the exact sampler, "
+        f"{defaults.DRAWS:,} for NUTS).",
+    ),
+]
+Tune = Annotated[
+    int | None, typer.Option("--tune", min=0, help="Tuning (warm-up) draws per chain.")
+]
+TargetAccept = Annotated[
+    float | None,
+    typer.Option(
+        "--target-accept",
+        help="NUTS target acceptance rate; raise it (0.95, 0.99) after divergences.",
+        callback=_check_target_accept,
+    ),
+]
+Chains = Annotated[int, typer.Option("--chains", min=1, help="Number of chains.")]
+CiProb = Annotated[
+    float | None,
+    typer.Option(
+        "--ci-prob",
+        help="Probability of the intervals, in (0, 1) (default 0.95).",
+        callback=_check_ci_prob,
+    ),
+]
 Output = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write the result table: .csv, .json, .md or .tex."),
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the result table: .csv, .json, .md or .tex.",
+        callback=_check_output,
+    ),
 ]
 
 
@@ -82,9 +218,12 @@ def load(
     collection: str | None = None,
     qrels: Path | None = None,
     missing: str = "error",
+    check_range: bool = True,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measure."""
     options: dict = {"missing": missing}
+    if not check_range:
+        options["check_range"] = False
     if measure is not None:
         options["measure"] = measure
     if qrels is not None:
@@ -109,6 +248,7 @@ def load_with_roles(
     collection: str | None = None,
     qrels: Path | None = None,
     missing: str = "error",
+    check_range: bool = True,
 ) -> ScoreTable:
     """Call :func:`load`, then assign roles with :meth:`ScoreTable.with_roles`."""
     table = load(
@@ -118,7 +258,9 @@ def load_with_roles(
         collection=collection,
         qrels=qrels,
         missing=missing,
+        check_range=check_range,
     )
+    require_one_block(table)
     return table.with_roles(
         champion=champion,
         challengers=challengers,
@@ -127,6 +269,19 @@ def load_with_roles(
         drop_bottom=drop_bottom,
         top_m=top_m,
     )
+
+
+def require_one_block(table: ScoreTable) -> None:
+    """Refuse a table of several collections or measures, naming the option that selects one."""
+    for kind, values, option in (
+        ("collections", table.collections, "--collection"),
+        ("measures", table.measures, "--measure"),
+    ):
+        if len(values) > 1:
+            raise BayesIRError(
+                f"{table.source}: the scores hold several {kind} ({', '.join(map(str, values))}); "
+                f"pick one with {option}"
+            )
 
 
 def _measure_label(table: ScoreTable, measure: str | None) -> str | None:
@@ -142,6 +297,24 @@ def _measure_label(table: ScoreTable, measure: str | None) -> str | None:
     if len(table.measures) == 1:  # readers that take the measure as a label
         return table.measures[0]
     return measure  # select() raises, listing the measures present
+
+
+def compact_table(title: str, **options) -> Table:
+    """Return a rich table without side borders or edge padding, its title on the left.
+
+    Wide result tables (risk review, meta-analysis) fit an 80-column terminal this way;
+    ``options`` go to :class:`rich.table.Table` (``caption``, ``min_width``, ...).
+    """
+    return Table(
+        title=title,
+        title_justify="left",
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+        **options,
+    )
 
 
 def save_output(frame, output: Path | None) -> None:

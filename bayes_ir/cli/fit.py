@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -28,10 +29,14 @@ from bayes_ir.cli._app import (
     Missing,
     Output,
     Qrels,
+    RangeCheck,
     Seed,
+    TargetAccept,
     TopM,
     Tune,
     app,
+    cli_wording,
+    compact_table,
     console,
     console_err,
     load_with_roles,
@@ -42,8 +47,27 @@ from bayes_ir.errors import BayesIRError, ConvergenceWarning
 MinGain = Annotated[
     float, typer.Option("--min-gain", help="Minimal worthwhile gain, in score units.")
 ]
+
+
+def _check_folder(value: Path | None) -> Path | None:
+    """Option callback: ``--figures`` names a folder (created if needed), not a file."""
+    if value is not None and value.exists() and not value.is_dir():
+        raise BayesIRError(f"--figures {value}: this is a file; give a folder for the PNG files")
+    return value
+
+
+def _check_netcdf(value: Path | None) -> Path | None:
+    """Option callback: ``--save`` writes netCDF, so the name ends in ``.nc``."""
+    if value is not None and value.suffix.lower() != ".nc":
+        raise BayesIRError(f"--save writes netCDF: name the file *.nc, not {value.name!r}")
+    return value
+
+
 Figures = Annotated[
-    Path | None, typer.Option("--figures", help="Write the figures (PNG) into this folder.")
+    Path | None,
+    typer.Option(
+        "--figures", help="Write the figures (PNG) into this folder.", callback=_check_folder
+    ),
 ]
 Sweep = Annotated[
     str | None,
@@ -53,7 +77,10 @@ Sweep = Annotated[
     ),
 ]
 SavePath = Annotated[
-    Path | None, typer.Option("--save", help="Save the fit as netCDF (e.g. models/fit.nc).")
+    Path | None,
+    typer.Option(
+        "--save", help="Save the fit as netCDF (e.g. models/fit.nc).", callback=_check_netcdf
+    ),
 ]
 
 #: Figure files written by ``--figures``.
@@ -120,8 +147,8 @@ def decision_table(comparison) -> Table:
     """Build the rich table of a :class:`~bayes_ir.hierarchical.contrasts.Comparison`."""
     frame = comparison.to_frame()
     pct = f"{100 * comparison.ci_prob:g}%"
-    view = Table(
-        title=f"Challengers vs champion {comparison.champion!r} (difference of system means)",
+    view = compact_table(
+        f"Challengers vs champion {comparison.champion!r} (difference of system means)",
         caption=(
             f"{pct} equal-tailed credible intervals of challenger minus champion; "
             "P(>x): posterior probability that the difference exceeds x"
@@ -161,11 +188,13 @@ def fit(
     collection: Collection = None,
     qrels: Qrels = None,
     missing: Missing = "error",
+    check_range: RangeCheck = True,
     likelihood: Likelihood = "gaussian",
     seed: Seed = None,
     chains: Chains = defaults.CHAINS,
     draws: Draws = None,
     tune: Tune = None,
+    target_accept: TargetAccept = None,
     min_gain: MinGain = 0.0,
     ci_prob: CiProb = None,
     figures: Figures = None,
@@ -191,6 +220,7 @@ def fit(
         collection=collection,
         qrels=qrels,
         missing=missing,
+        check_range=check_range,
         champion=champion,
         challengers=challengers,
         artifacts=artifacts,
@@ -200,7 +230,8 @@ def fit(
     )
     if not table.challengers:
         raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
-    console.print(table.summary(), highlight=False)
+    console.print(table.summary(), highlight=False, soft_wrap=True)
+    sampler = {} if target_accept is None else {"target_accept": target_accept}
     with (
         console_err.status(
             f"Sampling the {_likelihood(likelihood)} hierarchical model "
@@ -217,21 +248,23 @@ def fit(
             draws=draws,
             tune=tune,
             seed=seed,
+            **sampler,
         )
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
     diag_text = result.diagnostics.summary() if hasattr(result.diagnostics, "summary") else ""
     if not passed:
-        problems = "\n".join(f"- {m}" for m in comparison.gate.messages)
+        problems = "\n".join(f"- {escape(cli_wording(m))}" for m in comparison.gate.messages)
         diag_text = (
             "[bold red]The posterior is not reliable: do not act on these numbers.[/]\n"
-            f"{problems}\nRefit with more draws (--draws, --tune) or more chains (--chains).\n"
-            + diag_text
+            f"{problems}\nRefit with more draws (--draws, --tune), more chains (--chains) "
+            "or, after divergences, a higher --target-accept.\n" + diag_text
         )
     console.print(
         Panel(
             diag_text or comparison.gate.banner(),
             title="Diagnostics: PASS" if passed else "Diagnostics: FAILED (do not act on this)",
+            subtitle=_model_line(result),
             border_style="green" if passed else "bold red",
         ),
         highlight=False,
@@ -244,11 +277,18 @@ def fit(
             console_err.print(f"wrote {path}")
     if m_values is not None:
         _run_sweep(table, m_values, figures, ci_prob=p, likelihood=_likelihood(likelihood),
-                   chains=chains, draws=draws, tune=tune, seed=seed)  # fmt: skip
+                   chains=chains, draws=draws, tune=tune, seed=seed, **sampler)  # fmt: skip
     if save is not None:
         path = result.save(save)
         console_err.print(f"wrote {path}")
     save_output(comparison.to_frame(), output)
+
+
+def _model_line(result) -> str:
+    """Say which model and sampler the diagnostics are about (n/a rows puzzle otherwise)."""
+    method = str(getattr(result, "method", "nuts"))
+    sampler = {"exact": "exact sampler, no NUTS", "nuts": "NUTS"}.get(method, method)
+    return f"{getattr(result, 'likelihood', '')} likelihood, {sampler}"
 
 
 def _parse_m_values(text: str) -> list[int]:
@@ -275,9 +315,10 @@ def _run_sweep(
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = artifact_sweep(table, m_values=m_values, ci_prob=ci_prob, seed=seed, **fit_options)
     frame = result.to_frame()
-    view = Table(
-        title=f"Artifact sweep: challengers minus {result.champion!r} with the top m artifacts",
-        caption="gap > 0: the challenger's interval lies above the champion's",
+    view = compact_table(
+        f"Artifact sweep: challengers minus {result.champion!r} with the top m artifacts",
+        caption="width: of the interval; gap > 0: the challenger's interval lies above the "
+        "champion's",
     )
     for col in ("m", "challenger", "mean", f"{100 * ci_prob:g}% interval", "width", "gap", "diag."):
         view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)

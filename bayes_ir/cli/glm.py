@@ -7,7 +7,9 @@ from typing import Annotated
 
 import pandas as pd
 import typer
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
@@ -18,6 +20,7 @@ from bayes_ir.cli._app import (
     Missing,
     Output,
     Qrels,
+    RangeCheck,
     app,
     console,
     load,
@@ -62,12 +65,13 @@ def glm(
     collection: Collection = None,
     qrels: Qrels = None,
     missing: Missing = "error",
+    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """Fit Gaussian GLMs score ~ topic + system per link; print deviance and significant pairs.
 
     The tables follow Faggioli, Ferro and Fuhr (CIKM 2022): one row per link, one column
-    per collection and measure, best link in bold. --output writes the tidy table
+    per collection and measure, the best link marked ◀. --output writes the tidy table
     (deviance, AIC, BIC, logLik, iterations, convergence, significant pairs per link).
     """
     names = [name.strip() for item in (links or []) for name in item.split(",") if name.strip()]
@@ -84,6 +88,7 @@ def glm(
         collection=collection,
         qrels=qrels,
         missing=missing,
+        check_range=check_range,
     )
     result = compare_links(
         table,
@@ -99,10 +104,16 @@ def glm(
         highlight=False,
     )
     console.print(_rich_table(result, "deviance", "Residual deviance (lower is better)"))
-    console.print(
-        _rich_table(result, "n_significant", "Significantly different pairs (more is better)")
-    )
     frame = result.to_frame()
+    n_pairs = frame["n_pairs"].dropna().unique() if "n_pairs" in frame else []
+    of = f" of {int(n_pairs[0]):,}" if len(n_pairs) == 1 else ""  # same systems everywhere
+    console.print(
+        _rich_table(
+            result,
+            "n_significant",
+            f"Significantly different pairs{of} (Tukey HSD; more is better)",
+        )
+    )
     for row in frame[~frame["converged"].astype(bool)].itertuples(index=False):
         console.print(
             f"[bold red]{row.link}[/] on {row.collection} {row.measure} did not converge: "
@@ -114,11 +125,14 @@ def glm(
         save_output(_pairs_frame(result), pairs)
 
 
-def _rich_table(result: LinkComparison, stat: str, title: str) -> Table:
+def _rich_table(result: LinkComparison, stat: str, title: str) -> Group:
     wide = result.table(stat)
     best = result.best(stat)
     ok = result.table_converged()
-    view = Table(title=title, title_justify="left", min_width=len(title) + 4)
+    caption = "◀ best link per column"
+    if not ok.to_numpy().all():
+        caption += "; * did not converge"
+    view = Table(caption=caption, caption_justify="left")
     view.add_column("link")
     for col in wide.columns:
         view.add_column(str(col), justify="right")
@@ -132,11 +146,12 @@ def _rich_table(result: LinkComparison, stat: str, title: str) -> Table:
                 text = str(int(value)) if stat == "n_significant" else f"{value:.4f}"
                 if not ok.at[link, col]:
                     text += "*"
-            if link in best[col].split(", "):
-                text = f"[bold]{text}[/bold]"
+            tie = wide[col].nunique(dropna=True) <= 1  # nothing to choose between
+            if not tie and link in best[col].split(", "):
+                text = f"[bold]{text} ◀[/bold]"
             cells.append(text)
         view.add_row(link, *cells)
-    return view
+    return Group(Text(title, style="bold"), view)
 
 
 def _pairs_frame(result: LinkComparison) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from bayes_ir.cli._app import (
     Missing,
     Output,
     Qrels,
+    RangeCheck,
     app,
     console,
     console_err,
@@ -26,6 +27,9 @@ from bayes_ir.table import ScoreTable
 
 #: Columns of the ``--output`` table of ``inspect``, in this order.
 INSPECT_COLUMNS = ("collection", "measure", "system", "mean", "sd", "n_topics", "n_missing")
+
+#: Terminal headers of the columns whose --output names are long.
+_HEADERS = {"n_topics": "topics", "n_missing": "missing"}
 
 
 def inspect_frame(table: ScoreTable) -> pd.DataFrame:
@@ -55,11 +59,12 @@ def inspect(
     collection: Collection = None,
     qrels: Qrels = None,
     missing: Missing = "keep",
+    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """Show systems, topics, measures, means, missing cells and loader warnings.
 
-    Missing cells are kept (``--missing keep``) so that they can be seen; ``--output``
+    Missing cells are kept (--missing keep) so that they can be seen; --output
     writes one row per (collection, measure, system) with the columns
     collection, measure, system, mean, sd, n_topics, n_missing.
     """
@@ -72,28 +77,44 @@ def inspect(
             collection=collection,
             qrels=qrels,
             missing=missing,
+            check_range=check_range,
         )
     console.print(table.summary(), highlight=False, soft_wrap=True)
     frame = inspect_frame(table)
-    view = Table(title="Systems by mean score", show_lines=False)
-    for col in INSPECT_COLUMNS:
-        numeric = col in ("mean", "sd", "n_topics", "n_missing")
-        view.add_column(col, justify="right" if numeric else "left")
-    for row in frame.itertuples(index=False):
-        sd = "" if pd.isna(row.sd) else f"{row.sd:.4f}"
-        view.add_row(
-            row.collection,
-            row.measure,
-            row.system,
-            f"{row.mean:.4f}",
-            sd,
-            str(row.n_topics),
-            str(row.n_missing) if row.n_missing else "",
-        )
-    console.print(view)
+    console.print(systems_table(frame))
     shown = set(table.notes)
     for w in caught:
         if issubclass(w.category, BayesIRWarning) and str(w.message) not in shown:
             shown.add(str(w.message))
             console_err.print(f"warning: {w.message}", highlight=False, soft_wrap=True)
     save_output(frame, output)
+
+
+def systems_table(frame: pd.DataFrame) -> Table:
+    """Rich table of :func:`inspect_frame`; one block (collection, measure) drops those columns.
+
+    The summary above the table already names a single block, and without the two
+    columns the numbers keep 4 decimals at 80 columns even with long system names.
+    """
+    one_block = frame[["collection", "measure"]].drop_duplicates().shape[0] <= 1
+    cols = [c for c in INSPECT_COLUMNS if not (one_block and c in ("collection", "measure"))]
+    title = "Systems by mean score"
+    if one_block and len(frame):
+        title += f" ({frame['collection'].iat[0]}, {frame['measure'].iat[0]})"
+    view = Table(title=title, show_lines=False)
+    for col in cols:
+        numeric = col in ("mean", "sd", "n_topics", "n_missing")
+        view.add_column(_HEADERS.get(col, col), justify="right" if numeric else "left",
+                        no_wrap=True)  # fmt: skip
+    for row in frame.to_dict("records"):
+        cells = {
+            "collection": row["collection"],
+            "measure": row["measure"],
+            "system": row["system"],
+            "mean": f"{row['mean']:.4f}",
+            "sd": "" if pd.isna(row["sd"]) else f"{row['sd']:.4f}",
+            "n_topics": str(row["n_topics"]),
+            "n_missing": str(row["n_missing"]) if row["n_missing"] else "",
+        }
+        view.add_row(*(cells[c] for c in cols))
+    return view

@@ -9,17 +9,22 @@ import typer
 from rich.table import Table
 
 from bayes_ir.cli._app import (
+    CiProb,
     InputFormat,
     Measure,
     Missing,
     Output,
+    RangeCheck,
     app,
+    check_figure,
+    cli_wording,
+    compact_table,
     console,
     console_err,
     load,
     save_output,
 )
-from bayes_ir.defaults import META_EFFECT
+from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
 from bayes_ir.frequentist.meta_analysis import effect_size, meta_analysis, read_meta_config
 
@@ -33,10 +38,19 @@ def meta(
         ),
     ],
     effect: Annotated[
-        str | None, typer.Option("--effect", "-e", help="Effect size: MD, SMD or CORR.")
+        str | None,
+        typer.Option(
+            "--effect",
+            "-e",
+            help=f"Effect size: MD, SMD or CORR (default: the config's, else {META_EFFECT}).",
+        ),
     ] = None,
     method: Annotated[
-        str | None, typer.Option("--method", help="tau^2 estimator: REML, DL, PM or FE.")
+        str | None,
+        typer.Option(
+            "--method",
+            help=f"tau^2 estimator: REML, DL, PM or FE (default: config's, else {META_METHOD}).",
+        ),
     ] = None,
     hk: Annotated[
         bool, typer.Option("--hk", help="Hartung-Knapp adjustment (t quantiles).")
@@ -52,9 +66,7 @@ def meta(
         list[str] | None,
         typer.Option("--extra", help="Extra measure shown in the plot, e.g. Judged@10."),
     ] = None,
-    ci_prob: Annotated[
-        float | None, typer.Option("--ci-prob", help="Interval probability (default 0.95).")
-    ] = None,
+    ci_prob: CiProb = None,
     ranger_compatible: Annotated[
         bool,
         typer.Option(
@@ -65,10 +77,14 @@ def meta(
         bool, typer.Option("--leave-one-out", help="Also print the leave-one-out table.")
     ] = False,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the forest plot (.pdf, .svg or .png).")
+        Path | None,
+        typer.Option(
+            "--plot", help="Write the forest plot (.pdf, .svg or .png).", callback=check_figure
+        ),
     ] = None,
     input_format: InputFormat = None,
     missing: Missing = "keep",
+    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """Pool a treatment-vs-control effect over collections; print metafor-style results."""
@@ -88,7 +104,13 @@ def meta(
         table = config.load(missing=missing)
         measure = measure or config.measure
     else:
-        table = load([source], input_format=input_format, measure=None, missing=missing)
+        table = load(
+            [source],
+            input_format=input_format,
+            measure=None,
+            missing=missing,
+            check_range=check_range,
+        )
     if control is None or treatment is None:
         systems = list(table.data["system"].unique())
         if len(systems) != 2:
@@ -119,37 +141,97 @@ def meta(
         )
     except ValueError as exc:  # option clashes: report them like bad input
         raise BayesIRError(str(exc)) from None
-    console.print(result.summary(), highlight=False)
+    console.print(cli_wording(result.summary()), highlight=False, markup=False, soft_wrap=True)
     frame = result.to_frame()
-    view = Table(title="Collections", show_lines=False)
-    cols = ["label", "n", "mean_control", "mean_treatment", "estimate", "ci_lower", "ci_upper"]
-    cols += ["weight"]
-    heads = ["collection", "n", "control", "treatment", "effect", "lower", "upper", "weight"]
-    for col, head in zip(cols, heads, strict=True):
-        view.add_column(head, justify="left" if col == "label" else "right")
-    for row in frame.to_dict("records"):
-        cells = []
-        for col in cols:
-            value = row[col]
-            if col == "label":
-                cells.append(str(value))
-            elif col == "n":
-                cells.append("" if value != value else str(int(value)))
-            elif col == "weight":
-                cells.append(f"{100 * value:.1f}%")
-            else:
-                cells.append("" if value != value else f"{value:.4f}")
-        view.add_row(*cells)
-    console.print(view)
+    console.print(collections_table(result, frame))
     if len(effects.unpaired):
         console_err.print(
             f"note: {len(effects.unpaired)} topic(s) scored for only one system were excluded"
         )
-    if leave_one_out and result.k >= 3:
-        console.print("Leave-one-out:", highlight=False)
-        loo = result.leave_one_out().to_string(index=False, float_format=lambda x: f"{x:.4g}")
-        console.print(loo, highlight=False, soft_wrap=True)
+    if leave_one_out:
+        if result.k >= 3:
+            console.print(leave_one_out_table(result.leave_one_out()))
+        else:
+            console_err.print(f"note: leave-one-out needs 3 or more collections, not {result.k}")
     if plot is not None:
         result.plot(path=plot)
         console_err.print(f"wrote {plot}")
     save_output(frame, output)
+
+
+def collections_table(result, frame) -> Table:
+    """Rich table of the per-collection rows and the pooled rows of a meta-analysis.
+
+    The title says the effect, its direction (treatment - control) and the interval
+    probability; the mean columns are headed by the system names.
+    """
+    eff = result.effects
+    control, treatment = eff.control or "control", eff.treatment or "treatment"
+    on = f"{eff.score_measure}; " if eff.score_measure else ""
+    if eff.measure == "CORR":
+        title = f"Per collection: correlation r of {treatment} with {control}"
+        caption = f"{on}pooled as Fisher z; {100 * result.ci_prob:g}% CI"
+    else:
+        title = f"Per collection: {eff.measure} of {treatment} - {control}"
+        caption = f"{on}> 0 favours {treatment}; {100 * result.ci_prob:g}% CI"
+    view = compact_table(title, caption=caption)
+    cols = ["label", "n", "mean_control", "mean_treatment", "estimate", "ci_lower", "ci_upper"]
+    cols += ["weight"]
+    short = max(len(control), len(treatment)) <= 9  # else the names would be cut
+    heads = ["collection", "n", *((control, treatment) if short else ("control", "treatment"))]
+    heads += [eff.measure]
+    if not short:
+        view.caption = f"control = {control}, treatment = {treatment}; {view.caption}"
+    heads += ["lower", "upper", "weight"]
+    for col, head in zip(cols, heads, strict=True):
+        left = col == "label"
+        view.add_column(head, justify="left" if left else "right", no_wrap=left)
+    for row in frame.to_dict("records"):
+        cells = [_cell(col, row[col]) for col in cols]
+        view.add_row(*cells, end_section=row.get("kind") == "study" and _last_study(frame, row))
+    return view
+
+
+def _cell(col: str, value) -> str:
+    """Format one cell of the collections or leave-one-out table (empty for NaN)."""
+    if col in ("label", "omitted"):
+        return str(value)
+    if value != value:
+        return ""
+    if col == "n":
+        return str(int(value))
+    if col == "weight":
+        return f"{100 * value:.1f}%"
+    if col == "p_value":
+        return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+    if col == "i2":
+        return f"{value:.1f}"
+    return f"{value:.4f}"
+
+
+def _last_study(frame, row) -> bool:
+    studies = frame.loc[frame["kind"] == "study", "label"]
+    return len(studies) > 0 and row["label"] == studies.iloc[-1]
+
+
+#: Leave-one-out columns shown in the terminal (``leave_one_out()`` has more).
+LOO_COLUMNS = {
+    "omitted": "omitted",
+    "estimate": "estimate",
+    "ci_lower": "lower",
+    "ci_upper": "upper",
+    "p_value": "p",
+    "tau2": "tau^2",
+    "i2": "I^2 (%)",
+}
+
+
+def leave_one_out_table(loo) -> Table:
+    """Rich table of :meth:`MetaAnalysisResult.leave_one_out` (pooled result without each)."""
+    view = compact_table("Leave-one-out: the pooled effect without each collection")
+    cols = [c for c in LOO_COLUMNS if c in loo.columns]
+    for col in cols:
+        view.add_column(LOO_COLUMNS[col], justify="left" if col == "omitted" else "right")
+    for row in loo.to_dict("records"):
+        view.add_row(*(_cell(col, row[col]) for col in cols))
+    return view

@@ -8,6 +8,7 @@ import pandas as pd
 import typer
 
 from bayes_ir.cli._app import (
+    CiProb,
     Collection,
     Files,
     InputFormat,
@@ -15,6 +16,7 @@ from bayes_ir.cli._app import (
     Missing,
     Output,
     Qrels,
+    RangeCheck,
     app,
     console,
     load,
@@ -41,9 +43,7 @@ def reliability(
         bool,
         typer.Option("--bayesian", help="Add a Bayesian interval (fits the hierarchical model)."),
     ] = False,
-    ci_prob: Annotated[
-        float | None, typer.Option("--ci-prob", help="Interval probability (default 0.95).")
-    ] = None,
+    ci_prob: CiProb = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed of RES, KD, SH, bootstrap.")
     ] = None,
@@ -52,6 +52,7 @@ def reliability(
     collection: Collection = None,
     qrels: Qrels = None,
     missing: Missing = "error",
+    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """Estimate the expected Kendall tau and tau_AP between the observed and the true ranking."""
@@ -70,13 +71,16 @@ def reliability(
         collection=collection,
         qrels=qrels,
         missing=missing,
+        check_range=check_range,
     )
     frames = []
-    for coll, meas in table.blocks():
+    for k, (coll, meas) in enumerate(table.blocks()):
         result = expected_correlation(
             table, estimator=spec, collection=coll, measure=meas, seed=seed
         )
-        console.print(result.summary(), highlight=False, markup=False)
+        if k:
+            console.print()  # a blank line between collections/measures
+        console.print(result.summary(), highlight=False, markup=False, soft_wrap=True)
         frame = result.to_frame()
         extra = []
         if intervals:
@@ -88,7 +92,7 @@ def reliability(
                 bayesian_interval(table, collection=coll, measure=meas, ci_prob=ci_prob, seed=seed)
             )
         for interval in extra:
-            console.print(interval.summary(), highlight=False, markup=False)
+            console.print(interval.summary(), highlight=False, markup=False, soft_wrap=True)
             ci = interval.conf_int().set_index("coefficient")
             prefix = "boot" if interval.method == "bootstrap" else "bayes"
             for col in ("estimate", "ci_lower", "ci_upper"):

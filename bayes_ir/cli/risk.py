@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
+from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from bayes_ir import defaults
@@ -26,9 +30,15 @@ from bayes_ir.cli._app import (
     Missing,
     Output,
     Qrels,
+    RangeCheck,
     Seed,
+    TargetAccept,
     TopM,
+    Tune,
     app,
+    check_figure,
+    cli_wording,
+    compact_table,
     console,
     console_err,
     load_with_roles,
@@ -43,7 +53,17 @@ NoBayes = Annotated[
     bool, typer.Option("--no-bayes", help="Skip the Bayesian BRisk model (frequentist only).")
 ]
 Sd = Annotated[str, typer.Option("--sd", help="TRisk SD: population (rmit-ir/trisk) or sample.")]
-Resamples = Annotated[int, typer.Option("--resamples", help="Bootstrap resamples of BCa.")]
+Plot = Annotated[
+    Path | None,
+    typer.Option(
+        "--plot",
+        help="Write the BCa- and BRisk- intervals as a figure (.pdf, .svg or .png).",
+        callback=check_figure,
+    ),
+]
+Resamples = Annotated[
+    int, typer.Option("--resamples", min=100, help="Bootstrap resamples of BCa (at least 100).")
+]
 
 
 @app.command()
@@ -63,12 +83,16 @@ def risk(
     likelihood: Likelihood = "gaussian",
     chains: Chains = defaults.CHAINS,
     draws: Draws = None,
+    tune: Tune = None,
+    target_accept: TargetAccept = None,
     seed: Seed = None,
     input_format: InputFormat = None,
     measure: Measure = None,
     collection: Collection = None,
     qrels: Qrels = None,
     missing: Missing = "error",
+    check_range: RangeCheck = True,
+    plot: Plot = None,
     output: Output = None,
 ) -> None:
     """Deployment risk review of the challengers against the champion (higher = riskier)."""
@@ -81,6 +105,7 @@ def risk(
         collection=collection,
         qrels=qrels,
         missing=missing,
+        check_range=check_range,
         champion=champion,
         challengers=challengers,
         artifacts=artifacts,
@@ -89,8 +114,9 @@ def risk(
         top_m=top_m,
     )
     fit_options = {"chains": chains}
-    if draws is not None:
-        fit_options["draws"] = draws
+    for key, value in (("draws", draws), ("tune", tune), ("target_accept", target_accept)):
+        if value is not None:
+            fit_options[key] = value
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         review = risk_review(
@@ -106,19 +132,17 @@ def risk(
         )
     for w in caught:
         if issubclass(w.category, ConvergenceWarning):
-            console_err.print(f"[bold red]warning:[/] {w.message}", highlight=False)
+            console_err.print(
+                f"[bold red]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
+            )
     console.print(review.header, highlight=False, soft_wrap=True)
-    display = review.display_frame()
-    view = Table(title="Deployment risk review (higher = riskier)")
-    for col in display.columns:
-        if col == "System":
-            width = max(len(str(s)) for s in display[col])
-            view.add_column(col, justify="left", no_wrap=True, min_width=width)
-        else:
-            view.add_column(col, justify="right")
-    for row in display.itertuples(index=False):
-        view.add_row(*map(str, row))
-    console.print(view)
+    for view in risk_tables(review.display_frame(), width=console.width):
+        console.print(view)
+    if plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        write_figure(review.plot(), plot)
     if output is not None and output.suffix.lower() in (".md", ".tex"):
         text = review.to_markdown() if output.suffix.lower() == ".md" else review.to_latex()
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -126,3 +150,45 @@ def risk(
         console_err.print(f"wrote {output}")
     else:
         save_output(review.to_frame(), output)
+
+
+def _risk_table(display: pd.DataFrame, title: str) -> Table:
+    view = compact_table(title, min_width=len(title))
+    for col in display.columns:
+        if col == "System":
+            view.add_column(col, justify="left", no_wrap=True)
+        else:  # an interval or "TRisk (p)" is never broken over two lines
+            view.add_column(col, justify="right", no_wrap=True)
+    for row in display.itertuples(index=False):
+        view.add_row(*(str(cell).replace("(0.000)", "(<0.001)") for cell in row))  # p, not 0
+    return view
+
+
+def risk_tables(display: pd.DataFrame, *, width: int) -> list[Table]:
+    """Rich table(s) of :meth:`RiskReview.display_frame`, fitted to a terminal ``width``.
+
+    One table when it fits; otherwise two, each with the System column: the measures
+    paired with the champion (Mean, URisk-, TRisk-, BCa-), then the others (BRisk-,
+    ZRisk-, GeoRisk-), so that no interval is broken over two lines at 80 columns.
+    """
+    title = "Deployment risk review (higher = riskier)"
+    whole = _risk_table(display, title)
+    if Console(width=10_000).measure(whole).maximum <= width:
+        return [whole]
+    cols = [str(c) for c in display.columns]
+    paired = [c for c in cols if c.startswith(("System", "Mean", "URisk", "TRisk", "BCa"))]
+    rest = ["System", *(c for c in cols if c not in paired)]
+    return [
+        _risk_table(display[paired], f"{title}, 1 of 2"),
+        _risk_table(display[rest], f"{title}, 2 of 2"),
+    ]
+
+
+def write_figure(fig, path: Path) -> None:
+    """Save a matplotlib figure (the folder is created) and say where."""
+    import matplotlib.pyplot as plt
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+    console_err.print(f"wrote {path}", highlight=False)

@@ -50,10 +50,15 @@ ROLE_COLORS = {"champion": "#c0392b", "challenger": "#1f77b4", "artifact": "#9a9
 
 
 def _legend_roles(ax: Any, roles: Iterable[str]) -> None:
+    """Legend of the roles, in the upper left corner.
+
+    Systems are sorted by increasing mean, so the upper left is the one corner that no
+    interval reaches; ``loc="best"`` could cover the best system's interval.
+    """
     present = [r for r in ("champion", "challenger", "artifact") if r in set(roles)]
     handles = [Line2D([], [], color=ROLE_COLORS[r], marker="o", lw=2, label=r) for r in present]
     if handles:
-        ax.legend(handles=handles, loc="best", fontsize="small", frameon=False)
+        ax.legend(handles=handles, loc="upper left", fontsize="small", frameon=False)
 
 
 def plot_system_topic_intervals(
@@ -109,6 +114,8 @@ def plot_system_topic_intervals(
     ax1.set_ylabel("system mean")
     ax1.set_title(f"System means with {100 * p:g}% credible intervals")
     _legend_roles(ax1, sys_stats["role"])
+    low, high = ax1.get_ylim()  # headroom so that the legend clears the intervals
+    ax1.set_ylim(low, high + 0.25 * (high - low))
     champ = sys_stats.index[sys_stats["role"] == "champion"]
     if len(champ):
         ax1.axhline(sys_stats.loc[champ[0], "mean"], color=ROLE_COLORS["champion"], lw=0.8, ls=":")
@@ -247,6 +254,8 @@ def plot_artifact_sweep(sweep: Any, *, figsize: tuple[float, float] = (11.0, 4.5
             f"WARNING: the refits with m = {', '.join(failed)} FAILED their diagnostics",
             color="#c0392b",
         )
+    else:
+        fig.suptitle("Artifact sweep: the model refitted with the m best artifact runs")
     return fig
 
 
@@ -289,7 +298,7 @@ def plot_contrasts(result: Any, *, figsize: tuple[float, float] | None = None) -
             f"P(>0) = {pb:.2f}", xy=(1.0, yy), xycoords=("axes fraction", "data"),
             xytext=(4, 0), textcoords="offset points", va="center", fontsize="small",
         )  # fmt: skip
-    title = "Challenger vs champion"
+    title = "Difference of system means, challenger - champion"
     if not result.diagnostics_passed:
         title += "  [DIAGNOSTICS FAILED: unreliable]"
     ax.set_title(title, color="black" if result.diagnostics_passed else "#c0392b")
@@ -306,7 +315,11 @@ def _heatmap(
         figsize=figsize or (1.2 + 0.7 * k_cols, 1.0 + 0.55 * k_rows), layout="constrained"
     )
     im = ax.imshow(np.ma.masked_invalid(values), vmin=0, vmax=1, cmap=cmap, aspect="auto")
-    ax.set_xticks(range(k_cols), [str(c) for c in matrix.columns], rotation=45, ha="right")
+    col_labels = [str(c) for c in matrix.columns]
+    if max((len(c) for c in col_labels), default=0) > 3:  # names: slanted; ranks: upright
+        ax.set_xticks(range(k_cols), col_labels, rotation=45, ha="right")
+    else:
+        ax.set_xticks(range(k_cols), col_labels)
     ax.set_yticks(range(k_rows), [str(i) for i in matrix.index])
     for i in range(k_rows):
         for j in range(k_cols):
@@ -335,5 +348,9 @@ def plot_pairwise(result: Any, *, figsize: tuple[float, float] | None = None) ->
 def plot_ranks(result: Any, *, figsize: tuple[float, float] | None = None) -> Figure:
     """Heat map of P(rank = k) from :func:`rank_probabilities` (rank 1 = best)."""
     return _heatmap(
-        result.matrix, title="P(rank = k)", xlabel="rank (1 = best)", figsize=figsize, cmap="Blues"
+        result.matrix,
+        title="Posterior probability of each rank, P(rank = k)",
+        xlabel="rank k among these systems (1 = best)",
+        figsize=figsize,
+        cmap="Blues",
     )

@@ -25,6 +25,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
 from bayes_ir.plots.hierarchical import ROLE_COLORS
@@ -248,6 +249,11 @@ def plot_risk_review(review: Any, *, figsize: tuple[float, float] | None = None)
     for ax, (title, est, lo, hi) in zip(axes[0], panels, strict=True):
         _interval_rows(ax, frame, est, lo, hi, xlabel=f"{title.split(' ')[0]} (higher = riskier)")
         ax.set_title(title, fontsize="medium")
-    fig.suptitle(f"Risk review, r = {review.r:g}", fontsize="medium")
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # no crowded tick labels
+    fig.suptitle(
+        f"Deployment risk vs champion {review.champion!r}, r = {review.r:g}\n"
+        f"{100 * review.ci_prob:g}% intervals; higher = riskier",
+        fontsize="medium",
+    )
     fig.tight_layout()
     return fig

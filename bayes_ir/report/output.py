@@ -19,12 +19,15 @@ def render_table(frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g") -
     """Return ``frame`` as text in ``fmt`` (``csv``, ``json``, ``markdown`` or ``latex``).
 
     JSON is a list of records with the table's column names as keys; CSV and JSON
-    keep full precision, Markdown and LaTeX use ``float_format``.
+    keep 15 significant digits (all a double holds reliably, so ``0.3714659999999999``
+    is written ``0.371466``), Markdown and LaTeX use ``float_format``. Integer columns
+    that pandas turned into floats because of empty cells (``n`` of a pooled row) are
+    written as integers.
     """
     named = any(name is not None for name in frame.index.names)
-    frame = frame.reset_index(drop=not named)
+    frame = _restore_integers(frame.reset_index(drop=not named))
     if fmt == "csv":
-        return frame.to_csv(index=False)
+        return frame.to_csv(index=False, float_format="%.15g")
     if fmt == "json":
         return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
     if fmt == "markdown":
@@ -37,6 +40,19 @@ def render_table(frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g") -
     raise BayesIRError(
         f"unknown table format {fmt!r}; choose one of {sorted(TABLE_FORMATS.values())}"
     )
+
+
+def _restore_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """Turn float columns holding only whole numbers and NaN into nullable integers."""
+    out = frame.copy()
+    for col in frame.columns:
+        values = frame[col]
+        if not pd.api.types.is_float_dtype(values) or not values.isna().any():
+            continue
+        known = values.dropna().to_numpy()
+        if len(known) and np.isfinite(known).all() and (known == np.round(known)).all():
+            out[col] = values.astype("Int64")
+    return out
 
 
 _LATEX_SPECIAL = {
@@ -61,7 +77,7 @@ def _latex(frame: pd.DataFrame, *, float_format: str) -> str:
     """Render a booktabs ``tabular`` (hand-written: pandas' ``to_latex`` needs jinja2)."""
 
     def cell(value: object) -> str:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
+        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
             return ""
         if isinstance(value, float | np.floating):
             return float_format % value

@@ -73,6 +73,9 @@ def test_failed_diagnostics_are_loud():
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0
     assert "FAILED" in result.output and "UNRELIABLE" in result.output
+    # The advice said "(tune=..., draws=...)" and "raise target_accept": Python, not options.
+    assert "draws=" not in result.output and "tune=" not in result.output
+    assert "--draws" in result.output and "--target-accept" in result.output
 
 
 def test_bad_input_exits_2(capsys):
@@ -105,3 +108,36 @@ def test_bad_sweep_values_exit_2(capsys):
         )
     assert exc.value.code == 2
     assert "--sweep" in capsys.readouterr().err
+
+
+def test_target_accept_reaches_the_sampler(monkeypatch, capsys):
+    import bayes_ir.hierarchical as hier
+    from bayes_ir.errors import BayesIRError
+
+    seen = {}
+
+    def fake_fit(table, **options):
+        seen.update(options)
+        raise BayesIRError("stop here")
+
+    monkeypatch.setattr(hier, "fit", fake_fit)
+    with pytest.raises(SystemExit):
+        main(["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--target-accept", "0.99",
+              "--likelihood", "skew-normal"])  # fmt: skip
+    assert seen["target_accept"] == 0.99 and seen["likelihood"] == "skew_normal"
+
+
+def test_role_summary_is_not_broken_mid_list(monkeypatch):
+    """At 80 columns rich broke "challengers: ..., chal_rerank, \\nchal_risky" mid-list."""
+    from bayes_ir.cli._app import console
+
+    monkeypatch.setattr(console, "_width", 80)
+    args = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--draws", "1000", "--chains", "2",
+            "--min-gain", "0.01"]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert "challengers: chal_dense, chal_fusion, chal_rerank, chal_risky; 40 artifact" in (
+        result.output
+    )
+    # The decision table's verdict was folded ("worthwhile\ngain") at 80 columns.
+    row = next(line for line in result.output.splitlines() if line.startswith("chal_fusion "))
+    assert row.rstrip().endswith("worthwhile gain") and len(row) <= 80

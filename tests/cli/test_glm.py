@@ -62,3 +62,15 @@ def test_errors_are_one_line(capsys):
     assert "unknown link 'sqrt'" in capsys.readouterr().err
     result = CliRunner().invoke(app, ["glm", str(EXAMPLE), "--boundary", "winsor"])
     assert result.exit_code == 2 and "boundary" in result.output
+
+
+def test_best_link_is_visible_without_colour():
+    """The best link was only bold, invisible in a log or a pipe; ties were all "best"."""
+    args = ["glm", str(ROOT / "data" / "example_trec_eval.txt"), "--links", "identity,logit"]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    deviance, pairs = result.output.split("Significantly different pairs")
+    assert deviance.count("◀") >= 3 and "◀ best link per column" in deviance
+    assert "of 1 (Tukey HSD" in pairs  # two systems: one pair
+    table = pairs.split("◀ best link per column")[0]
+    assert "◀" not in table  # 0 significant pairs for both links: no best

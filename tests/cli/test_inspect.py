@@ -119,3 +119,32 @@ def test_inspect_glue_line_files(shared_data, tmp_path, capsys):
     assert code == 0 and "collection 'rte', measure 'accuracy': 277 topics x 2 systems" in out
     frame = pd.read_csv(tmp_path / "g.csv").set_index(["collection", "system"])
     assert round(frame.loc[("rte", "bert-base-cased"), "mean"], 3) == 0.628
+
+
+def test_names_are_never_cut_at_80_columns(monkeypatch, capsys):
+    """At 80 columns "webis-touche2020" was printed as "webis-touche2…"."""
+    from bayes_ir.cli._app import console
+
+    monkeypatch.setattr(console, "_width", 80)
+    code, out, _ = run(["inspect", str(DATA / "example_collections.csv")], capsys)
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("│ webis-touche2020 ")]
+    assert len(rows) == 4 and all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, capsys):
+    """GLUE model names squeezed the numbers to "0.62…" at 80 columns."""
+    from bayes_ir.cli._app import console
+
+    monkeypatch.setattr(console, "_width", 80)
+    path = tmp_path / "long.csv"
+    rows = ["system,topic,score"] + [
+        f"{name},{t},{(t * k) % 2}"
+        for k, name in ((1, "bert-base-cased"), (3, "distilbert-base-cased"))
+        for t in range(9)
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    code, out, _ = run(["inspect", str(path)], capsys)
+    assert code == 0 and "…" not in out
+    row = next(line for line in out.splitlines() if "distilbert-base-cased" in line)
+    assert "0.4444" in row  # 4 of 9 topics correct

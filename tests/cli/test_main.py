@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
-from bayes_ir.cli import main
+from bayes_ir.cli import cli_wording, main
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -94,3 +95,106 @@ def test_subprocess_exit_status_and_single_line(tmp_path):
     assert proc.stderr.strip().splitlines() == [
         f"error: {bad}:2: not UTF-8 text (byte 0xe8 at offset 23); re-encode the file as UTF-8"
     ]
+
+
+EXAMPLE = DATA / "example_scores.csv"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        # Usage errors were a multi-line "Usage: ... ╭─ Error ─╮" box.
+        (["fit", str(EXAMPLE)], "Missing option '--champion'"),
+        (["fit", str(EXAMPLE), "-c", "bm25", "--chains", "abc"], "Invalid value for '--chains'"),
+        (["inspect", str(EXAMPLE), "--bogus"], "No such option: --bogus"),
+        (["glm", str(EXAMPLE), "--boundary", "winsor"], "'winsor': choose clip"),
+        # --ci-prob 95 was a ValueError traceback (status 1).
+        (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--ci-prob", "95"], "--ci-prob"),
+        (["reliability", str(EXAMPLE), "--intervals", "--ci-prob", "2"], "strictly between 0"),
+        (["meta", str(DATA / "example_meta.yaml"), "--ci-prob", "0"], "--ci-prob"),
+        # A figure format matplotlib cannot write was a traceback after the analysis.
+        (["meta", str(DATA / "example_meta.yaml"), "--plot", "f.docx"], "figure format"),
+        (["risk", str(EXAMPLE), "-c", "bm25", "--plot", "r.doc"], "figure format"),
+        (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--target-accept", "2"], "0 and 1"),
+        # Tracebacks from deep inside the methods (IndexError, ValueError, FileExistsError):
+        (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--draws", "0"], "'--draws'"),
+        (["risk", str(EXAMPLE), "-c", "bm25", "--resamples", "0"], "'--resamples'"),
+        (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--figures", str(EXAMPLE)], "a file"),
+        (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--save", "fit.txt"], "*.nc"),
+    ],
+)
+def test_usage_errors_are_one_line(capsys, argv, message):
+    code, _, err = run(argv, capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--output", "decision.xlsx"],  # was refused only after the whole fit
+        ["--likelihood", "student"],  # was refused after the table summary was printed
+    ],
+)
+def test_bad_options_are_refused_before_any_work(capsys, extra):
+    code, out, err = run(["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", *extra], capsys)
+    assert code == 2 and out == "", out
+    assert err.startswith("error: ")
+
+
+def test_several_measures_name_the_cli_option(capsys):
+    argv = ["fit", str(DATA / "example_trec_eval.txt"), "-c", "bm25", "-C", "dense"]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert "several measures (AP, P@5, nDCG@10); pick one with --measure" in err
+    assert "table.select" not in err
+
+
+def test_library_wording_becomes_cli_options(tmp_path, capsys):
+    gaps = tmp_path / "gaps.csv"
+    gaps.write_text("system,topic,score\na,1,0.5\na,2,0.25\nb,1,0.75\n", encoding="utf-8")
+    code, _, err = run(["fit", str(gaps), "-c", "a", "-C", "b"], capsys)
+    assert code == 2
+    assert "--missing intersect" in err and "--missing keep" in err
+    assert "missing=" not in err
+    nan = tmp_path / "nan.csv"
+    nan.write_text("system,topic,score\na,1,0.5\na,2,NaN\nb,1,0.75\nb,2,0.5\n", encoding="utf-8")
+    code, _, err = run(["inspect", str(nan)], capsys)
+    assert code == 2 and f"{nan}:3:" in err and "--missing keep or --missing intersect" in err
+    code, _, err = run(["inspect", str(DATA / "example_runs" / "bm25.run")], capsys)
+    assert code == 2 and err.strip() == "error: TREC runs need relevance judgments: pass --qrels"
+    assert cli_wording("run more draws (draws=...) or raise target_accept") == (
+        "run more draws (--draws) or raise --target-accept"
+    )
+
+
+def test_pytensor_future_warnings_are_silenced():
+    """`fit --likelihood skew_normal` printed pytensor's "sgn is deprecated" FutureWarning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(SystemExit):
+            main(["--version"])
+        warnings.warn_explicit(
+            "sgn is deprecated", FutureWarning, "math.py", 1, module="pytensor.tensor.math"
+        )
+        warnings.warn_explicit("ours", FutureWarning, "x.py", 1, module="bayes_ir.x")
+    assert [str(w.message) for w in caught] == ["ours"]
+
+
+def test_python_dash_m(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "bayes_ir", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("bayes-ir "), proc.stderr
+
+
+def test_rescaled_scores_can_be_read_from_the_shell(tmp_path, capsys):
+    """The error said "pass check_range=False", which no command accepted."""
+    path = tmp_path / "rescaled.csv"
+    path.write_text("system,topic,measure,score\na,1,AP,1.5\na,2,AP,0.5\nb,1,AP,0.7\nb,2,AP,0.2\n")
+    code, _, err = run(["inspect", str(path)], capsys)
+    assert code == 2 and "pass --no-range-check" in err and "check_range" not in err
+    code, out, _ = run(["inspect", str(path), "--no-range-check"], capsys)
+    assert code == 0 and "1.0000" in out  # mean of a: (1.5 + 0.5) / 2

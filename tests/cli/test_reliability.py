@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -44,3 +46,18 @@ def test_reliability_command_bad_input(scores, capsys):
         main(["reliability", str(scores), "--estimator", "KD(T=zero)"])
     assert exc.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_blocks_are_separated_and_lines_not_broken(monkeypatch):
+    """At 80 columns "expected number of swapped pairs: \\n0.5" was broken, and the blocks of
+    several measures ran into each other."""
+    from bayes_ir.cli._app import console
+
+    monkeypatch.setattr(console, "_width", 80)
+    path = Path(__file__).resolve().parents[2] / "data" / "example_trec_eval.txt"
+    result = CliRunner().invoke(app, ["reliability", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    swapped = [line for line in lines if line.startswith("pairs likely swapped")]
+    assert len(swapped) == 3 and all("expected number of swapped pairs: 0." in s for s in swapped)
+    assert lines.count("") == 2  # one blank line between each of the three measures

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -71,3 +72,65 @@ def test_bad_champion_exits_2(capsys):
         main([*BASE[:2], "--champion", "nobody", "--no-bayes"])
     assert exc.value.code == 2
     assert "nobody" in capsys.readouterr().err
+
+
+def _display() -> pd.DataFrame:
+    """A review's display frame with the Bayesian columns (strings, as display_frame gives)."""
+    return pd.DataFrame(
+        {
+            "System": ["bm25", "chal_fusion", "chal_risky"],
+            "Mean": ["0.3001", "0.3715", "0.3717"],
+            "URisk-": ["", "-0.0343", "0.0770"],
+            "TRisk- (p)": ["", "-1.383 (0.173)", "-5.755 (0.000)*"],
+            "BCa-": ["", "[-0.0866, 0.0435]", "[-0.0513, 0.3017]"],
+            "BRisk-": ["-0.0728", "-0.1037", "-0.0032*"],
+            "BRisk- CI": ["[-0.1173, -0.0278]", "[-0.1483, -0.0587]", "[-0.0477, 0.0418]"],
+            "ZRisk-": ["9.25", "6.29", "17.59"],
+            "GeoRisk-": ["-0.3578", "-0.4088", "-0.3671"],
+        }
+    )
+
+
+@pytest.mark.parametrize(("width", "n_tables"), [(80, 2), (120, 1)])
+def test_risk_table_fits_the_terminal(width, n_tables):
+    """At 80 columns every interval and "TRisk (p)" cell was broken over two lines."""
+    from rich.console import Console
+
+    from bayes_ir.cli.risk import risk_tables
+
+    tables = risk_tables(_display(), width=width)
+    assert len(tables) == n_tables
+    console = Console(width=width, record=True, file=io.StringIO())
+    for table in tables:
+        console.print(table)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= width
+    for cell in ("[-0.0866, 0.0435]", "[-0.1483, -0.0587]", "-1.383 (0.173)", "chal_fusion"):
+        assert cell in text, cell
+    assert "higher = riskier" in text
+    assert "-5.755 (<0.001)*" in text  # a p-value is never 0.000
+
+
+def test_sampler_options_reach_the_bayesian_model(monkeypatch, capsys):
+    """risk had --draws but no --tune or --target-accept, which its warnings recommend."""
+    import bayes_ir.risk.review as review_module
+    from bayes_ir.errors import BayesIRError
+
+    seen = {}
+
+    def fake_review(table, **options):
+        seen.update(options)
+        raise BayesIRError("stop here")
+
+    monkeypatch.setattr(review_module, "risk_review", fake_review)
+    with pytest.raises(SystemExit):
+        main([*BASE, "--draws", "300", "--tune", "200", "--target-accept", "0.97"])
+    assert (seen["draws"], seen["tune"], seen["target_accept"]) == (300, 200, 0.97)
+
+
+def test_plot_option_writes_the_figure(tmp_path):
+    path = tmp_path / "fig" / "risk.png"
+    args = [*BASE, "--no-bayes", "--resamples", "200", "--plot", str(path)]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes()[:4] == b"\x89PNG"

@@ -144,3 +144,17 @@ def _close():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def test_review_figure_title_and_ticks():
+    from bayes_ir.risk import risk_review
+
+    rng = np.random.default_rng(2)
+    table = ScoreTable.from_matrix(
+        rng.uniform(0.1, 0.9, (10, 4)), systems=SYSTEMS, measure="AP"
+    ).with_roles(champion="champ", challengers=["c1", "c2"])
+    fig = plot_risk_review(risk_review(table, r=2, n_resamples=200, bayes=False))
+    title = fig.get_suptitle()
+    assert "'champ'" in title and "r = 2" in title and "higher = riskier" in title
+    assert "95% intervals" in title
+    assert len(fig.axes[0].get_xticks()) <= 7  # the labels were crowded (touching) at 9

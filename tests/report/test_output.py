@@ -97,3 +97,32 @@ def test_trec_eval_writer_one_collection_only():
     )
     with pytest.raises(ScoreTableError, match="one collection"):
         render_trec_eval(two)
+
+
+def test_csv_has_no_binary_float_noise(tmp_path):
+    """CSV wrote 0.3714659999999999 and 0.14717000000000002 (repr of a sum of doubles)."""
+    frame = pd.DataFrame({"mean": [0.371466 + 1e-17, 0.1 + 0.04717], "x": [1 / 3, 2.5e-300]})
+    text = render_table(frame, "csv")
+    assert text.splitlines()[1:] == ["0.371466,0.333333333333333", "0.14717,2.5e-300"]
+    back = pd.read_csv(write_table(frame, tmp_path / "r.csv"))
+    np.testing.assert_allclose(back.to_numpy(), frame.to_numpy(), rtol=1e-14)
+
+
+def test_counts_with_empty_cells_stay_integers():
+    """A count column with an empty cell (the pooled rows of a meta-analysis) came out as
+    100.0 in CSV and JSON."""
+    frame = pd.DataFrame(
+        {"label": ["a", "b", "RE Model"], "n": [100.0, 30.0, np.nan], "w": [0.5, 0.5, 1.0]}
+    )
+    assert render_table(frame, "csv").splitlines() == [
+        "label,n,w",
+        "a,100,0.5",
+        "b,30,0.5",
+        "RE Model,,1",
+    ]
+    records = json.loads(render_table(frame, "json"))
+    assert [r["n"] for r in records] == [100, 30, None]
+    assert isinstance(records[0]["n"], int)
+    latex = render_table(frame, "latex")
+    assert "RE Model &  & 1" in latex and "<NA>" not in latex
+    assert "| a        | 100 |" in render_table(frame, "markdown")
