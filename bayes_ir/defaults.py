@@ -6,6 +6,8 @@ and falls back to the value here when the caller passes ``None``.
 
 from __future__ import annotations
 
+from bayes_ir.errors import OptionError
+
 #: Probability mass of credible and confidence intervals.
 CI_PROB: float = 0.95
 #: Loss weights r of the risk-adjusted difference used by sweeps (Benham et al. 2020).
@@ -32,7 +34,7 @@ def ci_prob(value: float | None) -> float:
     """Return ``value`` or the default interval probability, validated to lie in (0, 1)."""
     p = CI_PROB if value is None else float(value)
     if not 0.0 < p < 1.0:
-        raise ValueError(f"ci_prob must lie strictly between 0 and 1, got {p}")
+        raise OptionError(f"ci_prob must lie strictly between 0 and 1, got {p}")
     return p
 
 

@@ -56,6 +56,10 @@ class RoleError(ScoreTableError):
     """Inconsistent roles: overlap between champion, challengers and artifacts, or an empty role."""
 
 
+class OptionError(BayesIRError, ValueError):
+    """An argument or option value outside what the method accepts (the message says which)."""
+
+
 class InsufficientDataError(BayesIRError, ValueError):
     """Too few topics or systems for the requested method."""
 

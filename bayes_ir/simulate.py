@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayes_ir.errors import OptionError
 from bayes_ir.table import ScoreTable
 
 __all__ = [
@@ -70,9 +71,9 @@ class SystemSpec:
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.loss_prob <= 1.0:
-            raise ValueError(f"loss_prob must lie in [0, 1], got {self.loss_prob}")
+            raise OptionError(f"loss_prob must lie in [0, 1], got {self.loss_prob}")
         if self.spread < 0:
-            raise ValueError(f"spread must be >= 0, got {self.spread}")
+            raise OptionError(f"spread must be >= 0, got {self.spread}")
 
 
 #: Challengers of the example data: names and designed behaviours.
@@ -86,7 +87,7 @@ DEFAULT_CHALLENGERS: Mapping[str, SystemSpec] = {
 
 def _logit(p: float) -> float:
     if not 0.0 < p < 1.0:
-        raise ValueError(f"baseline must lie strictly between 0 and 1, got {p}")
+        raise OptionError(f"baseline must lie strictly between 0 and 1, got {p}")
     return math.log(p / (1.0 - p))
 
 
@@ -208,9 +209,9 @@ def simulate_scores(
     """
     challengers = dict(DEFAULT_CHALLENGERS if challengers is None else challengers)
     if n_artifacts < 0:
-        raise ValueError(f"n_artifacts must be >= 0, got {n_artifacts}")
+        raise OptionError(f"n_artifacts must be >= 0, got {n_artifacts}")
     if not 0.0 <= zero_inflation <= 1.0:
-        raise ValueError(f"zero_inflation must lie in [0, 1], got {zero_inflation}")
+        raise OptionError(f"zero_inflation must lie in [0, 1], got {zero_inflation}")
     for name, value in (
         ("topic_sd", topic_sd),
         ("artifact_sd", artifact_sd),
@@ -219,21 +220,21 @@ def simulate_scores(
         ("collection_level_sd", collection_level_sd),
     ):
         if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
+            raise OptionError(f"{name} must be >= 0, got {value}")
     colls = ["example"] if collections is None else [str(c) for c in collections]
     if not colls or len(set(colls)) != len(colls):
-        raise ValueError(f"collections must be distinct names, got {colls}")
+        raise OptionError(f"collections must be distinct names, got {colls}")
     sizes = [int(n_topics)] * len(colls) if np.ndim(n_topics) == 0 else [int(n) for n in n_topics]
     if len(sizes) != len(colls):
-        raise ValueError(f"n_topics has {len(sizes)} entries for {len(colls)} collections")
+        raise OptionError(f"n_topics has {len(sizes)} entries for {len(colls)} collections")
     if any(n < 1 for n in sizes):
-        raise ValueError(f"every collection needs at least one topic, got {sizes}")
+        raise OptionError(f"every collection needs at least one topic, got {sizes}")
     artifacts = [
         f"{artifact_prefix}{i:0{max(2, len(str(n_artifacts)))}d}" for i in range(1, n_artifacts + 1)
     ]
     names = [champion, *challengers, *artifacts]
     if len(set(names)) != len(names):
-        raise ValueError("system names must be distinct (champion, challengers, artifacts)")
+        raise OptionError("system names must be distinct (champion, challengers, artifacts)")
 
     rng = np.random.default_rng(seed)
     n_sys = len(names)
@@ -322,9 +323,9 @@ def simulate_judged(
     for each topic, :math:`\text{Judged@}k = \text{Binomial}(k, p_{cs}) / k`.
     """
     if depth < 1:
-        raise ValueError(f"depth must be >= 1, got {depth}")
+        raise OptionError(f"depth must be >= 1, got {depth}")
     if not rates:
-        raise ValueError("rates must name at least one system")
+        raise OptionError("rates must name at least one system")
     rng = np.random.default_rng(seed)
     default = float(np.mean(list(rates.values())))
     df = table.data

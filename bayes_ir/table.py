@@ -21,7 +21,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir.defaults import RANGE_TOLERANCE
-from bayes_ir.errors import DataWarning, InsufficientDataError, ScoreTableError
+from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError, ScoreTableError
 from bayes_ir.measures import measure_range
 from bayes_ir.roles import Roles, assign_roles, check_known
 
@@ -108,7 +108,7 @@ class ScoreTable:
         df = _normalise_columns(frame, source=source)
         if lines is not None:
             if len(lines) != len(df):
-                raise ValueError(f"lines has {len(lines)} entries for {len(df)} rows")
+                raise OptionError(f"lines has {len(lines)} entries for {len(df)} rows")
             df["_line"] = np.asarray(lines, dtype=np.int64)
         else:
             df["_line"] = np.arange(1, len(df) + 1, dtype=np.int64)

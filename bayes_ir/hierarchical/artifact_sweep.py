@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults
-from bayes_ir.errors import DataWarning, InsufficientDataError
+from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
     _draw_diagnostics,
@@ -269,7 +269,7 @@ def artifact_sweep(
     if not requested:
         raise InsufficientDataError("artifact_sweep needs at least one value of m")
     if any(m < 0 for m in requested):
-        raise ValueError(f"m_values must be >= 0, got {requested}")
+        raise OptionError(f"m_values must be >= 0, got {requested}")
     capped = list(dict.fromkeys(min(m, available) for m in requested))
     if capped != requested:
         warnings.warn(

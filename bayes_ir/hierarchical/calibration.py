@@ -17,6 +17,7 @@ from functools import partial
 
 import numpy as np
 
+from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
@@ -40,7 +41,7 @@ def calibration_trial(
     from bayes_ir.hierarchical.fit import fit
 
     if not priors.is_resolved:
-        raise ValueError("calibration needs fully specified priors (every field set)")
+        raise OptionError("calibration needs fully specified priors (every field set)")
     rng = np.random.default_rng(seed)
     b0 = rng.normal(priors.b0_mu, priors.b0_sd)
     sigma = rng.exponential(1 / priors.sigma_rate)

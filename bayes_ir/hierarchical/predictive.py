@@ -27,6 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from bayes_ir import defaults
+from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
     _check_systems,
@@ -113,7 +114,7 @@ class PredictiveIntervals(_Gated):
         res = self
         if ci_prob is not None and float(ci_prob) != self.ci_prob:
             if self.fit is None:
-                raise ValueError(
+                raise OptionError(
                     "this result does not keep its fit: call posterior_predictive again"
                 )
             systems = list(dict.fromkeys(self.frame["system"]))

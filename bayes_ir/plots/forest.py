@@ -13,6 +13,8 @@ from matplotlib.patches import Polygon
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
+from bayes_ir.errors import OptionError
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -113,7 +115,7 @@ def forest_plot(
             names = [str(labels.get(n, n)) for n in names]
         else:
             if len(labels) != k:
-                raise ValueError(f"labels has {len(labels)} entries for {k} collections")
+                raise OptionError(f"labels has {len(labels)} entries for {k} collections")
             names = [str(x) for x in labels]
     eff = result.effects
     extra_cols = [c[: -len("_control")] for c in study.columns if c.endswith("_control")]

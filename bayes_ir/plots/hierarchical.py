@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from bayes_ir import defaults
+from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.contrasts import (
     _interval_stats,
     system_mean_draws,
@@ -166,7 +167,7 @@ def plot_predictive(
         chosen = list(systems)
         unknown = [s for s in chosen if s not in set(frame["system"])]
         if unknown:
-            raise ValueError(f"no predictive intervals for {unknown}")
+            raise OptionError(f"no predictive intervals for {unknown}")
     n = len(chosen)
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 import matplotlib.pyplot as plt
 import numpy as np
 
+from bayes_ir.errors import OptionError
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -85,7 +87,7 @@ def plot_study(
 def plot_swaps(result: ReliabilityResult, *, ax: Any = None, max_labels: int = 30) -> Figure:
     """Heat map of the swap probabilities p_ij, systems in observed order (best first)."""
     if result.p_swap is None:
-        raise ValueError(f"{result.estimator} does not estimate pairwise swap probabilities")
+        raise OptionError(f"{result.estimator} does not estimate pairwise swap probabilities")
     if ax is None:
         fig, ax = plt.subplots(figsize=(6, 5.2))
     else:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 
 __all__ = ["kendall_tau", "tau_ap"]
 
@@ -21,15 +21,15 @@ __all__ = ["kendall_tau", "tau_ap"]
 def _as_scores(x: Sequence[float] | np.ndarray, *, ranks: bool, name: str) -> np.ndarray:
     arr = np.asarray(x, dtype=float)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise OptionError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} holds NaN or infinite values")
+        raise OptionError(f"{name} holds NaN or infinite values")
     return -arr if ranks else arr
 
 
 def _check_pair(a: np.ndarray, b: np.ndarray) -> None:
     if a.shape != b.shape:
-        raise ValueError(f"the two rankings differ in length: {a.size} and {b.size}")
+        raise OptionError(f"the two rankings differ in length: {a.size} and {b.size}")
     if a.size < 2:
         raise InsufficientDataError(f"a rank correlation needs at least 2 systems, got {a.size}")
 
@@ -83,7 +83,7 @@ def kendall_tau(
     b = _as_scores(y, ranks=ranks, name="y")
     _check_pair(a, b)
     if variant not in ("b", "c"):
-        raise ValueError(f"variant must be 'b' or 'c', got {variant!r}")
+        raise OptionError(f"variant must be 'b' or 'c', got {variant!r}")
     return float(stats.kendalltau(a, b, variant=variant).statistic)
 
 

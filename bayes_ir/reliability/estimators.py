@@ -16,7 +16,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 
 __all__ = ["plugin_bandwidth", "swap_probabilities"]
 
@@ -37,7 +37,7 @@ def check_matrix(x: np.ndarray, *, min_topics: int = 2) -> np.ndarray:
     """Validate a complete topic x system matrix (at least 2 systems and ``min_topics``)."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 2:
-        raise ValueError(f"expected a topic x system matrix, got shape {x.shape}")
+        raise OptionError(f"expected a topic x system matrix, got shape {x.shape}")
     n, m = x.shape
     if m < 2:
         raise InsufficientDataError(f"a ranking needs at least 2 systems, got {m}")
@@ -295,7 +295,7 @@ def swap_probabilities(
         p, fallback = _p_kd(x, samples, rng)
         info["kd_fallback"] = fallback
         return p, info
-    raise ValueError(f"unknown swap-probability estimator {estimator!r}")
+    raise OptionError(f"unknown swap-probability estimator {estimator!r}")
 
 
 def expected_from_p(p: np.ndarray, m: int) -> tuple[float, float]:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.defaults import RELIABILITY_ESTIMATOR, SEED
+from bayes_ir.errors import OptionError
 from bayes_ir.reliability.estimators import (
     check_matrix,
     expected_from_p,
@@ -44,7 +45,7 @@ class _Estimate:
 def _estimate(x_sorted: np.ndarray, spec: ReliabilitySpec, rng: np.random.Generator) -> _Estimate:
     """E[tau], E[tau_AP] of a complete matrix whose columns are sorted by mean, best first."""
     if spec.kind != "estimator":
-        raise ValueError(f"{spec!r} is a correlation coefficient, not an estimator of E[tau]")
+        raise OptionError(f"{spec!r} is a correlation coefficient, not an estimator of E[tau]")
     if spec.name in ("SHw", "SHwo"):
         fit = split_half_fit(
             x_sorted,
@@ -127,7 +128,7 @@ class ReliabilityResult:
     def pairs_frame(self) -> pd.DataFrame:
         """One row per pair of systems (i above j in the observed ranking), :data:`PAIR_COLUMNS`."""
         if self.p_swap is None:
-            raise ValueError(f"{self.estimator} does not estimate pairwise swap probabilities")
+            raise OptionError(f"{self.estimator} does not estimate pairwise swap probabilities")
         i, j = np.triu_indices(self.n_systems, 1)
         undefined = set(self.undefined)
         names = np.asarray(self.systems, dtype=object)
@@ -242,7 +243,7 @@ def expected_correlation(
     """
     spec = parse_reliability(estimator or RELIABILITY_ESTIMATOR)
     if spec.kind != "estimator":
-        raise ValueError(f"{spec!r} is a correlation coefficient; pick an estimator such as MSQD")
+        raise OptionError(f"{spec!r} is a correlation coefficient; pick an estimator such as MSQD")
     x, systems, coll, meas = table_matrix(table, collection=collection, measure=measure)
     if spec.name in ("SHw", "SHwo"):
         check_matrix(x, min_topics=MIN_TOPICS)

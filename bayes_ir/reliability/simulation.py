@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import special
 
 from bayes_ir.defaults import ARTIFACT_DROP_BOTTOM, SEED
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.reliability.correlation import _tau_ap_batch, _tau_batch
 from bayes_ir.reliability.estimators import _dpi_bandwidth, sort_by_mean
 from bayes_ir.reliability.expected import _estimate, table_matrix
@@ -437,14 +437,14 @@ def simulation_study(
     if not tables:
         raise InsufficientDataError("simulation_study needs at least one table")
     if method not in ("simulate", "subsample"):
-        raise ValueError(f"method must be 'simulate' or 'subsample', got {method!r}")
+        raise OptionError(f"method must be 'simulate' or 'subsample', got {method!r}")
     if truth not in ("population", "original"):
-        raise ValueError(f"truth must be 'population' or 'original', got {truth!r}")
+        raise OptionError(f"truth must be 'population' or 'original', got {truth!r}")
     sizes = tuple(int(s) for s in sizes)
     specs = tuple(parse_reliability(e) for e in estimators)
     for spec in specs:
         if spec.kind != "estimator":
-            raise ValueError(f"{spec!r} is a correlation coefficient, not an estimator")
+            raise OptionError(f"{spec!r} is a correlation coefficient, not an estimator")
     if trials < 1 or not sizes or min(sizes) < 2:
         raise InsufficientDataError("need at least 1 trial and topic set sizes of at least 2")
     if any(s.name in ("SHw", "SHwo") for s in specs) and min(sizes) < 4:

@@ -11,6 +11,7 @@ from scipy import stats
 
 from bayes_ir.defaults import BCA_RESAMPLES, RISK_R, SEED
 from bayes_ir.defaults import ci_prob as _ci_prob
+from bayes_ir.errors import OptionError
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.table import ScoreTable
@@ -31,7 +32,7 @@ def bonferroni_level(ci_prob: float, k: int) -> float:
     Statistical Association* 56(293), 52-64. doi:10.1080/01621459.1961.10482090
     """
     if k < 1:
-        raise ValueError(f"the number of comparisons must be >= 1, got {k}")
+        raise OptionError(f"the number of comparisons must be >= 1, got {k}")
     return 1.0 - (1.0 - ci_prob) / k
 
 
@@ -208,7 +209,7 @@ def bca_urisk(
     p = _ci_prob(ci_prob)
     seed = SEED if seed is None else int(seed)
     if int(n_resamples) < 100:
-        raise ValueError(f"n_resamples must be at least 100, got {n_resamples}")
+        raise OptionError(f"n_resamples must be at least 100, got {n_resamples}")
     pair = resolve_pair(
         table,
         champion=champion,

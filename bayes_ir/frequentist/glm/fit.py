@@ -38,6 +38,7 @@ from bayes_ir.errors import (
     ConvergenceError,
     ConvergenceWarning,
     InsufficientDataError,
+    OptionError,
     ScoreTableError,
 )
 from bayes_ir.frequentist.glm.links import LinkSpec, get_link
@@ -427,11 +428,11 @@ def _fit_matrix(
     tol = defaults.GLM_TOL if tol is None else float(tol)
     maxiter = defaults.GLM_MAXITER if maxiter is None else int(maxiter)
     if boundary not in ("clip", "drop_systems", "none"):
-        raise ValueError(f"boundary must be 'clip', 'drop_systems' or 'none', got {boundary!r}")
+        raise OptionError(f"boundary must be 'clip', 'drop_systems' or 'none', got {boundary!r}")
     if method not in ("irls", "statsmodels"):
-        raise ValueError(f"method must be 'irls' or 'statsmodels', got {method!r}")
+        raise OptionError(f"method must be 'irls' or 'statsmodels', got {method!r}")
     if not 0.0 <= eps < 0.5:
-        raise ValueError(f"epsilon must lie in [0, 0.5), got {eps}")
+        raise OptionError(f"epsilon must lie in [0, 0.5), got {eps}")
     y, systems, dropped, n_clipped, note = _apply_boundary(
         raw, systems, spec, boundary=boundary, epsilon=eps, min_mean=floor, where=(coll, meas)
     )

@@ -26,7 +26,7 @@ import pandas as pd
 from scipy.stats import studentized_range
 
 from bayes_ir import defaults
-from bayes_ir.errors import ConvergenceWarning, ScoreTableError
+from bayes_ir.errors import ConvergenceWarning, OptionError, ScoreTableError
 from bayes_ir.frequentist.glm.fit import GLMFitResult, fit_glm
 from bayes_ir.table import ScoreTable
 
@@ -291,7 +291,7 @@ def tukey_hsd(
     """
     alpha = defaults.GLM_ALPHA if alpha is None else float(alpha)
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+        raise OptionError(f"alpha must lie strictly between 0 and 1, got {alpha}")
     if isinstance(fit_or_table, ScoreTable):
         fit = fit_glm(
             fit_or_table, link=link, collection=collection, measure=measure, **fit_options

@@ -41,7 +41,7 @@ from scipy import stats
 
 from bayes_ir.defaults import META_METHOD
 from bayes_ir.defaults import ci_prob as _ci_prob
-from bayes_ir.errors import DataWarning, InsufficientDataError
+from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
 from bayes_ir.frequentist.meta_analysis.effect_size import EFFECT_COLUMNS, EffectSizes
 from bayes_ir.frequentist.meta_analysis.tau2 import TAU2_METHODS, _q_stat, _se_tau2, _tau2
 
@@ -620,9 +620,9 @@ def meta_analysis(
         method = "DL" if ranger_compatible else META_METHOD
     method = str(method).upper()
     if method not in TAU2_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(TAU2_METHODS)}")
+        raise OptionError(f"unknown method {method!r}; choose one of {', '.join(TAU2_METHODS)}")
     if ranger_compatible and (method != "DL" or hk):
-        raise ValueError("ranger_compatible=True means DerSimonian-Laird without hk")
+        raise OptionError("ranger_compatible=True means DerSimonian-Laird without hk")
     if ranger_compatible and not effects.ranger_compatible and effects.control is not None:
         warnings.warn(
             "the effects were computed with ddof=1; pass ranger_compatible=True to "

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayes_ir.defaults import META_MAXITER, META_TOL
+from bayes_ir.errors import OptionError
 
 #: Estimators of tau^2 and their names in the printout.
 TAU2_METHODS: dict[str, str] = {
@@ -179,7 +180,9 @@ def _tau2(y: np.ndarray, v: np.ndarray, method: str, *, clip: bool = True) -> np
         return _tau2_reml(y, v)
     if method == "PM":
         return _tau2_pm(y, v)
-    raise ValueError(f"unknown tau^2 estimator {method!r}; choose one of {', '.join(TAU2_METHODS)}")
+    raise OptionError(
+        f"unknown tau^2 estimator {method!r}; choose one of {', '.join(TAU2_METHODS)}"
+    )
 
 
 def _se_tau2(y: np.ndarray, v: np.ndarray, tau2: np.ndarray, method: str) -> np.ndarray:
