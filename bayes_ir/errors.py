@@ -36,6 +36,13 @@ class ScoreTableError(BayesIRError, ValueError):
             where = f"{source}:{line}: " if line is not None else f"{source}: "
         super().__init__(where + message)
 
+    def located(self, source: str) -> ScoreTableError:
+        """Name ``source`` in the message if no file is named yet; return the same error."""
+        if self.source is None:
+            self.source = source
+            self.args = (f"{source}: {self.args[0]}", *self.args[1:])
+        return self
+
 
 class UnknownSystemError(ScoreTableError, KeyError):
     """A system name (champion, challenger, artifact) that is not in the data."""

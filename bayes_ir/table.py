@@ -294,15 +294,18 @@ class ScoreTable:
             With :attr:`roles` set and only champion, challengers and artifacts left.
         """
         means = self.data.groupby("system")["score"].mean()
-        roles = assign_roles(
-            means,
-            champion=champion,
-            challengers=challengers,
-            artifacts=artifacts,
-            exclude=exclude,
-            drop_bottom=drop_bottom,
-            top_m=top_m,
-        )
+        try:
+            roles = assign_roles(
+                means,
+                champion=champion,
+                challengers=challengers,
+                artifacts=artifacts,
+                exclude=exclude,
+                drop_bottom=drop_bottom,
+                top_m=top_m,
+            )
+        except ScoreTableError as exc:
+            raise exc.located(self.source) from None
         sub = self.data[self.data["system"].isin(roles.ordered)].reset_index(drop=True)
         return replace(self, data=sub, roles=roles)
 

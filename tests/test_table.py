@@ -119,3 +119,15 @@ def test_boolean_and_integer_scores():
     frame = pd.DataFrame({"system": ["a", "b"], "topic": ["1", "1"], "score": [True, False]})
     table = ScoreTable.from_frame(frame, measure="accuracy")
     assert table.data["score"].tolist() == [1.0, 0.0]
+
+
+def test_unknown_champion_names_the_file(tmp_path):
+    from bayes_ir import read_scores
+    from bayes_ir.errors import UnknownSystemError
+
+    path = tmp_path / "scores.csv"
+    path.write_text("system,topic,score\nbm25,1,0.1\nbm25,2,0.2\ndense,1,0.3\ndense,2,0.4\n")
+    with pytest.raises(
+        UnknownSystemError, match=r"scores\.csv: champion 'bm2' .*Close matches: bm25"
+    ):
+        read_scores(path).with_roles(champion="bm2")
