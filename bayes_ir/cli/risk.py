@@ -160,7 +160,7 @@ def _risk_table(display: pd.DataFrame, title: str) -> Table:
         else:  # an interval or "TRisk (p)" is never broken over two lines
             view.add_column(col, justify="right", no_wrap=True)
     for row in display.itertuples(index=False):
-        view.add_row(*(str(cell).replace("(0.000)", "(<0.001)") for cell in row))  # p, not 0
+        view.add_row(*(str(cell) for cell in row))
     return view
 
 

@@ -100,8 +100,8 @@ class RiskReview:
             f"challengers, each at {self.bca.level:.4g}, {self.bca.n_resamples} resamples); "
             f"{bayes}; ZRisk-/GeoRisk- over all {len(self.zrisk.systems)} systems. "
             "* = significant (TRisk p < "
-            f"{1 - self.ci_prob:.2g}; interval excludes 0; BRisk: contrast with the champion "
-            "excludes 0).",
+            f"{1 - self.ci_prob:.2g}; interval excludes 0; on P(riskier than the champion): "
+            "the BRisk contrast with the champion excludes 0).",
         ]
         if self.brisk is not None and not self.brisk.diagnostics_passed:
             lines.append("!! BRisk DIAGNOSTICS FAILED: do not act on the BRisk- column.")
@@ -134,12 +134,14 @@ class RiskReview:
                 f"URisk{minus}": num(row.urisk_minus),
                 f"TRisk{minus} (p)": ""
                 if np.isnan(row.trisk_minus)
-                else f"{row.trisk_minus:.3f} ({row.trisk_p:.3f})" + (star if row.trisk_sig else ""),
+                else f"{row.trisk_minus:.3f} ({_p_value(row.trisk_p)})"
+                + (star if row.trisk_sig else ""),
                 f"BCa{minus}": interval(row.bca_lower_minus, row.bca_upper_minus, row.bca_sig),
             }
             if self.brisk is not None:
-                out[f"BRisk{minus}"] = num(row.brisk_minus, sig=bool(row.brisk_sig))
+                out[f"BRisk{minus}"] = num(row.brisk_minus)
                 out[f"BRisk{minus} CI"] = interval(row.brisk_lower, row.brisk_upper)
+                out["P(riskier)"] = num(row.brisk_p_riskier, 3, sig=bool(row.brisk_sig))
             out[f"ZRisk{minus}"] = num(row.zrisk_minus, 2)
             out[f"GeoRisk{minus}"] = num(row.georisk_minus)
             rows.append(out)
@@ -342,3 +344,8 @@ def risk_review(
         zrisk=zr,
         brisk=br,
     )
+
+
+def _p_value(p: float) -> str:
+    """Three decimals, or ``<0.001`` (a p-value is never exactly 0)."""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"

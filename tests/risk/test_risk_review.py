@@ -61,6 +61,11 @@ def test_renderings_state_the_sign_convention(review):
     for i, row in frame.iterrows():
         cell = disp.loc[i, "TRisk- (p)"]
         assert cell.endswith("*") == bool(row["trisk_sig"])
+        # the BRisk mark sits on P(riskier), the quantity of the contrast it tests
+        assert disp.loc[i, "P(riskier)"].endswith("*") == bool(row["brisk_sig"])
+        assert not disp.loc[i, "BRisk-"].endswith("*")
+        if row["trisk_p"] < 0.001:
+            assert "(<0.001)" in cell  # a p-value is never 0.000
 
 
 def test_no_bayes(toy):
