@@ -21,13 +21,25 @@ from bayes_ir.cli import meta as _meta  # noqa: F401  (registers the command)
 from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers the command)
 from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
 from bayes_ir.cli._app import app, cli_wording, console_err
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, BayesIRWarning
 
 
 def _error(message: str) -> None:
     text = " ".join(cli_wording(message).split())  # one line, whatever the message held
     console_err.print(f"[bold red]error:[/] {escape(text)}", highlight=False, soft_wrap=True)
     sys.exit(2)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Print the package's own warnings as one ``warning: ...`` line; others as Python does."""
+    if issubclass(category, BayesIRWarning):
+        text = " ".join(cli_wording(str(message)).split())
+        console_err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+    else:
+        _python_showwarning(message, category, filename, lineno, file, line)
+
+
+_python_showwarning = warnings.showwarning
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -37,6 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     reported the same way, ``error: ...`` on one line, with the command's ``--help``.
     """
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"pytensor(\.|$)")
+    warnings.showwarning = _show_warning
     try:
         code = app(args=argv, prog_name="bayes-ir", standalone_mode=False)
     except NoArgsIsHelpError as exc:  # bare ``bayes-ir`` or ``bayes-ir fit``: show the help

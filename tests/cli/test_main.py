@@ -198,3 +198,16 @@ def test_rescaled_scores_can_be_read_from_the_shell(tmp_path, capsys):
     assert code == 2 and "pass --no-range-check" in err and "check_range" not in err
     code, out, _ = run(["inspect", str(path), "--no-range-check"], capsys)
     assert code == 0 and "1.0000" in out  # mean of a: (1.5 + 0.5) / 2
+
+
+def test_package_warnings_print_as_one_line(capsys):
+    """DataWarning and ConvergenceWarning reach the shell as ``warning: ...``, not a file path."""
+    from bayes_ir.cli import _show_warning
+    from bayes_ir.errors import DataWarning
+
+    _show_warning(
+        DataWarning("dropped 3 topics\nnot scored by every system"), DataWarning, "x.py", 1
+    )
+    err = capsys.readouterr().err
+    assert err.strip() == "warning: dropped 3 topics not scored by every system"
+    assert "x.py" not in err
