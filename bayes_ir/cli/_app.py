@@ -199,6 +199,14 @@ CiProb = Annotated[
         callback=_check_ci_prob,
     ),
 ]
+Strict = Annotated[
+    bool,
+    typer.Option(
+        "--strict", help="Exit with status 3 when the posterior fails its diagnostics (for CI)."
+    ),
+]
+#: Exit status of ``--strict`` commands whose posterior failed its diagnostics.
+EXIT_DIAGNOSTICS_FAILED = 3
 Output = Annotated[
     Path | None,
     typer.Option(

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
+    EXIT_DIAGNOSTICS_FAILED,
     Artifacts,
     Chains,
     Challengers,
@@ -31,6 +32,7 @@ from bayes_ir.cli._app import (
     Qrels,
     RangeCheck,
     Seed,
+    Strict,
     TargetAccept,
     TopM,
     Tune,
@@ -200,6 +202,7 @@ def fit(
     figures: Figures = None,
     sweep: Sweep = None,
     save: SavePath = None,
+    strict: Strict = False,
     output: Output = None,
 ) -> None:
     """Is each challenger better than the champion? Fit the Bayesian hierarchical model.
@@ -282,6 +285,8 @@ def fit(
         path = result.save(save)
         console_err.print(f"wrote {path}")
     save_output(comparison.to_frame(), output)
+    if strict and not passed:
+        raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
 
 
 def _model_line(result) -> str:

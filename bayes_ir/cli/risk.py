@@ -14,6 +14,7 @@ from rich.table import Table
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
+    EXIT_DIAGNOSTICS_FAILED,
     Artifacts,
     Chains,
     Challengers,
@@ -32,6 +33,7 @@ from bayes_ir.cli._app import (
     Qrels,
     RangeCheck,
     Seed,
+    Strict,
     TargetAccept,
     TopM,
     Tune,
@@ -44,7 +46,7 @@ from bayes_ir.cli._app import (
     load_with_roles,
     save_output,
 )
-from bayes_ir.errors import ConvergenceWarning
+from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
 
 RiskR = Annotated[
     float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
@@ -93,6 +95,7 @@ def risk(
     missing: Missing = "error",
     check_range: RangeCheck = True,
     plot: Plot = None,
+    strict: Strict = False,
     output: Output = None,
 ) -> None:
     """Deployment risk review of the challengers against the champion (higher = riskier)."""
@@ -130,10 +133,11 @@ def risk(
             seed=seed,
             **fit_options,
         )
-    for w in caught:
-        if issubclass(w.category, ConvergenceWarning):
+    for w in caught:  # every package warning, the loud ones in red
+        if issubclass(w.category, BayesIRWarning):
+            style = "bold red" if issubclass(w.category, ConvergenceWarning) else "yellow"
             console_err.print(
-                f"[bold red]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
+                f"[{style}]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
             )
     console.print(review.header, highlight=False, soft_wrap=True)
     for view in risk_tables(review.display_frame(), width=console.width):
@@ -150,6 +154,8 @@ def risk(
         console_err.print(f"wrote {output}")
     else:
         save_output(review.to_frame(), output)
+    if strict and review.brisk is not None and not review.brisk.diagnostics_passed:
+        raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
 
 
 def _risk_table(display: pd.DataFrame, title: str) -> Table:

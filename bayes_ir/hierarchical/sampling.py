@@ -17,7 +17,13 @@ import numpy as np
 import xarray as xr
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.hierarchical.model import Design, build_model, data_updates
+from bayes_ir.hierarchical.model import (
+    SIGN_LOGODDS,
+    Design,
+    build_model,
+    data_updates,
+    draw_skewness_sign,
+)
 from bayes_ir.hierarchical.priors import Priors
 
 __all__ = ["sample_nuts", "compile_count", "clear_cache"]
@@ -101,7 +107,7 @@ def sample_nuts(
     """
     keep = ["b0", "sigma", "sigma_topic", "sigma_system", "topic_effect", "system_effect"]
     if likelihood == "skew_normal":
-        keep += ["alpha", "skewness"]
+        keep += ["abs_skewness", SIGN_LOGODDS]
     if sampler == "nutpie":
         try:
             import nutpie
@@ -145,12 +151,24 @@ def sample_nuts(
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     else:
         raise BayesIRError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}")
+    if likelihood == "skew_normal":
+        post = _signed_shape(post, seed)
     post = _relabel(post, design)
     post.attrs = {}  # sampler timings would make equal-seed fits differ
     if stats is not None:
         stats.attrs = {}
     post = post.drop_vars([c for c in post.coords if c not in ("chain", "draw", *post.dims)])
     return post, stats
+
+
+def _signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
+    """Replace ``abs_skewness`` and the sign log-odds by signed ``skewness`` and ``alpha``."""
+    skew, alpha = draw_skewness_sign(
+        post["abs_skewness"].values, post[SIGN_LOGODDS].values, seed=seed
+    )
+    dims = post["abs_skewness"].dims
+    post = post.drop_vars(["abs_skewness", SIGN_LOGODDS])
+    return post.assign(alpha=(dims, alpha), skewness=(dims, skew))
 
 
 def to_numpy(post: xr.Dataset) -> dict[str, np.ndarray]:

@@ -76,6 +76,10 @@ def test_failed_diagnostics_are_loud():
     # The advice said "(tune=..., draws=...)" and "raise target_accept": Python, not options.
     assert "draws=" not in result.output and "tune=" not in result.output
     assert "--draws" in result.output and "--target-accept" in result.output
+    # --strict: the same output, then exit status 3 so that a CI pipeline stops.
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--strict"])
+    assert exc.value.code == 3
 
 
 def test_bad_input_exits_2(capsys):

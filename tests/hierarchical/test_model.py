@@ -77,8 +77,16 @@ def test_build_model_names_coords_and_data():
     assert {"topic_idx", "system_idx", "score"} <= set(model.named_vars)
     assert model.role == ("champion", "challenger", "challenger", "artifact", "artifact")
     skew = build_model(table, likelihood="skew_normal")
-    assert "skewness" in {rv.name for rv in skew.free_RVs} and "alpha" in skew.named_vars
-    assert "y" in {rv.name for rv in skew.observed_RVs}
+    assert {rv.name for rv in skew.free_RVs} == {
+        "b0",
+        "sigma",
+        "sigma_topic",
+        "sigma_system",
+        "topic_effect",
+        "system_z",
+        "abs_skewness",
+    }
+    assert {"system_effect", "skew_sign_logodds", "y", "score_matrix"} <= set(skew.named_vars)
 
 
 def test_build_model_rejects_bad_input():
@@ -137,26 +145,104 @@ def test_sufficient_likelihood_equals_full_value_and_gradient():
     assert np.isfinite(f_logp(point))
 
 
-def test_full_gaussian_and_skewnormal_terms_match_scipy():
+def test_full_gaussian_term_matches_scipy():
     table = _table(5, 4, seed=4)
     y = table.matrix().values
+    model = build_model(table, likelihood="gaussian", loglik="full")
+    point = _random_point(model, np.random.default_rng(5))
+    logp_fn = model.compile_fn(
+        model.logp(vars=model.observed_RVs), inputs=model.value_vars, on_unused_input="ignore"
+    )
+    values = _values(model, point)
+    mu = values["b0"] + values["topic_effect"][:, None] + values["system_effect"][None, :]
+    want = stats.norm.logpdf(y, mu, values["sigma"]).sum()
+    assert float(logp_fn(point)) == pytest.approx(want, rel=1e-7)
+
+
+def _values(model, point):
+    value_fn = model.compile_fn(
+        model.unobserved_value_vars, inputs=model.value_vars, on_unused_input="ignore"
+    )
+    return dict(zip([v.name for v in model.unobserved_value_vars], value_fn(point), strict=True))
+
+
+@pytest.mark.parametrize("missing", [0, 3], ids=["complete-matrix", "gather"])
+def test_skewnormal_term_is_the_sign_marginal_of_scipy(missing):
+    """The potential equals log((L(+alpha) + L(-alpha)) / 2), L from scipy.stats.skewnorm."""
+    from bayes_ir.hierarchical.skewnormal import skewness_to_alpha
+
+    table = _table(6, 5, seed=4, missing=missing)
+    y = table.matrix().values
+    obs = np.isfinite(y)
+    model = build_model(table, likelihood="skew_normal")
+    assert ("score_matrix" in model.named_vars) == (missing == 0)
+    pot_fn = model.compile_fn(
+        model.logp(vars=model.potentials), inputs=model.value_vars, on_unused_input="ignore"
+    )
     rng = np.random.default_rng(5)
-    for likelihood in ("gaussian", "skew_normal"):
-        model = build_model(table, likelihood=likelihood, loglik="full")
+    for _ in range(3):
         point = _random_point(model, rng)
-        logp_fn = model.compile_fn(
-            model.logp(vars=model.observed_RVs), inputs=model.value_vars, on_unused_input="ignore"
-        )
-        value_fn = model.compile_fn(
-            model.unobserved_value_vars, inputs=model.value_vars, on_unused_input="ignore"
-        )
-        values = dict(
-            zip([v.name for v in model.unobserved_value_vars], value_fn(point), strict=True)
-        )
+        values = _values(model, point)
         mu = values["b0"] + values["topic_effect"][:, None] + values["system_effect"][None, :]
-        if likelihood == "gaussian":
-            want = stats.norm.logpdf(y, mu, values["sigma"]).sum()
-        else:
-            xi, omega = skewnormal_location_scale(mu, values["sigma"], values["alpha"])
-            want = stats.skewnorm.logpdf(y, values["alpha"], xi, omega).sum()
-        assert float(logp_fn(point)) == pytest.approx(want, rel=1e-7)
+        alpha = float(skewness_to_alpha(values["abs_skewness"]))
+        total = []
+        for a in (alpha, -alpha):
+            xi, omega = skewnormal_location_scale(mu, values["sigma"], a)
+            total.append(stats.skewnorm.logpdf(y, a, xi, omega)[obs].sum())
+        want = np.logaddexp(*total) - np.log(2.0)
+        assert float(pot_fn(point)) == pytest.approx(want, rel=1e-9)
+        assert values["skew_sign_logodds"] == pytest.approx(total[0] - total[1], rel=1e-9)
+
+
+def test_skewnormal_logpdf_matches_scipy_numpy_and_pytensor():
+    import pytensor
+    import pytensor.tensor as pt
+
+    from bayes_ir.hierarchical.skewnormal import skewnormal_logpdf
+
+    rng = np.random.default_rng(11)
+    y = rng.normal(0.3, 0.3, (40, 30))
+    mean = rng.normal(0.3, 0.1, (40, 30))
+    for sd, alpha in ((0.1, -3.0), (0.05, 0.0), (0.2, 0.7), (0.02, 25.0), (0.01, -80.0)):
+        xi, omega = skewnormal_location_scale(mean, sd, alpha)
+        want = stats.skewnorm.logpdf(y, alpha, xi, omega)
+        np.testing.assert_allclose(skewnormal_logpdf(y, mean, sd, alpha), want, rtol=1e-10)
+        ty, tm = pt.dmatrix("y"), pt.dmatrix("m")
+        ts, ta = pt.dscalar("s"), pt.dscalar("a")
+        f = pytensor.function([ty, tm, ts, ta], skewnormal_logpdf(ty, tm, ts, ta))
+        np.testing.assert_allclose(f(y, mean, sd, alpha), want, rtol=1e-9)
+
+
+def test_log_ndtr_value_and_gradient_over_the_whole_range():
+    import pytensor
+    import pytensor.tensor as pt
+    from scipy import special
+
+    from bayes_ir.hierarchical.skewnormal import log_ndtr
+
+    x = pt.dvector("x")
+    f = pytensor.function([x], [log_ndtr(x), pt.grad(log_ndtr(x).sum(), x)])
+    xv = np.linspace(-200.0, 40.0, 24001)
+    value, grad = f(xv)
+    want = special.log_ndtr(xv)
+    np.testing.assert_allclose(value, want, rtol=1e-9, atol=1e-15)
+    # d/dx log Phi(x) = phi(x) / Phi(x), the inverse Mills ratio
+    mills = np.exp(stats.norm.logpdf(xv) - want)
+    np.testing.assert_allclose(grad, mills, rtol=1e-8, atol=1e-300)
+
+
+def test_draw_skewness_sign_follows_the_log_odds_and_the_seed():
+    from bayes_ir.hierarchical.model import draw_skewness_sign
+    from bayes_ir.hierarchical.skewnormal import alpha_to_skewness
+
+    abs_skew = np.full((4, 5000), 0.2)
+    logodds = np.repeat([[-40.0], [0.0], [np.log(3.0)], [40.0]], 5000, axis=1)
+    skew, alpha = draw_skewness_sign(abs_skew, logodds, seed=3)
+    share = (skew > 0).mean(axis=1)
+    assert share[0] == 0.0 and share[3] == 1.0
+    # binomial SE of a share of 5000 is <= 0.0071: 4 SE
+    assert share[1] == pytest.approx(0.5, abs=0.03)
+    assert share[2] == pytest.approx(0.75, abs=0.03)
+    np.testing.assert_allclose(alpha_to_skewness(alpha), skew, rtol=1e-9)
+    again, _ = draw_skewness_sign(abs_skew, logodds, seed=3)
+    np.testing.assert_array_equal(skew, again)
