@@ -102,3 +102,16 @@ def test_bad_input():
     table = ScoreTable.from_frame(gappy, missing="keep")
     with pytest.raises(InsufficientDataError, match="missing"):
         expected_correlation(table)
+
+
+def test_few_topics_warn():
+    import numpy as np
+    import pytest
+
+    from bayes_ir.errors import DataWarning
+    from bayes_ir.reliability import expected_correlation
+    from bayes_ir.table import ScoreTable
+
+    x = np.random.default_rng(0).uniform(size=(5, 4))
+    with pytest.warns(DataWarning, match="only 5 topics"):
+        expected_correlation(ScoreTable.from_matrix(x), estimator="ML")
