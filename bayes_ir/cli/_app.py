@@ -175,8 +175,8 @@ Draws = Annotated[
     typer.Option(
         "--draws",
         min=1,
-        help=f"Posterior draws per chain (default: 10,000 for the exact sampler, "
-        f"{defaults.DRAWS:,} for NUTS).",
+        help=f"Posterior draws per chain (default: 10,000 for the exact sampler, 4,000 "
+        f"for the skew-normal, {defaults.DRAWS:,} for other NUTS fits).",
     ),
 ]
 Tune = Annotated[

@@ -1,12 +1,19 @@
-"""NUTS for the full hierarchical model: nutpie, compiled once per model structure.
+"""NUTS for the full hierarchical model with nutpie; PyMC's own NUTS as the fallback.
 
-Compiling the PyMC model for nutpie (numba) costs tens of seconds, sampling a
-second. The compiled model is therefore cached per *structure* (likelihood,
-likelihood form, numbers of topics, systems and observed cells); a new dataset of
-the same structure only swaps the data containers (scores, indices, sufficient
-statistics and the autoscaled prior constants, all ``pm.Data``) through nutpie's
-``with_data``, so a sweep over collections or measures compiles once. PyMC's own
-NUTS is the fallback when nutpie is not installed or fails.
+* Gaussian model with missing cells: the PyMC model of :func:`build_model`, compiled
+  for nutpie (numba) once per model *structure* (likelihood form, numbers of topics,
+  systems and observed cells). Compiling costs seconds, sampling a fraction of that, so
+  the compiled model is cached and a new dataset of the same structure only swaps the
+  data containers (scores, indices, sufficient statistics and the autoscaled prior
+  constants, all ``pm.Data``) through nutpie's ``with_data``: a sweep over collections
+  or measures compiles once.
+* Skew-normal model: the hand-written kernel of
+  :mod:`bayes_ir.hierarchical.skewnormal_kernel` (the same log density, tested against
+  the PyMC model), which compiles once per machine (numba's disk cache) and takes
+  any data shape, so nothing is compiled per dataset (:func:`skewnormal_model`).
+
+``sampler="pymc"`` samples the PyMC model with PyMC's NUTS instead (slower; for
+cross-checks, or where nutpie is missing).
 """
 
 from __future__ import annotations
@@ -26,11 +33,13 @@ from bayes_ir.hierarchical.model import (
 )
 from bayes_ir.hierarchical.priors import Priors
 
-__all__ = ["sample_nuts", "compile_count", "clear_cache"]
+__all__ = ["sample_nuts", "compile_count", "clear_cache", "skewnormal_model"]
 
 Sampler = Literal["nutpie", "pymc"]
 _CACHE: dict[tuple, object] = {}
 _COMPILES = [0]
+#: Scalar outputs of the skew-normal kernel's ``expand``, in its order.
+_SKEW_SCALARS = ("b0", "sigma_topic", "sigma_system", "sigma", "abs_skewness")
 
 
 def compile_count() -> int:
@@ -70,6 +79,54 @@ def compiled_model(design: Design, priors: Priors, likelihood: str):
     updates = data_updates(design, priors, sufficient=sufficient)
     compiled = compiled.with_data(**{k: v for k, v in updates.items() if k in known})
     return compiled, fresh
+
+
+def skewnormal_model(design: Design, priors: Priors):
+    """Return the skew-normal model for nutpie, on the compiled kernel (no PyTensor compile).
+
+    Log density and gradient come from
+    :func:`~bayes_ir.hierarchical.skewnormal_kernel.logp_and_grad` (numba, cached on
+    disk), which equals the PyMC model of :func:`build_model`. nutpie calls its C
+    callbacks directly, without the GIL, exactly as it calls a PyMC model compiled
+    by :func:`nutpie.compile_pymc_model`, whose model class is reused here. A new
+    dataset compiles nothing, so the model is not cached.
+    """
+    from nutpie.compile_pymc import CompiledPyMCModel
+
+    from bayes_ir.hierarchical import skewnormal_kernel as kernel
+
+    n_t, n_s = design.shape
+    rates = (
+        float(priors.sigma_topic_rate),
+        float(priors.sigma_system_rate),
+        float(priors.sigma_rate),
+    )
+    constants = (float(priors.b0_mu), float(priors.b0_sd), *rates, float(priors.skewness_max))
+    names = [*_SKEW_SCALARS, "topic_effect", "system_effect", SIGN_LOGODDS]
+    shapes = [()] * len(_SKEW_SCALARS) + [(n_t,), (n_s,), ()]
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    ends = np.cumsum(sizes)
+    slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]
+
+    def initial_point(seed):
+        return kernel.initial_point(n_t, n_s, constants[0], rates, np.random.default_rng(seed))
+
+    return CompiledPyMCModel(
+        _n_dim=kernel.N_HYPER + n_t + n_s - 2,
+        dims={"topic_effect": ("topic",), "system_effect": ("system",)},
+        _coords={"topic": list(design.topics), "system": list(design.systems)},
+        _shapes=dict(zip(names, shapes, strict=True)),
+        compiled_logp_func=kernel.logp_cfunc,
+        compiled_expand_func=kernel.expand_cfunc,
+        initial_point_func=initial_point,
+        shared_data={},
+        shared_var_keys={},
+        user_data=kernel.pack(design.matrix, constants),
+        n_expanded=int(ends[-1]),
+        shape_info=(names, slices, shapes),
+        logp_func=None,
+        expand_func=None,
+    )
 
 
 def _relabel(ds: xr.Dataset, design: Design) -> xr.Dataset:
@@ -114,7 +171,10 @@ def sample_nuts(
         except ImportError:  # pragma: no cover - nutpie is a dependency
             sampler = "pymc"
     if sampler == "nutpie":
-        compiled, _ = compiled_model(design, priors, likelihood)
+        if likelihood == "skew_normal":
+            compiled = skewnormal_model(design, priors)
+        else:
+            compiled, _ = compiled_model(design, priors, likelihood)
         trace = nutpie.sample(
             compiled,
             draws=draws,

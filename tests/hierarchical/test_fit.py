@@ -163,7 +163,7 @@ def test_skew_normal_recovers_the_sign_of_the_shape(true_alpha):
     y = stats.skewnorm.rvs(true_alpha, loc=xi, scale=omega, random_state=rng)
     table = ScoreTable.from_matrix(y, systems=["a", "b", "c", "d", "e"], measure="sim")
     table = table.with_roles(champion="a", challengers=["b"])
-    f = fit(table, likelihood="skew_normal", sampler="pymc", seed=4, **SMALL)
+    f = fit(table, likelihood="skew_normal", seed=4, **SMALL)
     skew = f.draws["skewness"].values
     # skewness of SN(alpha=6) is 0.78; the SE of a skewness from 150 cells is about
     # sqrt(6/150) = 0.2, so a few per cent of the posterior may lie on the wrong side

@@ -1,0 +1,185 @@
+"""The numba kernel of the skew-normal model equals the PyMC model it implements.
+
+The reference is PyMC itself: ``compile_logp`` / ``compile_dlogp`` and the model's
+deterministics, evaluated at the same unconstrained points, on a complete matrix and
+on one with missing cells; then the two samplers (nutpie on the kernel, PyMC's NUTS on
+the PyMC model) must agree within Monte Carlo error.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from bayes_ir.hierarchical import build_model, fit, sampling
+from bayes_ir.hierarchical import skewnormal_kernel as kernel
+from bayes_ir.hierarchical.fit import SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE
+from bayes_ir.hierarchical.model import SIGN_LOGODDS, design_of
+from bayes_ir.hierarchical.priors import autoscale_priors
+from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
+from bayes_ir.table import ScoreTable
+
+_DOUBLE_P = ctypes.POINTER(ctypes.c_double)
+
+
+def _skewed_table(n_t: int, n_s: int, *, seed: int, missing: int = 0) -> ScoreTable:
+    rng = np.random.default_rng(seed)
+    mu = 0.4 + rng.normal(0, 0.12, (n_t, 1)) + rng.normal(0, 0.03, (1, n_s))
+    xi, omega = skewnormal_location_scale(mu, 0.07, 3.0)
+    y = stats.skewnorm.rvs(3.0, loc=xi, scale=omega, random_state=rng)
+    table = ScoreTable.from_matrix(y, systems=[f"s{i}" for i in range(n_s)], measure="sim")
+    if missing:  # drop cells of the artifact runs
+        artifacts = table.data.index[table.data["system"].isin([f"s{i}" for i in range(3, n_s)])]
+        dropped = rng.choice(artifacts, size=missing, replace=False)
+        table = ScoreTable.from_frame(table.data.drop(index=dropped), missing="keep")
+    return table.with_roles(champion="s0", challengers=["s1", "s2"])
+
+
+@pytest.fixture(scope="module", params=[0, 9], ids=["complete", "missing-cells"])
+def case(request):
+    design = design_of(_skewed_table(12, 6, seed=3, missing=request.param))
+    assert np.isnan(design.matrix).sum() == request.param
+    priors = autoscale_priors(design.score, None)
+    constants = (
+        priors.b0_mu,
+        priors.b0_sd,
+        priors.sigma_topic_rate,
+        priors.sigma_system_rate,
+        priors.sigma_rate,
+        priors.skewness_max,
+    )
+    model = build_model(design, likelihood="skew_normal", priors=priors)
+    return design, priors, model, kernel.pack(design.matrix, constants)
+
+
+def _points(design, priors, n: int = 6) -> list[np.ndarray]:
+    """Jittered points, plus one far in the tails (the log-CDF's series branch)."""
+    n_t, n_s = design.shape
+    rng = np.random.default_rng(11)
+    rates = (priors.sigma_topic_rate, priors.sigma_system_rate, priors.sigma_rate)
+    points = [kernel.initial_point(n_t, n_s, priors.b0_mu, rates, rng) for _ in range(n)]
+    tail = points[0].copy()
+    tail[0] = priors.b0_mu + 0.5  # every cell far below its mean ...
+    tail[3] = np.log(0.05)
+    tail[4] = 5.0  # ... with |skewness| near its bound: alpha * z < -20 in some cells
+    return [*points, tail]
+
+
+def _pymc_point(theta: np.ndarray, n_t: int) -> dict[str, np.ndarray]:
+    return {
+        "b0": theta[0],
+        "sigma_topic_log__": theta[1],
+        "sigma_system_log__": theta[2],
+        "sigma_log__": theta[3],
+        "abs_skewness_interval__": theta[4],
+        "topic_effect_zerosum__": theta[5 : 5 + n_t - 1],
+        "system_z_zerosum__": theta[5 + n_t - 1 :],
+    }
+
+
+def test_log_density_and_gradient_equal_pymc(case):
+    design, priors, model, data = case
+    n_t = design.shape[0]
+    logp, dlogp = model.compile_logp(), model.compile_dlogp()
+    points = _points(design, priors)
+    # the last point really reaches the series branch of log Phi (below -20)
+    tail = points[-1]
+    abs_skew = priors.skewness_max / (1 + np.exp(-tail[4]))
+    alpha = skewness_to_alpha(abs_skew)
+    xi, omega = skewnormal_location_scale(tail[0], np.exp(tail[3]), alpha)
+    assert np.nanmin(alpha * (design.matrix - xi) / omega) < -20
+    for theta in points:
+        point = _pymc_point(theta, n_t)
+        value, grad = kernel.logp_and_grad(theta, data)
+        assert value == pytest.approx(float(logp(point)), rel=1e-11, abs=1e-9)
+        # our gradient, cut into PyMC's value variables and laid out in PyMC's order
+        named = _pymc_point(grad, n_t)
+        ours = np.concatenate([np.atleast_1d(named[var.name]) for var in model.value_vars])
+        ref = dlogp(point)
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9 * abs(ref).max())
+
+
+def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
+    design, priors, model, data = case
+    n_t, n_s = design.shape
+    dim = kernel.N_HYPER + n_t + n_s - 2
+    outputs = ["b0", "sigma_topic", "sigma_system", "sigma", "abs_skewness",
+               "topic_effect", "system_effect", SIGN_LOGODDS]  # fmt: skip
+    graphs = model.replace_rvs_by_values([model[name] for name in outputs])
+    deterministics = model.compile_fn(graphs, inputs=model.value_vars)
+    for theta in _points(design, priors, n=3):
+        grad, value = np.empty(dim), np.empty(1)
+        status = kernel.logp_cfunc.ctypes(
+            dim,
+            theta.ctypes.data_as(_DOUBLE_P),
+            grad.ctypes.data_as(_DOUBLE_P),
+            value.ctypes.data_as(_DOUBLE_P),
+            data.ctypes.data_as(_DOUBLE_P),
+        )
+        ref_value, ref_grad = kernel.logp_and_grad(theta, data)
+        assert status == 0 and value[0] == ref_value
+        np.testing.assert_array_equal(grad, ref_grad)
+
+        out = np.empty(5 + n_t + n_s + 1)
+        status = kernel.expand_cfunc.ctypes(
+            dim, out.size, theta.ctypes.data_as(_DOUBLE_P), out.ctypes.data_as(_DOUBLE_P),
+            data.ctypes.data_as(_DOUBLE_P),
+        )  # fmt: skip
+        assert status == 0
+        expected = np.concatenate(
+            [np.atleast_1d(v) for v in deterministics(_pymc_point(theta, n_t))]
+        )
+        np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_non_finite_density_is_reported_to_the_sampler(case):
+    design, _, _, data = case
+    n_t, n_s = design.shape
+    dim = kernel.N_HYPER + n_t + n_s - 2
+    theta = np.zeros(dim)
+    theta[3] = 800.0  # sigma = exp(800) overflows
+    grad, value = np.empty(dim), np.empty(1)
+    status = kernel.logp_cfunc.ctypes(
+        dim, *(a.ctypes.data_as(_DOUBLE_P) for a in (theta, grad, value, data))
+    )
+    assert status in (3, 4)
+
+
+def test_pack_checks_its_input():
+    with pytest.raises(ValueError, match="6 constants"):
+        kernel.pack(np.zeros((3, 2)), (0.0, 1.0))
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_kernel_sampler_agrees_with_pymc_nuts():
+    """nutpie on the kernel and PyMC's NUTS on the PyMC model: the same posterior."""
+    import arviz as az
+
+    table = _skewed_table(15, 5, seed=8)
+    run = {"chains": 2, "draws": 1500, "tune": 500, "seed": 6}
+    ours = fit(table, likelihood="skew_normal", **run)
+    ref = fit(table, likelihood="skew_normal", sampler="pymc", **run)
+    assert ours.provenance["sampler"] == "nutpie+skewnormal_kernel"
+    for name in ("b0", "sigma", "sigma_topic", "sigma_system", "skewness"):
+        a, b = ours.draws[name].values, ref.draws[name].values
+        se = np.hypot(float(az.mcse(a)), float(az.mcse(b)))
+        assert abs(a.mean() - b.mean()) < 4.5 * se, name
+    diff = ours.contrast_draws().values.mean(axis=(0, 1)) - ref.contrast_draws().values.mean(
+        axis=(0, 1)
+    )
+    sd = ours.contrast_draws().values.std(axis=(0, 1))
+    assert np.all(np.abs(diff) < 0.15 * sd)
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_skew_normal_defaults_and_no_compilation_per_dataset():
+    before = sampling.compile_count()
+    f = fit(_skewed_table(10, 4, seed=1), likelihood="skew_normal", seed=1)
+    g = fit(_skewed_table(13, 7, seed=2, missing=5), likelihood="skew_normal", seed=1, draws=300)
+    assert sampling.compile_count() == before  # no PyTensor compilation at all
+    assert (f.provenance["draws"], f.provenance["tune"]) == (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE)
+    assert f.draws.sizes["draw"] == SKEW_NORMAL_DRAWS and g.draws.sizes["draw"] == 300
+    assert g.draws.sizes["topic"] == 13 and np.isfinite(g.draws["alpha"].values).all()
