@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -46,6 +46,9 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.errors import BayesIRError, ConvergenceWarning
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 MinGain = Annotated[
     float, typer.Option("--min-gain", help="Minimal worthwhile gain, in score units.")
 ]
@@ -75,7 +78,8 @@ Sweep = Annotated[
     str | None,
     typer.Option(
         "--sweep",
-        help="Refit with the top m artifact runs for each m (e.g. 1,5,10,20,40): Figure 5.",
+        help="Refit with the top m artifact runs for each m (e.g. 1,5,10,20,40): Figure 5. "
+        "With --output OUT.csv the sweep's table goes to OUT_artifact_sweep.csv.",
     ),
 ]
 SavePath = Annotated[
@@ -279,8 +283,11 @@ def fit(
         for path in paths:
             console_err.print(f"wrote {path}")
     if m_values is not None:
-        _run_sweep(table, m_values, figures, ci_prob=p, likelihood=_likelihood(likelihood),
-                   chains=chains, draws=draws, tune=tune, seed=seed, **sampler)  # fmt: skip
+        sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p,
+                                 likelihood=_likelihood(likelihood), chains=chains, draws=draws,
+                                 tune=tune, seed=seed, **sampler)  # fmt: skip
+        if output is not None:
+            save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
         path = result.save(save)
         console_err.print(f"wrote {path}")
@@ -308,8 +315,11 @@ def _parse_m_values(text: str) -> list[int]:
 
 def _run_sweep(
     table, m_values: list[int], figures: Path | None, *, ci_prob: float, **fit_options
-) -> None:
-    """Refit with the top m artifacts for each m, print the table and draw Figure 5."""
+) -> pd.DataFrame:
+    """Refit with the top m artifacts for each m, print the table, draw Figure 5.
+
+    Returns the sweep's table (``ArtifactSweep.to_frame()``).
+    """
     from bayes_ir.hierarchical.artifact_sweep import artifact_sweep
 
     seed = fit_options.pop("seed")
@@ -351,3 +361,4 @@ def _run_sweep(
         fig.savefig(path, dpi=120)
         plt.close(fig)
         console_err.print(f"wrote {path}")
+    return frame

@@ -37,7 +37,6 @@ def glm(
         list[str] | None,
         typer.Option(
             "--links",
-            "-l",
             help=f"Links to compare, repeatable or comma-separated: {', '.join(link_names())} "
             "(default: all).",
         ),

@@ -97,12 +97,18 @@ def test_sweep_option(tmp_path):
     args = [
         "fit", str(EXAMPLE), "--champion", "bm25", "--challengers", "chal_fusion",
         "--top-m", "4", "--draws", "1000", "--chains", "2", "--seed", "1",
-        "--sweep", "0,4", "--figures", str(tmp_path),
+        "--sweep", "0,4", "--figures", str(tmp_path), "--output", str(tmp_path / "fit.csv"),
     ]  # fmt: skip
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "Artifact sweep" in result.output
     assert (tmp_path / "artifact_sweep.png").stat().st_size > 5_000
+    # --output writes the decision table and, beside it, the sweep's table
+    assert list(pd.read_csv(tmp_path / "fit.csv")["challenger"]) == ["chal_fusion"]
+    sweep = pd.read_csv(tmp_path / "fit_artifact_sweep.csv")
+    assert sorted(sweep["m"]) == [0, 4] and set(sweep["challenger"]) == {"chal_fusion"}
+    m4 = sweep.set_index("m").loc[4]
+    assert f"{m4['mean']:+.4f}" in result.output  # the printed row is the written row
 
 
 def test_bad_sweep_values_exit_2(capsys):

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not EXAMPLE.exists(), reason="data/example_score
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("glm")
     args = [
-        "glm", str(EXAMPLE), "--links", "identity,logit", "-l", "exp",
+        "glm", str(EXAMPLE), "--links", "identity,logit", "--links", "exp",
         "--output", str(out / "links.csv"), "--pairs", str(out / "pairs.csv"),
     ]  # fmt: skip
     result = CliRunner().invoke(app, args, catch_exceptions=False)
@@ -62,6 +62,9 @@ def test_errors_are_one_line(capsys):
     assert "unknown link 'sqrt'" in capsys.readouterr().err
     result = CliRunner().invoke(app, ["glm", str(EXAMPLE), "--boundary", "winsor"])
     assert result.exit_code == 2 and "boundary" in result.output
+    # -l is --likelihood in fit and risk: glm does not reuse it for another option
+    result = CliRunner().invoke(app, ["glm", str(EXAMPLE), "-l", "logit"])
+    assert result.exit_code == 2 and "-l" in result.output
 
 
 def test_best_link_is_visible_without_colour():
