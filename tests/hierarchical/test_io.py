@@ -38,6 +38,17 @@ def test_round_trip_is_identical(small_fit, tmp_path):
     assert back.to_frame().equals(small_fit.to_frame())
 
 
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_skew_normal_round_trip(small_fit, tmp_path):
+    """A skew-normal fit (nutpie on the kernel) keeps its shape draws and provenance."""
+    skew = fit(small_fit.table, likelihood="skew_normal", chains=2, draws=300, tune=300, seed=2)
+    back = HierarchicalFit.load(skew.save(tmp_path / "skew.nc"))
+    assert back.posterior.identical(skew.posterior)
+    assert back.likelihood == "skew_normal"
+    assert back.provenance["sampler"] == "nutpie+skewnormal_kernel"
+    assert back.summary() == skew.summary() and "skew-normal shape" in back.summary()
+
+
 def test_default_path_under_models(small_fit, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = small_fit.save()
