@@ -403,7 +403,7 @@ def _stan_skew(design, pri, label: str, draws: int, tune: int) -> None:
     from bayes_ir.hierarchical import diagnose
     from bayes_ir.hierarchical.fit import assemble_datatree
     from bayes_ir.hierarchical.model import draw_skewness_sign
-    from bayes_ir.hierarchical.skewnormal import skewnormal_logpdf
+    from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_logpdf
 
     n_t, n_s = design.shape
     tt, ss = np.meshgrid(np.arange(n_t), np.arange(n_s), indexing="ij")
@@ -427,8 +427,6 @@ def _stan_skew(design, pri, label: str, draws: int, tune: int) -> None:
     post["system_effect"] = post["sigma_system"][..., None] * arr("z", n_s)
     abs_skew = arr("abs_skewness")
     # the sign's log-odds per draw, from the same density (as the package does)
-    from bayes_ir.hierarchical.skewnormal import skewness_to_alpha
-
     mu = (
         post["b0"][..., None, None]
         + post["topic_effect"][..., :, None]

@@ -38,8 +38,6 @@ __all__ = ["sample_nuts", "compile_count", "clear_cache", "skewnormal_model"]
 Sampler = Literal["nutpie", "pymc"]
 _CACHE: dict[tuple, object] = {}
 _COMPILES = [0]
-#: Scalar outputs of the skew-normal kernel's ``expand``, in its order.
-_SKEW_SCALARS = ("b0", "sigma_topic", "sigma_system", "sigma", "abs_skewness")
 
 
 def compile_count() -> int:
@@ -102,8 +100,7 @@ def skewnormal_model(design: Design, priors: Priors):
         float(priors.sigma_rate),
     )
     constants = (float(priors.b0_mu), float(priors.b0_sd), *rates, float(priors.skewness_max))
-    names = [*_SKEW_SCALARS, "topic_effect", "system_effect", SIGN_LOGODDS]
-    shapes = [()] * len(_SKEW_SCALARS) + [(n_t,), (n_s,), ()]
+    names, shapes = kernel.expanded_layout(n_t, n_s)
     sizes = [int(np.prod(shape)) for shape in shapes]
     ends = np.cumsum(sizes)
     slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]

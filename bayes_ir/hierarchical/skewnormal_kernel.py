@@ -64,12 +64,14 @@ import math
 import numba
 import numpy as np
 
+from bayes_ir.hierarchical.model import SIGN_LOGODDS
 from bayes_ir.hierarchical.skewnormal import _LOG_NDTR_SWITCH
 
 __all__ = [
     "N_HEADER",
     "N_HYPER",
     "expand_cfunc",
+    "expanded_layout",
     "initial_point",
     "logp_and_grad",
     "logp_cfunc",
@@ -346,8 +348,7 @@ def logp_cfunc(dim, x_, grad_, logp_, data_):
 def expand_cfunc(dim, n_out, x_, out_, data_):
     """Write the reported values of one draw (nutpie's C callback).
 
-    ``out`` receives ``b0, sigma_topic, sigma_system, sigma, abs_skewness,
-    topic_effect (T), system_effect (S), skew_sign_logodds``.
+    ``out`` receives them in the order of :func:`expanded_layout`.
     """
     header = numba.carray(data_, (2,))
     data = numba.carray(data_, (N_HEADER + int(header[0]) * int(header[1]),))
@@ -368,6 +369,13 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
                           no_grad, no_grad)[0]  # fmt: skip
     out[5 + n_t + n_s] = loglik[0] - loglik[1]
     return 0
+
+
+def expanded_layout(n_t: int, n_s: int) -> tuple[list[str], list[tuple[int, ...]]]:
+    """Names and shapes of the values :func:`expand_cfunc` writes, in its order."""
+    scalars = ["b0", "sigma_topic", "sigma_system", "sigma", "abs_skewness"]
+    names = [*scalars, "topic_effect", "system_effect", SIGN_LOGODDS]
+    return names, [()] * len(scalars) + [(n_t,), (n_s,), ()]
 
 
 def initial_point(n_t: int, n_s: int, b0_mu: float, rates: tuple[float, float, float], rng):

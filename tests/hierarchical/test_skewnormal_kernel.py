@@ -106,8 +106,8 @@ def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
     design, priors, model, data = case
     n_t, n_s = design.shape
     dim = kernel.N_HYPER + n_t + n_s - 2
-    outputs = ["b0", "sigma_topic", "sigma_system", "sigma", "abs_skewness",
-               "topic_effect", "system_effect", SIGN_LOGODDS]  # fmt: skip
+    outputs, shapes = kernel.expanded_layout(n_t, n_s)
+    assert outputs[-1] == SIGN_LOGODDS and shapes[5:7] == [(n_t,), (n_s,)]
     graphs = model.replace_rvs_by_values([model[name] for name in outputs])
     deterministics = model.compile_fn(graphs, inputs=model.value_vars)
     for theta in _points(design, priors, n=3):
