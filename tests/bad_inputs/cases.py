@@ -1,0 +1,1628 @@
+"""The cases of the bad-input catalogue, as data (see ``catalogue.py`` for the fields).
+
+Classes: ``file-tidy``, ``file-wide``, ``file-trec_eval``, ``file-run``, ``file-lines``,
+``file-special`` (FIFO, /dev/zero, folders), ``names`` (hostile system names),
+``opt-fit``, ``opt-risk``, ``opt-glm``, ``opt-meta``, ``opt-reliability``,
+``opt-inspect``, ``output`` (output paths), ``meta-config`` (YAML), ``saved-fit``,
+``degenerate`` (data that make an answer meaningless), ``api``, ``signal``.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import replace
+
+import numpy as np
+from bad_inputs.catalogue import (
+    FIFO,
+    META_OK,
+    META_SCORES,
+    SYSTEMS,
+    Case,
+    both,
+    challengers_are,
+    exists,
+    file_has,
+    gz,
+    inspect_means,
+    json_systems,
+    junk,
+    lines_file,
+    means_of,
+    qrels,
+    read_csv_rows,
+    run,
+    scores,
+    stdout_has,
+    tidy,
+    topics,
+    trec_eval,
+    wide,
+)
+
+from bayes_ir.errors import (
+    BayesIRError,
+    InsufficientDataError,
+    OptionError,
+    RoleError,
+    ScoreTableError,
+    UnknownSystemError,
+)
+
+CASES: list[Case] = []
+M = scores()
+T = {"t.csv": tidy()}
+TA = "{d}/t.csv"
+OUT = ("-o", "{o}/out.csv")
+MEANS = means_of(SYSTEMS, M)
+
+
+def add(**fields) -> None:
+    # A subprocess starts Python and PyMC (several seconds) and may run to its timeout.
+    fields.setdefault("slow", fields.get("subprocess", False))
+    CASES.append(Case(**fields))
+
+
+def option_words(match: str) -> str:
+    """Accept an option named as typed (``--top-m``) or as the keyword (``top_m``)."""
+    return re.sub(r"(?<=\w)-(?=\w)", "[-_]", match)
+
+
+def err(id, cls, argv, match, files=None, kind="file", **kw) -> None:
+    add(
+        id=id,
+        cls=cls,
+        kind=kind,
+        expect="error",
+        argv=tuple(argv),
+        match=match,
+        files=T if files is None else files,
+        **kw,
+    )
+
+
+def ok(id, cls, argv, check=None, files=None, kind="file", **kw) -> None:
+    add(
+        id=id,
+        cls=cls,
+        kind=kind,
+        expect="ok",
+        argv=tuple(argv),
+        check=check,
+        files=T if files is None else files,
+        **kw,
+    )
+
+
+def warn(id, cls, argv, match, files=None, kind="file", **kw) -> None:
+    add(
+        id=id,
+        cls=cls,
+        kind=kind,
+        expect="warning",
+        argv=tuple(argv),
+        match=match,
+        files=T if files is None else files,
+        **kw,
+    )
+
+
+def with_cell(text: str, line: int, value: str) -> str:
+    """Replace the score (last field) of 1-based ``line`` of a CSV text."""
+    rows = text.splitlines(keepends=True)
+    head, _, _ = rows[line - 1].rstrip("\r\n").rpartition(",")
+    rows[line - 1] = f"{head},{value}\n"
+    return "".join(rows)
+
+
+INSPECT = ("inspect", TA, *OUT)
+
+# ============================================================================ file-tidy
+ok("tidy-valid", "file-tidy", INSPECT, inspect_means(MEANS))
+err("tidy-empty", "file-tidy", ("inspect", TA), r"t\.csv.*empty", {"t.csv": ""})
+err(
+    "tidy-header-only",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv",
+    {"t.csv": "measure,system,topic,score\n"},
+)
+err("tidy-binary-junk", "file-tidy", ("inspect", TA), r"t\.csv", {"t.csv": junk()})
+err(
+    "tidy-binary-junk-forced",
+    "file-tidy",
+    ("inspect", "-f", "tidy", TA),
+    r"t\.csv",
+    {"t.csv": junk(seed=1)},
+)
+err(
+    "tidy-nul-bytes",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv",
+    {"t.csv": tidy().encode().replace(b"0.2", b"\x00\x00", 3)},
+)
+for spelling in ("nan", "NaN", "inf", "-inf", "Infinity"):
+    err(
+        f"tidy-score-{spelling}",
+        "file-tidy",
+        ("inspect", TA),
+        r"t\.csv:4\b",
+        {"t.csv": with_cell(tidy(), 4, spelling)},
+    )
+err(
+    "tidy-score-text",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:3\b",
+    {"t.csv": with_cell(tidy(), 3, "oops")},
+)
+err(
+    "tidy-score-blank",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:5\b",
+    {"t.csv": with_cell(tidy(), 5, "")},
+)
+err(
+    "tidy-score-decimal-comma",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:2\b",
+    {"t.csv": tidy(sep="\t").replace("0.2", "0,2", 1).replace("\t", ",", 0)},
+)
+err(
+    "tidy-duplicate-row",
+    "file-tidy",
+    ("inspect", TA),
+    r"base.*401|401.*base",
+    {"t.csv": tidy() + "AP,base,401,0.2\n"},
+)
+err(
+    "tidy-duplicate-conflicting",
+    "file-tidy",
+    ("inspect", TA),
+    r"base.*401|401.*base",
+    {"t.csv": tidy() + "AP,base,401,0.9\n"},
+)
+err(
+    "tidy-missing-score-column",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv.*score",
+    {"t.csv": "system,topic,value\na,1,0.5\nb,1,0.4\n"},
+)
+err(
+    "tidy-ragged-row",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:3\b",
+    {"t.csv": "system,topic,score\na,1,0.5\na,2,0.4,7,8\nb,1,0.3\nb,2,0.2\n"},
+)
+for spelling, bad in (
+    ("AP", "1.5"),
+    ("AP", "-0.1"),
+    ("P@10", "3"),
+    ("nDCG@10", "1.2"),
+    ("P_10", "3"),
+    ("ndcg_cut_10", "2"),
+    ("map", "1.2"),
+    ("recip_rank", "-1"),
+    ("P.10", "3"),
+    ("Recall_100", "4"),
+):
+    slug = spelling.lower().replace("@", "at").replace(".", "dot")
+    err(
+        f"tidy-range-{slug}-{bad}",
+        "file-tidy",
+        ("inspect", TA),
+        r"t\.csv.*(range|outside|\[0, ?1\])",
+        {"t.csv": with_cell(tidy(measure=spelling), 6, bad)},
+    )
+ok(
+    "tidy-no-range-check-huge",
+    "file-tidy",
+    ("inspect", "--no-range-check", TA, *OUT),
+    inspect_means(means_of(SYSTEMS, M * 1e300)),
+    {"t.csv": tidy(values=M * 1e300)},
+)
+ok("tidy-bom", "file-tidy", INSPECT, inspect_means(MEANS), {"t.csv": "\ufeff" + tidy()})
+ok("tidy-crlf", "file-tidy", INSPECT, inspect_means(MEANS), {"t.csv": tidy(eol="\r\n")})
+ok(
+    "tidy-tsv",
+    "file-tidy",
+    ("inspect", "{d}/t.tsv", *OUT),
+    inspect_means(MEANS),
+    {"t.tsv": tidy(sep="\t")},
+)
+ok(
+    "tidy-gzip",
+    "file-tidy",
+    ("inspect", "{d}/t.csv.gz", *OUT),
+    inspect_means(MEANS),
+    {"t.csv.gz": gz(tidy())},
+)
+err(
+    "tidy-gzip-truncated",
+    "file-tidy",
+    ("inspect", "{d}/t.csv.gz"),
+    r"t\.csv\.gz",
+    {"t.csv.gz": gz(tidy())[:60]},
+)
+err(
+    "tidy-latin1",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv.*(utf-?8|encod|decod)",
+    {"t.csv": tidy(systems=("café", "base")).encode("latin-1")},
+)
+err(
+    "tidy-mixed-encodings",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:\d+.*(utf-?8|encod|decod)",
+    {
+        "t.csv": tidy(systems=("café",)).encode()
+        + tidy(systems=("thé",)).split("\n", 1)[1].encode("latin-1")
+    },
+)
+err(
+    "tidy-utf16",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv.*(utf|encod|decod)",
+    {"t.csv": tidy().encode("utf-16")},
+)
+err(
+    "tidy-missing-cell",
+    "file-tidy",
+    ("fit", TA, "-c", "base", "-C", "chal_*", "--draws", "200"),
+    r"chal_a.*401|401.*chal_a|missing",
+    {"t.csv": tidy().replace("AP,chal_a,401,", "AP,chal_a,999,")},
+)
+err(
+    "tidy-several-measures-no-choice",
+    "file-tidy",
+    ("fit", TA, "-c", "base", "-C", "chal_*"),
+    r"--measure",
+    {"t.csv": tidy() + tidy(measure="P@10").split("\n", 1)[1]},
+)
+err(
+    "tidy-system-empty-name",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:\d+.*system",
+    {"t.csv": tidy() + "AP,,401,0.3\n"},
+)
+err(
+    "tidy-topic-empty",
+    "file-tidy",
+    ("inspect", TA),
+    r"t\.csv:\d+.*topic",
+    {"t.csv": tidy() + "AP,base,,0.3\n"},
+)
+err("tidy-only-newlines", "file-tidy", ("inspect", TA), r"t\.csv", {"t.csv": "\n\n\n"})
+
+# ============================================================================ file-wide
+W3 = ("base", "chal_a", "chal_b")
+MW = scores(n_systems=3)
+ok(
+    "wide-valid",
+    "file-wide",
+    ("inspect", "{d}/w.csv", *OUT),
+    inspect_means(means_of(W3, MW)),
+    {"w.csv": wide(W3, MW)},
+)
+ok(
+    "wide-no-topic-column",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv", *OUT),
+    inspect_means(means_of(W3, MW)),
+    {"w.csv": wide(W3, MW, topic_col=None)},
+)
+for col in ("topic_id", "query_id", "qid"):
+    ok(
+        f"wide-id-column-{col}",
+        "file-wide",
+        ("inspect", "{d}/w.csv", *OUT),
+        inspect_means(means_of(W3, MW)),
+        {"w.csv": wide(W3, MW, topic_col=col)},
+    )
+err(
+    "wide-nan-cell",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv"),
+    r"w\.csv:\d+",
+    {"w.csv": wide(W3, MW).replace("0.2", "nan", 1)},
+)
+err(
+    "wide-inf-cell",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv"),
+    r"w\.csv:\d+",
+    {"w.csv": wide(W3, MW).replace("0.2", "inf", 1)},
+)
+err(
+    "wide-text-cell",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv"),
+    r"w\.csv:4\b",
+    {"w.csv": "\n".join(wide(W3, MW).splitlines()[:3] + ["403,0.1,oops,0.3"]) + "\n"},
+)
+err(
+    "wide-duplicate-system",
+    "file-wide",
+    ("inspect", "{d}/w.csv"),
+    r"w\.csv.*base",
+    {"w.csv": wide(("base", "base", "chal_b"), MW)},
+)
+err(
+    "wide-duplicate-topic",
+    "file-wide",
+    ("inspect", "{d}/w.csv"),
+    r"w\.csv.*401",
+    {"w.csv": wide(W3, MW) + "401,0.1,0.2,0.3\n"},
+)
+err(
+    "wide-ragged-row",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv"),
+    r"w\.csv:3\b",
+    {"w.csv": "topic,a,b\n1,0.1,0.2\n2,0.3\n3,0.2,0.2\n"},
+)
+err(
+    "wide-header-only",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv"),
+    r"w\.csv",
+    {"w.csv": "topic,base,chal_a\n"},
+)
+err(
+    "wide-out-of-range",
+    "file-wide",
+    ("inspect", "-f", "wide", "-m", "AP", "{d}/w.csv"),
+    r"w\.csv.*(range|outside)",
+    {"w.csv": wide(W3, MW).replace("0.2", "1.7", 1)},
+)
+err(
+    "wide-out-of-range-trec-spelling",
+    "file-wide",
+    ("inspect", "-f", "wide", "-m", "P_10", "{d}/w.csv"),
+    r"w\.csv.*(range|outside)",
+    {"w.csv": wide(W3, MW).replace("0.2", "1.7", 1)},
+)
+err(
+    "wide-junk-forced",
+    "file-wide",
+    ("inspect", "-f", "wide", "{d}/w.csv"),
+    r"w\.csv",
+    {"w.csv": junk(seed=2)},
+)
+
+# ============================================================================ file-trec_eval
+TE = {"base.txt": trec_eval("base", M[:, 0]), "chal.txt": trec_eval("chal", M[:, 1])}
+TEA = ("{d}/base.txt", "{d}/chal.txt")
+ok(
+    "te-valid",
+    "file-trec_eval",
+    ("inspect", *TEA, *OUT),
+    inspect_means({"base": MEANS["base"], "chal": MEANS["chal_a"]}),
+    TE,
+)
+ok(
+    "te-crlf",
+    "file-trec_eval",
+    ("inspect", *TEA, *OUT),
+    inspect_means({"base": MEANS["base"], "chal": MEANS["chal_a"]}),
+    {
+        "base.txt": trec_eval("base", M[:, 0], eol="\r\n"),
+        "chal.txt": trec_eval("chal", M[:, 1], eol="\r\n"),
+    },
+)
+for measure, bad in (("P_10", "3.0"), ("ndcg_cut_10", "1.7"), ("map", "-0.2"), ("recip_rank", "2")):
+    err(
+        f"te-range-{measure}",
+        "file-trec_eval",
+        ("inspect", "{d}/base.txt"),
+        r"base\.txt.*(range|outside)",
+        {
+            "base.txt": trec_eval("base", M[:, 0], measure=measure).replace(
+                repr(float(M[2, 0])), bad, 1
+            )
+        },
+    )
+err(
+    "te-nan-value",
+    "file-trec_eval",
+    ("inspect", "{d}/base.txt"),
+    r"base\.txt:2\b",
+    {"base.txt": trec_eval("base", M[:, 0]).replace(repr(float(M[1, 0])), "nan", 1)},
+)
+err(
+    "te-duplicate-topic",
+    "file-trec_eval",
+    ("inspect", "{d}/base.txt"),
+    r"base\.txt.*401",
+    {"base.txt": "map\t401\t0.5\n" + trec_eval("base", M[:, 0])},
+)
+err(
+    "te-summary-only",
+    "file-trec_eval",
+    ("inspect", "-f", "trec_eval", "{d}/base.txt"),
+    r"base\.txt",
+    {"base.txt": "runid\tall\tbase\nmap\tall\t0.3\n"},
+)
+err(
+    "te-junk-line",
+    "file-trec_eval",
+    ("inspect", "-f", "trec_eval", "{d}/base.txt"),
+    r"base\.txt:4\b",
+    {
+        "base.txt": "\n".join(
+            trec_eval("base", M[:, 0]).splitlines()[:3] + ["this is not trec_eval at all"]
+        )
+        + "\n"
+    },
+)
+err("te-forced-on-tidy", "file-trec_eval", ("inspect", "-f", "trec_eval", TA), r"t\.csv")
+err(
+    "te-same-runid-twice",
+    "file-trec_eval",
+    ("inspect", *TEA),
+    r"base",
+    {"base.txt": trec_eval("base", M[:, 0]), "chal.txt": trec_eval("base", M[:, 1])},
+)
+
+# ============================================================================ file-run
+RUNS = {
+    "a.run": run("sysA", ["d1", "d2", "d3", "d4", "d5"]),
+    "b.run": run("sysB", ["d5", "d4", "d3", "d2", "d1"]),
+    "qrels.txt": qrels(),
+}
+
+
+def precision_at_5(order: list[str]) -> float:
+    """P@5 by hand: relevant documents in the first 5, over 5, averaged over topics."""
+    from bad_inputs.catalogue import QRELS_REL
+
+    return float(np.mean([len(set(order[:5]) & QRELS_REL[t]) / 5 for t in ("1", "2", "3")]))
+
+
+P5 = {
+    "sysA": precision_at_5(["d1", "d2", "d3", "d4", "d5"]),
+    "sysB": precision_at_5(["d5", "d4", "d3", "d2", "d1"]),
+}
+RUNA = ("{d}/a.run", "{d}/b.run", "--qrels", "{d}/qrels.txt")
+ok("run-valid", "file-run", ("inspect", *RUNA, "-m", "P@5", *OUT), inspect_means(P5), RUNS)
+ok("run-trec-spelling", "file-run", ("inspect", *RUNA, "-m", "P_5", *OUT), inspect_means(P5), RUNS)
+err(
+    "run-no-common-topic",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"qrels\.txt.*(topic|quer)|(topic|quer).*qrels\.txt",
+    {**RUNS, "qrels.txt": qrels(topic_ids=("7", "8", "9"))},
+)
+err(
+    "run-mixed-runids",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"a\.run.*(sysA|sysX|run ?tag|runid)",
+    {
+        **RUNS,
+        "a.run": run("sysA", ["d1", "d2"], topic_ids=("1",))
+        + run("sysX", ["d1", "d2"], topic_ids=("2", "3")),
+    },
+)
+err(
+    "run-five-fields",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"a\.run:2\b",
+    {**RUNS, "a.run": "1 Q0 d1 1 9.5 sysA\n1 Q0 d2 2 8.5\n"},
+)
+err(
+    "run-score-not-number",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"a\.run:2\b",
+    {**RUNS, "a.run": "1 Q0 d1 1 9.5 sysA\n1 Q0 d2 2 high sysA\n"},
+)
+err(
+    "run-empty",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"a\.run.*empty",
+    {**RUNS, "a.run": ""},
+)
+err(
+    "run-qrels-empty",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"qrels\.txt.*empty",
+    {**RUNS, "qrels.txt": ""},
+)
+err(
+    "run-qrels-three-fields",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"qrels\.txt:1\b",
+    {**RUNS, "qrels.txt": "1 d1 1\n" + qrels()},
+)
+err(
+    "run-qrels-is-a-run",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"qrels\.txt",
+    {**RUNS, "qrels.txt": RUNS["a.run"]},
+)
+err("run-without-qrels", "file-run", ("inspect", "{d}/a.run", "-m", "P@5"), r"--qrels", RUNS)
+err("run-bad-measure", "file-run", ("inspect", *RUNA, "-m", "nDCG@@3"), r"nDCG@@3", RUNS)
+err(
+    "run-qrels-missing-file",
+    "file-run",
+    ("inspect", "{d}/a.run", "--qrels", "{d}/nope.txt", "-m", "P@5"),
+    r"nope\.txt",
+    RUNS,
+)
+err(
+    "run-qrels-binary",
+    "file-run",
+    ("inspect", *RUNA, "-m", "P@5"),
+    r"qrels\.txt",
+    {**RUNS, "qrels.txt": junk(seed=3)},
+)
+
+# ============================================================================ file-lines
+LINES = {"base/task/x.txt": lines_file(M[:, 0]), "chal/task/x.txt": lines_file(M[:, 1])}
+LA = ("-f", "lines", "{d}/base/task/x.txt", "{d}/chal/task/x.txt")
+ok(
+    "lines-valid",
+    "file-lines",
+    ("inspect", *LA, *OUT),
+    inspect_means({"base": MEANS["base"], "chal": MEANS["chal_a"]}),
+    LINES,
+)
+err(
+    "lines-different-lengths",
+    "file-lines",
+    ("inspect", *LA),
+    r"x\.txt",
+    {**LINES, "chal/task/x.txt": lines_file(M[:-2, 1])},
+)
+err(
+    "lines-blank-inside",
+    "file-lines",
+    ("inspect", *LA),
+    r"x\.txt:3\b",
+    {**LINES, "chal/task/x.txt": "0.1\n0.2\n\n0.3\n"},
+)
+err(
+    "lines-nan",
+    "file-lines",
+    ("inspect", *LA),
+    r"x\.txt:2\b",
+    {**LINES, "chal/task/x.txt": lines_file(["0.1", "nan"] + list(M[2:, 1]))},
+)
+err(
+    "lines-text",
+    "file-lines",
+    ("inspect", *LA),
+    r"x\.txt:1\b",
+    {**LINES, "chal/task/x.txt": "yes\n" + lines_file(M[1:, 1])},
+)
+err(
+    "lines-two-numbers",
+    "file-lines",
+    ("inspect", *LA),
+    r"x\.txt:2\b",
+    {**LINES, "chal/task/x.txt": "0.1\n0.2 0.3\n" + lines_file(M[2:, 1])},
+)
+err(
+    "lines-empty-file",
+    "file-lines",
+    ("inspect", *LA),
+    r"x\.txt.*empty",
+    {**LINES, "chal/task/x.txt": ""},
+)
+
+# ============================================================================ file-special
+err(
+    "special-directory-as-input",
+    "file-special",
+    ("inspect", "{d}/sub"),
+    r"sub.*(director|folder|not a file)",
+    {"sub/": None},
+)
+err("special-missing-file", "file-special", ("inspect", "{d}/nope.csv"), r"nope\.csv.*not found")
+err(
+    "special-dev-null",
+    "file-special",
+    ("inspect", "/dev/null"),
+    r"/dev/null",
+    subprocess=True,
+    timeout=30,
+)
+err(
+    "special-dev-zero",
+    "file-special",
+    ("inspect", "/dev/zero"),
+    r"/dev/zero",
+    subprocess=True,
+    memory_limit=True,
+    timeout=30,
+)
+err(
+    "special-dev-zero-forced",
+    "file-special",
+    ("inspect", "-f", "tidy", "/dev/zero"),
+    r"/dev/zero",
+    subprocess=True,
+    memory_limit=True,
+    timeout=30,
+)
+err(
+    "special-fifo",
+    "file-special",
+    ("inspect", "{d}/pipe.csv"),
+    r"pipe\.csv",
+    {"pipe.csv": FIFO},
+    subprocess=True,
+    timeout=30,
+)
+err(
+    "special-fifo-forced",
+    "file-special",
+    ("inspect", "-f", "tidy", "{d}/pipe.csv"),
+    r"pipe\.csv",
+    {"pipe.csv": FIFO},
+    subprocess=True,
+    timeout=30,
+)
+err("special-unknown-format", "file-special", ("inspect", "-f", "xml", TA), r"xml")
+err(
+    "special-undetectable",
+    "file-special",
+    ("inspect", "{d}/x.csv"),
+    r"x\.csv",
+    {"x.csv": "hello world\nthis is prose, not scores\n"},
+)
+
+
+# ============================================================================ names
+def names_table(*names: str) -> dict:
+    systems = ("base", *names)
+    return {"t.csv": tidy(systems=systems)}
+
+
+def names_means(*names: str):
+    systems = ("base", *names)
+    return means_of(systems, scores(n_systems=len(systems)))
+
+
+for slug, name in (
+    ("rich-markup", "[bold]x[/bold]"),
+    ("rich-close-tag", "new[/x]"),
+    ("rich-style", "[red on blue]r"),
+    ("unicode", "système-β-日本"),
+    ("emoji", "🚀run"),
+    ("html", "<b>x</b>"),
+    ("backslash", "a\\b"),
+):
+    ok(
+        f"name-{slug}-terminal",
+        "names",
+        ("inspect", TA, *OUT),
+        both(stdout_has(name), inspect_means(names_means(name))),
+        names_table(name),
+    )
+for slug, name in (
+    ("comma", "a,b"),
+    ("quote", 'say "hi"'),
+    ("newline", "two\nlines"),
+    ("formula", "=1+2"),
+    ("unicode", "système-β"),
+):
+    ok(
+        f"name-{slug}-csv-roundtrip",
+        "names",
+        ("inspect", TA, *OUT),
+        inspect_means(names_means(name)),
+        names_table(name),
+    )
+    ok(
+        f"name-{slug}-json-roundtrip",
+        "names",
+        ("inspect", TA, "-o", "{o}/out.json"),
+        json_systems("out.json", {"base", name}),
+        names_table(name),
+    )
+for slug, name, want in (
+    ("underscore", "a_b", r"a\_b"),
+    ("ampersand", "x&y", r"x\&y"),
+    ("percent", "50%", r"50\%"),
+    ("hash-dollar", "#$", r"\#\$"),
+    ("braces", "{z}", r"\{z\}"),
+):
+    ok(
+        f"name-latex-{slug}",
+        "names",
+        ("inspect", TA, "-o", "{o}/out.tex"),
+        file_has("out.tex", want),
+        names_table(name),
+    )
+for slug, name, want in (
+    ("pipe", "a|b", r"a\|b"),
+    ("star", "*a*", r"\*a\*"),
+    ("underscore", "_u_", r"\_u\_"),
+):
+    ok(
+        f"name-markdown-{slug}",
+        "names",
+        ("inspect", TA, "-o", "{o}/out.md"),
+        file_has("out.md", want),
+        names_table(name),
+    )
+ok(
+    "name-rich-markup-fit-champion",
+    "names",
+    ("fit", TA, "-c", "[b]base", "-C", "chal_*", "--draws", "200", "--chains", "2", *OUT),
+    both(stdout_has("[b]base"), challengers_are({"chal_a", "chal_b"})),
+    {"t.csv": tidy(systems=("[b]base", *SYSTEMS[1:]))},
+)
+ok(
+    "name-rich-topic",
+    "names",
+    ("inspect", TA, *OUT),
+    inspect_means(MEANS),
+    {"t.csv": tidy(topic_ids=[f"[i]{t}" for t in topics()])},
+)
+
+# ============================================================================ opt-fit
+FIT = ("fit", TA, "-c", "base", "-C", "chal_*", "--draws", "200", "--chains", "2")
+ok("fit-valid", "opt-fit", (*FIT, *OUT), challengers_are({"chal_a", "chal_b"}))
+warn(
+    "fit-failed-diagnostics-warns",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "chal_*", "--draws", "30", "--chains", "2"),
+    r"(R-hat|ESS|diagnos)",
+)
+for option, value, match in (
+    ("--draws", "0", "--draws"),
+    ("--draws", "-5", "--draws"),
+    ("--draws", "2.5", "--draws"),
+    ("--draws", "nan", "--draws"),
+    ("--draws", "1e9", "--draws"),
+    ("--draws", "", "--draws"),
+    ("--chains", "0", "--chains"),
+    ("--chains", "-1", "--chains"),
+    ("--chains", "1.5", "--chains"),
+    ("--seed", "-3", "--seed"),
+    ("--seed", "1.7", "--seed"),
+    ("--seed", "abc", "--seed"),
+    ("--tune", "-1", "--tune"),
+    ("--target-accept", "1.5", "target"),
+    ("--target-accept", "nan", "target"),
+    ("--ci-prob", "0", "ci"),
+    ("--ci-prob", "1", "ci"),
+    ("--ci-prob", "95", "ci"),
+    ("--ci-prob", "nan", "ci"),
+    ("--ci-prob", "-0.5", "ci"),
+    ("--min-gain", "abc", "min-gain"),
+    ("--likelihood", "poisson", "likelihood"),
+    ("--top-m", "-2", "top-m"),
+    ("--drop-bottom", "1.5", "drop-bottom"),
+    ("--drop-bottom", "-0.1", "drop-bottom"),
+    ("--sweep", "a,b", "sweep"),
+    ("--sweep", "-1", "sweep"),
+):
+    slug = f"{option.strip('-')}-{value or 'empty'}".replace(".", "p")
+    err(f"fit-{slug}", "opt-fit", (*FIT, option, value), option_words(match))
+for value in ("nan", "inf"):
+    err(f"fit-min-gain-{value}", "opt-fit", (*FIT, "--min-gain", value), r"min.gain")
+err(
+    "fit-draws-huge",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "chal_*", "--draws", "1000000000"),
+    r"--draws.*(memory|GB|GiB|MB)",
+    subprocess=True,
+    memory_limit=True,
+    timeout=45,
+)
+err(
+    "fit-chains-huge",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "chal_*", "--chains", "1000000000", "--draws", "200"),
+    r"--chains",
+    subprocess=True,
+    memory_limit=True,
+    timeout=45,
+)
+err("fit-unknown-champion", "opt-fit", ("fit", TA, "-c", "nope", "-C", "chal_*"), r"nope")
+err("fit-champion-wrong-case", "opt-fit", ("fit", TA, "-c", "BASE", "-C", "chal_*"), r"BASE.*base")
+err("fit-challenger-glob-none", "opt-fit", ("fit", TA, "-c", "base", "-C", "zzz*"), r"zzz\*")
+err("fit-challenger-regex-none", "opt-fit", ("fit", TA, "-c", "base", "-C", "re:^q"), r"\^q")
+err("fit-challenger-bad-regex", "opt-fit", ("fit", TA, "-c", "base", "-C", "re:(("), r"\(\(")
+err("fit-champion-also-challenger", "opt-fit", ("fit", TA, "-c", "base", "-C", "base"), r"base")
+err(
+    "fit-champion-in-glob",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "*", "--draws", "200"),
+    r"base",
+)
+err("fit-artifact-unknown", "opt-fit", (*FIT, "-a", "ghost"), r"ghost")
+err("fit-artifact-is-challenger", "opt-fit", (*FIT, "-a", "chal_a"), r"chal_a")
+GLOBNAMES = ("base", "a[1]", "a1", "re:x", "x", "b*", "bb", "run1")
+ok(
+    "fit-exact-name-brackets",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "a[1]", "--draws", "200", "--chains", "2", *OUT),
+    challengers_are({"a[1]"}),
+    {"t.csv": tidy(systems=GLOBNAMES)},
+)
+ok(
+    "fit-exact-name-re-prefix",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "re:x", "--draws", "200", "--chains", "2", *OUT),
+    challengers_are({"re:x"}),
+    {"t.csv": tidy(systems=GLOBNAMES)},
+)
+ok(
+    "fit-exact-name-star",
+    "opt-fit",
+    ("fit", TA, "-c", "base", "-C", "b*", "--draws", "200", "--chains", "2", *OUT),
+    challengers_are({"b*"}),
+    {"t.csv": tidy(systems=GLOBNAMES)},
+)
+err("fit-challengers-file-missing", "opt-fit", (*FIT[:4], "-C", "@{d}/none.txt"), r"none\.txt")
+err("fit-figures-is-file", "opt-fit", (*FIT, "--figures", TA), r"t\.csv")
+err("fit-save-not-nc", "opt-fit", (*FIT, "--save", "{o}/fit.csv"), r"\.nc")
+
+# ============================================================================ opt-risk
+RISK = ("risk", TA, "-c", "base", "-C", "chal_*", "--no-bayes", "--resamples", "200")
+
+
+def urisk_check(r: float):
+    """URisk- of chal_a and chal_b: -mean(d if d >= 0 else r * d), d = challenger - champion."""
+
+    def check(ctx) -> None:
+        rows = {row["system"]: row for row in read_csv_rows(ctx.out / "out.csv")}
+        for j, name in ((1, "chal_a"), (2, "chal_b")):
+            d = M[:, j] - M[:, 0]
+            want = -float(np.mean(np.where(d >= 0, d, r * d)))
+            assert abs(float(rows[name]["urisk_minus"]) - want) < 1e-9, (name, rows[name], want)
+
+    return check
+
+
+ok("risk-valid-urisk", "opt-risk", (*RISK, *OUT), urisk_check(5.0))
+ok("risk-r-1", "opt-risk", (*RISK, "-r", "1", *OUT), urisk_check(1.0))
+for value in ("0", "-2", "0.5", "nan", "inf", "abc"):
+    err(f"risk-r-{value}", "opt-risk", (*RISK, "-r", value), r"(-r\b|--r\b|\br\b)")
+for option, value, match in (
+    ("--resamples", "50", "resamples"),
+    ("--resamples", "1e9", "resamples"),
+    ("--ci-prob", "1.5", "ci"),
+    ("--ci-prob", "0", "ci"),
+    ("--seed", "-1", "seed"),
+    ("--draws", "0", "draws"),
+    ("--chains", "0", "chains"),
+    ("--likelihood", "t", "likelihood"),
+):
+    err(
+        f"risk-{option.strip('-')}-{value}".replace(".", "p"),
+        "opt-risk",
+        (*RISK, option, value),
+        match,
+    )
+err(
+    "risk-unknown-champion",
+    "opt-risk",
+    ("risk", TA, "-c", "nope", "-C", "chal_*", "--no-bayes"),
+    r"nope",
+)
+err(
+    "risk-no-challenger", "opt-risk", ("risk", TA, "-c", "base", "-C", "qq*", "--no-bayes"), r"qq\*"
+)
+err("risk-plot-bad-ext", "opt-risk", (*RISK, "--plot", "{o}/p.docx"), r"p\.docx")
+
+# ============================================================================ opt-glm
+GLM = ("glm", TA, "--links", "identity,logit")
+err("glm-unknown-link", "opt-glm", ("glm", TA, "--links", "foo"), r"foo")
+for option, value, match in (
+    ("--alpha", "0", "alpha"),
+    ("--alpha", "1.5", "alpha"),
+    ("--alpha", "nan", "alpha"),
+    ("--epsilon", "-1", "epsilon"),
+    ("--epsilon", "0.7", "epsilon"),
+    ("--epsilon", "nan", "epsilon"),
+    ("--boundary", "wrap", "boundary"),
+    ("--min-mean", "nan", "min-mean"),
+):
+    err(
+        f"glm-{option.strip('-')}-{value}".replace(".", "p"),
+        "opt-glm",
+        (*GLM, option, value),
+        match,
+    )
+err("glm-pairs-bad-ext", "opt-glm", (*GLM, "--pairs", "{o}/p.xlsx"), r"p\.xlsx")
+
+# ============================================================================ opt-reliability
+REL = ("reliability", TA)
+for value in ("BOGUS", "RES(T=0)", "RES(T=-5)", "KD(T=nan)", "RES(T=2.5)", "RES(T=1e12)"):
+    err(
+        f"rel-estimator-{value}",
+        "opt-reliability",
+        (*REL, "-e", value),
+        re.escape(value.split("(")[0]),
+    )
+for option, value, match in (
+    ("--ci-prob", "2", "ci"),
+    ("--seed", "-1", "seed"),
+    ("--seed", "1.5", "seed"),
+):
+    err(
+        f"rel-{option.strip('-')}-{value}".replace(".", "p"),
+        "opt-reliability",
+        (*REL, option, value),
+        match,
+    )
+
+# ============================================================================ opt-inspect
+err("inspect-missing-bogus", "opt-inspect", ("inspect", TA, "--missing", "maybe"), r"missing")
+err("inspect-collection-unknown", "opt-inspect", ("inspect", TA, "--collection", "zz"), r"zz")
+err("inspect-measure-unknown", "opt-inspect", ("inspect", TA, "-m", "P@10"), r"P@10")
+err("inspect-no-files", "opt-inspect", ("inspect",), r"files|argument|usage|missing")
+err("inspect-unknown-option", "opt-inspect", ("inspect", TA, "--frobnicate"), r"--frobnicate")
+
+# ============================================================================ output
+ok("out-csv", "output", INSPECT, inspect_means(MEANS))
+ok(
+    "out-new-folder",
+    "output",
+    ("inspect", TA, "-o", "{o}/new/sub/out.csv"),
+    lambda ctx: inspect_means(MEANS, "new/sub/out.csv")(ctx),
+)
+ok(
+    "out-overwrite-existing",
+    "output",
+    INSPECT,
+    inspect_means(MEANS),
+    {**T, "out/out.csv": "old content\n"},
+)
+err("out-same-as-input", "output", ("inspect", TA, "-o", TA), r"t\.csv")
+err("out-same-as-input-dotted", "output", ("inspect", TA, "-o", "{d}/./t.csv"), r"t\.csv")
+err("out-same-as-input-fit", "output", (*FIT, "-o", TA), r"t\.csv")
+err("out-same-as-input-glm-pairs", "output", (*GLM, "--pairs", TA), r"t\.csv")
+err("out-parent-is-file", "output", ("inspect", TA, "-o", "{d}/t.csv/out.csv"), r"t\.csv")
+err(
+    "out-is-directory",
+    "output",
+    ("inspect", TA, "-o", "{o}/dir.csv"),
+    r"dir\.csv",
+    {**T, "out/dir.csv/": None},
+)
+err("out-unknown-ext", "output", ("inspect", TA, "-o", "{o}/out.xlsx"), r"out\.xlsx")
+err("out-no-ext", "output", ("inspect", TA, "-o", "{o}/out"), r"out")
+err("out-name-too-long", "output", ("inspect", TA, "-o", "{o}/" + "n" * 300 + ".csv"), r"n{20}")
+err(
+    "out-path-too-long",
+    "output",
+    ("inspect", TA, "-o", "{o}/" + "/".join(["p" * 200] * 25) + ".csv"),
+    r"p{20}",
+)
+err("out-fit-save-parent-is-file", "output", (*FIT, "--save", "{d}/t.csv/fit.nc"), r"t\.csv")
+err("out-fit-save-name-too-long", "output", (*FIT, "--save", "{o}/" + "s" * 300 + ".nc"), r"s{20}")
+err(
+    "out-glm-pairs-equals-output",
+    "output",
+    (*GLM, "-o", "{o}/same.csv", "--pairs", "{o}/same.csv"),
+    r"same\.csv",
+)
+err("out-figures-parent-is-file", "output", (*FIT, "--figures", "{d}/t.csv/figs"), r"t\.csv")
+ok("out-fit-save", "output", (*FIT, "--save", "{o}/fit.nc"), exists("fit.nc"))
+ok(
+    "out-json",
+    "output",
+    ("inspect", TA, "-o", "{o}/out.json"),
+    json_systems("out.json", set(SYSTEMS)),
+)
+
+# ============================================================================ meta-config
+MF = {"scores.csv": META_SCORES}
+META = ("meta", "{d}/cfg.yaml")
+
+
+def meta_check(ctx) -> None:
+    """Per-collection MD equals the numpy mean difference; FE pools with 1/se^2 weights."""
+    from bad_inputs.catalogue import META_DIFFS
+
+    rows = read_csv_rows(ctx.out / "out.csv")
+    studies = {r["label"]: r for r in rows if r["kind"] == "study"}
+    assert set(studies) == set(META_DIFFS), studies.keys()
+    est, w = [], []
+    for name, (ctrl, trt) in META_DIFFS.items():
+        d = float(np.mean(trt) - np.mean(ctrl))
+        assert abs(float(studies[name]["estimate"]) - d) < 1e-9, (name, studies[name], d)
+        est.append(d)
+        w.append(1 / float(studies[name]["se"]) ** 2)
+    pooled = [r for r in rows if r["kind"] != "study"]
+    assert len(pooled) == 1
+    assert abs(float(pooled[0]["estimate"]) - np.average(est, weights=w)) < 1e-9
+
+
+ok(
+    "meta-valid-fe",
+    "meta-config",
+    (*META, "--method", "FE", *OUT),
+    meta_check,
+    {**MF, "cfg.yaml": META_OK},
+)
+
+
+def config_with(line: str) -> str:
+    """The valid config with ``line`` added, replacing the line of the same key."""
+    key = line.split(":")[0]
+    kept = [x for x in META_OK.splitlines() if not x.startswith(key + ":")]
+    return "\n".join(kept + [line]) + "\n"
+
+
+for slug, line, match in (
+    ("hk-string-false", "hk: 'false'", r"\bhk\b"),
+    ("hk-string-no", "hk: 'no'", r"\bhk\b"),
+    ("hk-int", "hk: 2", r"\bhk\b"),
+    ("measure-list", "measure: [1, 2]", r"measure"),
+    ("control-list", "control: [bm25]", r"control"),
+    ("method-int", "method: 3", r"method"),
+    ("effect-bogus", "effect: RR", r"effect|RR"),
+    ("method-bogus", "method: XX", r"method|XX"),
+    ("unknown-key", "contrl: bm25", r"contrl"),
+    ("display-names-list", "display_names: [a, b]", r"display_names"),
+    ("scores-int", "scores: 5", r"scores"),
+    ("ci-prob-string", "ci_prob: high", r"ci_prob"),
+):
+    err(
+        f"meta-{slug}",
+        "meta-config",
+        META,
+        match,
+        {**MF, "cfg.yaml": config_with(line)},
+    )
+err(
+    "meta-missing-control",
+    "meta-config",
+    META,
+    r"control",
+    {**MF, "cfg.yaml": META_OK.replace("control: bm25\n", "")},
+)
+err(
+    "meta-missing-treatment",
+    "meta-config",
+    META,
+    r"treatment",
+    {**MF, "cfg.yaml": META_OK.replace("treatment: dense\n", "")},
+)
+err(
+    "meta-control-unknown",
+    "meta-config",
+    META,
+    r"bm99",
+    {**MF, "cfg.yaml": META_OK.replace("control: bm25", "control: bm99")},
+)
+err(
+    "meta-control-equals-treatment",
+    "meta-config",
+    META,
+    r"dense",
+    {**MF, "cfg.yaml": META_OK.replace("control: bm25", "control: dense")},
+)
+err(
+    "meta-latin1",
+    "meta-config",
+    META,
+    r"cfg\.yaml.*(utf-?8|encod|decod)",
+    {**MF, "cfg.yaml": (META_OK + "# café\ndisplay_names: {coll0: Café}\n").encode("latin-1")},
+)
+err(
+    "meta-syntax-error",
+    "meta-config",
+    META,
+    r"cfg\.yaml.*(line|:\d)",
+    {**MF, "cfg.yaml": META_OK + "display_names: {a: b\n"},
+)
+err(
+    "meta-tab-indent",
+    "meta-config",
+    META,
+    r"cfg\.yaml",
+    {**MF, "cfg.yaml": META_OK + "display_names:\n\tcoll0: C0\n"},
+)
+err("meta-empty", "meta-config", META, r"cfg\.yaml", {**MF, "cfg.yaml": ""})
+err("meta-top-level-list", "meta-config", META, r"cfg\.yaml", {**MF, "cfg.yaml": "- a\n- b\n"})
+err("meta-top-level-scalar", "meta-config", META, r"cfg\.yaml", {**MF, "cfg.yaml": "hello\n"})
+err("meta-binary", "meta-config", META, r"cfg\.yaml", {**MF, "cfg.yaml": junk(seed=4)})
+err(
+    "meta-scores-missing",
+    "meta-config",
+    META,
+    r"nope\.csv",
+    {"cfg.yaml": META_OK.replace("scores.csv", "nope.csv")},
+)
+err(
+    "meta-scores-directory",
+    "meta-config",
+    META,
+    r"sub",
+    {"cfg.yaml": META_OK.replace("scores.csv", "sub"), "sub/": None},
+)
+err(
+    "meta-one-collection",
+    "meta-config",
+    META,
+    r"collection",
+    {
+        "cfg.yaml": META_OK,
+        "scores.csv": "\n".join(
+            [line for line in META_SCORES.splitlines() if not line.startswith(("coll1", "coll2"))]
+        )
+        + "\n",
+    },
+)
+err("meta-ci-prob-0", "meta-config", (*META, "--ci-prob", "0"), r"ci", {**MF, "cfg.yaml": META_OK})
+err(
+    "meta-method-option-bogus",
+    "meta-config",
+    (*META, "--method", "ZZ"),
+    r"ZZ",
+    {**MF, "cfg.yaml": META_OK},
+)
+err(
+    "meta-output-is-scores",
+    "meta-config",
+    (*META, "-o", "{d}/scores.csv"),
+    r"scores\.csv",
+    {**MF, "cfg.yaml": META_OK},
+)
+
+# ============================================================================ degenerate
+CONST = np.full((N := 10, len(SYSTEMS)), 0.5)
+SHIFT = np.column_stack([M[:, 0], M[:, 0] + 0.05, M[:, 0] - 0.02, M[:, 3:]])
+err(
+    "deg-fit-one-topic",
+    "degenerate",
+    ("fit", TA, "-c", "base", "-C", "chal_*"),
+    r"topic",
+    {"t.csv": tidy(values=scores(n_topics=1))},
+)
+err(
+    "deg-fit-constant",
+    "degenerate",
+    FIT,
+    r"(constant|variance|identical)",
+    {"t.csv": tidy(values=CONST)},
+)
+warn(
+    "deg-risk-constant-differences",
+    "degenerate",
+    (*RISK,),
+    r"(constant|variance|TRisk)",
+    {"t.csv": tidy(values=SHIFT)},
+)
+err(
+    "deg-glm-constant",
+    "degenerate",
+    GLM,
+    r"(constant|variance|identical)",
+    {"t.csv": tidy(values=CONST)},
+)
+err(
+    "deg-reliability-constant",
+    "degenerate",
+    REL,
+    r"(constant|variance|identical)",
+    {"t.csv": tidy(values=CONST)},
+)
+err(
+    "deg-reliability-one-topic",
+    "degenerate",
+    REL,
+    r"topic",
+    {"t.csv": tidy(values=scores(n_topics=1))},
+)
+err(
+    "deg-glm-one-system",
+    "degenerate",
+    GLM,
+    r"system",
+    {"t.csv": tidy(systems=("base",), values=scores(n_systems=1))},
+)
+ok(
+    "deg-inspect-one-system",
+    "degenerate",
+    INSPECT,
+    inspect_means({"base": float(np.mean(M[:, 0]))}),
+    {"t.csv": tidy(systems=("base",), values=scores(n_systems=1))},
+)
+
+# ============================================================================ saved-fit
+# (API: HierarchicalFit.load; the CLI has no command that reads a saved fit.)
+
+
+def load_fit(name: str):
+    def call(ctx):
+        from bayes_ir.hierarchical import HierarchicalFit
+
+        return HierarchicalFit.load(ctx.d / name)
+
+    return call
+
+
+def api(id, cls, call, exc, match, files=None, **kw) -> None:
+    add(
+        id=id,
+        cls=cls,
+        kind="api",
+        expect="raises",
+        call=call,
+        exc=exc,
+        match=match,
+        files=files or {},
+        **kw,
+    )
+
+
+def netcdf_not_a_fit() -> bytes:
+    import tempfile
+    from pathlib import Path
+
+    import xarray as xr
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.nc"
+        xr.Dataset({"a": ("x", np.arange(3.0))}).to_netcdf(path)
+        return path.read_bytes()
+
+
+api(
+    "fit-load-garbage",
+    "saved-fit",
+    load_fit("fit.nc"),
+    BayesIRError,
+    r"fit\.nc",
+    {"fit.nc": junk(seed=5)},
+)
+api("fit-load-empty", "saved-fit", load_fit("fit.nc"), BayesIRError, r"fit\.nc", {"fit.nc": b""})
+api("fit-load-text", "saved-fit", load_fit("fit.nc"), BayesIRError, r"fit\.nc", {"fit.nc": tidy()})
+api(
+    "fit-load-not-a-fit",
+    "saved-fit",
+    load_fit("fit.nc"),
+    BayesIRError,
+    r"fit\.nc",
+    {"fit.nc": netcdf_not_a_fit()},
+)
+api(
+    "fit-load-directory",
+    "saved-fit",
+    load_fit("fit.nc"),
+    BayesIRError,
+    r"fit\.nc",
+    {"fit.nc/": None},
+)
+
+
+def truncated_fit(ctx):
+    from bayes_ir.hierarchical import HierarchicalFit
+
+    path = ctx.fit().save(ctx.out / "fit.nc")
+    data = path.read_bytes()
+    broken = ctx.d / "cut.nc"
+    broken.write_bytes(data[: len(data) // 2])
+    path.unlink()
+    return HierarchicalFit.load(broken)
+
+
+api("fit-load-truncated", "saved-fit", truncated_fit, BayesIRError, r"cut\.nc")
+
+
+def roundtrip_fit(ctx):
+    from bayes_ir.hierarchical import HierarchicalFit
+
+    fit = ctx.fit()
+    path = fit.save(ctx.out / "fit.nc")
+    loaded = HierarchicalFit.load(path)
+    return fit, loaded
+
+
+def same_fit(value) -> None:
+    fit, loaded = value
+    a = fit.contrast_draws().values
+    b = loaded.contrast_draws().values
+    assert np.array_equal(a, b)
+
+
+add(
+    id="fit-save-load-roundtrip",
+    cls="saved-fit",
+    kind="api",
+    expect="ok",
+    call=roundtrip_fit,
+    check=same_fit,
+)
+
+# ============================================================================ api
+import bayes_ir  # noqa: E402
+
+
+def fit_with(**options):
+    return lambda ctx: bayes_ir.fit(ctx.table(), **{"draws": 50, "chains": 1, **options})
+
+
+for slug, options, match in (
+    ("draws-0", {"draws": 0}, "draws"),
+    ("draws-neg", {"draws": -5}, "draws"),
+    ("draws-float", {"draws": 2.5}, "draws"),
+    ("draws-nan", {"draws": float("nan")}, "draws"),
+    ("draws-str", {"draws": "100"}, "draws"),
+    ("chains-0", {"chains": 0}, "chains"),
+    ("chains-float", {"chains": 1.5}, "chains"),
+    ("seed-neg", {"seed": -3}, "seed"),
+    ("seed-float", {"seed": 1.7}, "seed"),
+    ("seed-complex", {"seed": 1j}, "seed"),
+    ("tune-neg", {"tune": -1}, "tune"),
+    ("target-accept-2", {"target_accept": 2.0}, "target_accept"),
+    ("likelihood-bogus", {"likelihood": "poisson"}, "likelihood"),
+    ("method-bogus", {"method": "magic"}, "method"),
+):
+    api(f"api-fit-{slug}", "api", fit_with(**options), OptionError, match)
+
+
+def compare_with(**options):
+    return lambda ctx: bayes_ir.compare(ctx.fit(), **options)
+
+
+for slug, options, match in (
+    ("min-gain-nan", {"min_gain": float("nan")}, "min_gain"),
+    ("min-gain-complex", {"min_gain": 1 + 2j}, "min_gain"),
+    ("min-gain-str", {"min_gain": "0.1"}, "min_gain"),
+    ("ci-prob-1p5", {"ci_prob": 1.5}, "ci_prob"),
+    ("ci-prob-nan", {"ci_prob": float("nan")}, "ci_prob"),
+    ("ci-prob-complex", {"ci_prob": 0.9j}, "ci_prob"),
+    ("champion-unknown", {"champion": "nope"}, "nope"),
+):
+    exc = UnknownSystemError if slug == "champion-unknown" else OptionError
+    api(f"api-compare-{slug}", "api", compare_with(**options), exc, match)
+
+api(
+    "api-read-scores-none",
+    "api",
+    lambda ctx: bayes_ir.read_scores(None),
+    ScoreTableError,
+    r"path|file|None",
+)
+api(
+    "api-read-scores-empty-list",
+    "api",
+    lambda ctx: bayes_ir.read_scores([]),
+    ScoreTableError,
+    r"path|file|no ",
+)
+api(
+    "api-read-scores-int",
+    "api",
+    lambda ctx: bayes_ir.read_scores(123),
+    ScoreTableError,
+    r"path|file|123",
+)
+api(
+    "api-read-scores-format-bogus",
+    "api",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "t.csv", format="xml"),
+    ScoreTableError,
+    r"xml",
+    T,
+)
+api(
+    "api-from-matrix-complex",
+    "api",
+    lambda ctx: bayes_ir.ScoreTable.from_matrix(np.array([[0.1 + 1j, 0.2], [0.3, 0.4]])),
+    ScoreTableError,
+    r"complex|real|number",
+)
+api(
+    "api-from-matrix-strings",
+    "api",
+    lambda ctx: bayes_ir.ScoreTable.from_matrix(np.array([["a", "b"], ["c", "d"]])),
+    ScoreTableError,
+    r"number|numeric|'a'",
+)
+api(
+    "api-with-roles-unknown",
+    "api",
+    lambda ctx: ctx.table().with_roles(champion="nope", challengers="chal_*"),
+    UnknownSystemError,
+    r"nope",
+)
+api(
+    "api-with-roles-overlap",
+    "api",
+    lambda ctx: ctx.table().with_roles(champion="base", challengers=["base"]),
+    RoleError,
+    r"base",
+)
+api(
+    "api-urisk-r-nan",
+    "api",
+    lambda ctx: bayes_ir.urisk(ctx.table(), r=float("nan")),
+    OptionError,
+    r"\br\b",
+)
+api(
+    "api-urisk-r-complex",
+    "api",
+    lambda ctx: bayes_ir.urisk(ctx.table(), r=1 + 1j),
+    OptionError,
+    r"\br\b",
+)
+api("api-urisk-r-0", "api", lambda ctx: bayes_ir.urisk(ctx.table(), r=0), OptionError, r"\br\b")
+api(
+    "api-kendall-tau-lengths",
+    "api",
+    lambda ctx: bayes_ir.kendall_tau([1, 2, 3], [1, 2]),
+    BayesIRError,
+    r"length|size|same",
+)
+api(
+    "api-fit-one-topic",
+    "api",
+    lambda ctx: bayes_ir.fit(
+        bayes_ir.ScoreTable.from_matrix(
+            scores(n_topics=1), systems=list(SYSTEMS), measure="AP"
+        ).with_roles(champion="base", challengers="chal_*"),
+        draws=50,
+        chains=1,
+    ),
+    InsufficientDataError,
+    r"topic",
+)
+api(
+    "api-read-meta-config-latin1",
+    "api",
+    lambda ctx: bayes_ir.read_meta_config(ctx.d / "cfg.yaml"),
+    BayesIRError,
+    r"cfg\.yaml.*(utf-?8|encod|decod)",
+    {"cfg.yaml": (META_OK + "# café\n").encode("latin-1")},
+)
+
+# ============================================================================ signal
+for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+    add(
+        id=f"signal-{sig.name.lower()}-fit-save",
+        cls="signal",
+        kind="signal",
+        expect="exit",
+        argv=(
+            "fit",
+            TA,
+            "-c",
+            "base",
+            "-C",
+            "chal_*",
+            "--draws",
+            "2000000",
+            "--chains",
+            "2",
+            "--save",
+            "{o}/fit.nc",
+            "-o",
+            "{o}/out.csv",
+        ),
+        files=T,
+        signal=sig,
+        status=status,
+        timeout=120,
+        slow=True,
+    )
+
+# ============================================================================ failing today
+#: Cases that fail on main today: id -> (owner of the fix, what goes wrong). The runner
+#: marks them xfail(strict=True); when a fix makes one pass (XPASS), delete its line.
+FAILS_TODAY: dict[str, tuple[str, str]] = {
+    # files: atomic writes, output == input, parent is a file, signals, escaping, saved fits
+    "name-rich-markup-terminal": ("files", "rich markup in a system name is eaten from the table"),
+    "name-rich-style-terminal": ("files", "rich markup in a system name is eaten from the table"),
+    "name-rich-close-tag-terminal": ("files", "a name like 'new[/x]' raises rich MarkupError"),
+    "name-markdown-pipe": ("files", "Markdown output leaves '|' in a name unescaped"),
+    "name-markdown-star": ("files", "Markdown output leaves '*' in a name unescaped"),
+    "name-markdown-underscore": ("files", "Markdown output leaves '_' in a name unescaped"),
+    "out-same-as-input": ("files", "--output equal to the input overwrites the input"),
+    "out-same-as-input-dotted": ("files", "--output resolving to the input overwrites it"),
+    "out-same-as-input-fit": ("files", "fit --output equal to the input overwrites the input"),
+    "out-same-as-input-glm-pairs": ("files", "glm --pairs equal to the input overwrites it"),
+    "out-glm-pairs-equals-output": ("files", "--pairs and --output on one path: one is lost"),
+    "out-fit-save-parent-is-file": ("files", "--save under a file: FileExistsError traceback"),
+    "out-fit-save-name-too-long": ("files", "--save name over 255 bytes: h5py OSError traceback"),
+    "out-figures-parent-is-file": ("files", "--figures under a file: NotADirectoryError"),
+    "meta-output-is-scores": ("files", "meta --output naming the config's scores overwrites it"),
+    "signal-sigint-fit-save": ("files", "Ctrl-C during fit: exit 130 but no line on stderr"),
+    "signal-sigterm-fit-save": ("files", "SIGTERM during fit: killed (-15), no line, not 143"),
+    "fit-load-garbage": ("files", "HierarchicalFit.load of junk raises xarray's OSError"),
+    "fit-load-empty": ("files", "HierarchicalFit.load of an empty file raises OSError"),
+    "fit-load-text": ("files", "HierarchicalFit.load of a CSV raises OSError"),
+    "fit-load-truncated": ("files", "HierarchicalFit.load of a truncated .nc raises OSError"),
+    # validate: arguments, resource limits, degenerate data, config schema, role names
+    "fit-min-gain-nan": ("validate", "--min-gain nan is accepted, exit 0"),
+    "fit-min-gain-inf": ("validate", "--min-gain inf is accepted, exit 0"),
+    "fit-draws-huge": ("validate", "--draws 1000000000 allocates until MemoryError"),
+    "fit-chains-huge": ("validate", "--chains 1000000000 runs without end"),
+    "fit-exact-name-brackets": ("validate", "exact name 'a[1]' is taken as a glob, picks 'a1'"),
+    "fit-exact-name-re-prefix": ("validate", "exact name 're:x' is taken as a regex, picks 'x'"),
+    "fit-exact-name-star": ("validate", "exact name 'b*' is taken as a glob, picks 'base'"),
+    "fit-sweep--1": ("validate", "--sweep -1: the error names m_values, not --sweep"),
+    "glm-min-mean-nan": ("validate", "--min-mean nan is accepted, exit 0"),
+    "rel-seed--1": ("validate", "--seed -1 ends in numpy's ValueError traceback"),
+    "meta-hk-string-false": ("validate", "hk: 'false' (a string) turns Hartung-Knapp on"),
+    "meta-hk-string-no": ("validate", "hk: 'no' (a string) turns Hartung-Knapp on"),
+    "meta-hk-int": ("validate", "hk: 2 is taken as true"),
+    "meta-measure-list": ("validate", "measure: [1, 2] ends in a pandas ValueError traceback"),
+    "meta-control-list": ("validate", "control: [bm25] is looked up as the system \"['bm25']\""),
+    "meta-unknown-key": ("validate", "an unknown key (contrl) is ignored without a word"),
+    "meta-display-names-list": ("validate", "display_names as a list: AttributeError"),
+    "meta-ci-prob-string": ("validate", "ci_prob: high is ignored without a word"),
+    "meta-latin1": ("validate", "a Latin-1 config ends in UnicodeDecodeError"),
+    "meta-binary": ("validate", "a binary config ends in UnicodeDecodeError"),
+    "deg-risk-constant-differences": ("validate", "TRisk of constant differences, no warning"),
+    "deg-glm-constant": ("validate", "glm on all-constant scores reports a table, exit 0"),
+    "deg-reliability-constant": ("validate", "all-constant scores give E[tau] = 1, exit 0"),
+    "api-fit-draws-0": ("validate", "fit(draws=0) returns a fit with no draws"),
+    "api-fit-draws-neg": ("validate", "fit(draws=-5) raises a non-package exception"),
+    "api-fit-draws-float": ("validate", "fit(draws=2.5) is accepted (2 draws)"),
+    "api-fit-draws-nan": ("validate", "fit(draws=nan) raises a non-package exception"),
+    "api-fit-draws-str": ("validate", "fit(draws='100') is accepted"),
+    "api-fit-chains-0": ("validate", "fit(chains=0) raises the wrong error class"),
+    "api-fit-chains-float": ("validate", "fit(chains=1.5) is accepted"),
+    "api-fit-seed-neg": ("validate", "fit(seed=-3) raises numpy's ValueError"),
+    "api-fit-seed-float": ("validate", "fit(seed=1.7) is accepted"),
+    "api-fit-seed-complex": ("validate", "fit(seed=1j) raises a non-package exception"),
+    "api-fit-tune-neg": ("validate", "fit(tune=-1) is accepted"),
+    "api-fit-target-accept-2": ("validate", "fit(target_accept=2) raises the wrong class"),
+    "api-fit-likelihood-bogus": ("validate", "fit(likelihood='poisson') raises the wrong class"),
+    "api-fit-method-bogus": ("validate", "fit(method='magic') raises the wrong class"),
+    "api-compare-min-gain-nan": ("validate", "compare(min_gain=nan) is accepted"),
+    "api-compare-min-gain-complex": ("validate", "compare(min_gain=1+2j) raises TypeError"),
+    "api-compare-min-gain-str": ("validate", "compare(min_gain='0.1') is accepted"),
+    "api-compare-ci-prob-complex": ("validate", "compare(ci_prob=0.9j) raises TypeError"),
+    "api-from-matrix-complex": ("validate", "complex scores are accepted into a ScoreTable"),
+    "api-urisk-r-nan": ("validate", "urisk(r=nan) raises the wrong class"),
+    "api-urisk-r-complex": ("validate", "urisk(r=1+1j) raises the wrong class"),
+    "api-urisk-r-0": ("validate", "urisk(r=0) raises the wrong class"),
+    "api-read-meta-config-latin1": ("validate", "a Latin-1 config raises UnicodeDecodeError"),
+    # readers: measure spellings, wide topic_id, runs/qrels, special files, read_scores(None)
+    "tidy-missing-score-column": ("readers", "no score column: read as another layout, exit 0"),
+    "tidy-range-p_10-3": ("readers", "P_10 skips the range check that P@10 gets"),
+    "tidy-range-ndcg_cut_10-2": ("readers", "ndcg_cut_10 skips the range check"),
+    "tidy-range-recip_rank--1": ("readers", "recip_rank skips the range check"),
+    "tidy-range-pdot10-3": ("readers", "P.10 skips the range check"),
+    "tidy-range-recall_100-4": ("readers", "Recall_100 skips the range check"),
+    "wide-id-column-topic_id": ("readers", "a topic_id column is read as a system"),
+    "wide-out-of-range-trec-spelling": ("readers", "-m P_10 skips the range check"),
+    "run-trec-spelling": ("readers", "-m P_5 on runs: 'not a measure ir_measures can parse'"),
+    "run-no-common-topic": ("readers", "runs and qrels without a common topic: zeros, exit 0"),
+    "run-five-fields": ("readers", "a run line with five fields is dropped without a word"),
+    "special-dev-zero-forced": ("readers", "-f tidy /dev/zero: MemoryError traceback"),
+    "special-fifo-forced": ("readers", "-f tidy on a FIFO blocks for ever"),
+    "api-read-scores-none": ("readers", "read_scores(None) raises TypeError"),
+    "api-read-scores-int": ("readers", "read_scores(123) raises TypeError"),
+    # other
+    "fit-failed-diagnostics-warns": ("other", "failed diagnostics give no 'warning:' line"),
+}
+
+_KNOWN = {case.id for case in CASES}
+assert len(_KNOWN) == len(CASES), "case ids must be unique"
+assert set(FAILS_TODAY) <= _KNOWN, sorted(set(FAILS_TODAY) - _KNOWN)
+CASES = [
+    replace(case, owner=FAILS_TODAY[case.id][0], xfail=f"{case.cls}: {FAILS_TODAY[case.id][1]}")
+    if case.id in FAILS_TODAY
+    else case
+    for case in CASES
+]
