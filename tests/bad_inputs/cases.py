@@ -61,6 +61,8 @@ MEANS = means_of(SYSTEMS, M)
 def add(**fields) -> None:
     # A subprocess starts Python and PyMC (several seconds) and may run to its timeout.
     fields.setdefault("slow", fields.get("subprocess", False))
+    if fields.get("kind") is None:  # a hostile option set, or a hostile file
+        fields["kind"] = "cli" if fields["cls"].startswith(("opt-", "output")) else "file"
     CASES.append(Case(**fields))
 
 
@@ -69,7 +71,7 @@ def option_words(match: str) -> str:
     return re.sub(r"(?<=\w)-(?=\w)", "[-_]", match)
 
 
-def err(id, cls, argv, match, files=None, kind="file", **kw) -> None:
+def err(id, cls, argv, match, files=None, kind=None, **kw) -> None:
     add(
         id=id,
         cls=cls,
@@ -82,7 +84,7 @@ def err(id, cls, argv, match, files=None, kind="file", **kw) -> None:
     )
 
 
-def ok(id, cls, argv, check=None, files=None, kind="file", **kw) -> None:
+def ok(id, cls, argv, check=None, files=None, kind=None, **kw) -> None:
     add(
         id=id,
         cls=cls,
@@ -95,7 +97,7 @@ def ok(id, cls, argv, check=None, files=None, kind="file", **kw) -> None:
     )
 
 
-def warn(id, cls, argv, match, files=None, kind="file", **kw) -> None:
+def warn(id, cls, argv, match, files=None, kind=None, **kw) -> None:
     add(
         id=id,
         cls=cls,
@@ -472,6 +474,62 @@ err(
     ("inspect", *TEA),
     r"base",
     {"base.txt": trec_eval("base", M[:, 0]), "chal.txt": trec_eval("base", M[:, 1])},
+)
+
+
+def one_measure(expected_means: dict[str, float]):
+    """Check ``inspect -o``: one measure label for every row, and the expected means."""
+
+    def check(ctx) -> None:
+        measures = {row["measure"] for row in read_csv_rows(ctx.out / "out.csv")}
+        assert len(measures) == 1, f"one measure spelled two ways is split: {measures}"
+        inspect_means(expected_means)(ctx)
+
+    return check
+
+
+# Measure spellings: one measure, whatever its spelling (ir_measures / trec_eval / P.10).
+ok(
+    "tidy-select-trec-spelling",
+    "file-tidy",
+    ("inspect", "-m", "ndcg_cut_10", TA, *OUT),
+    inspect_means(MEANS),
+    {"t.csv": tidy(measure="nDCG@10")},
+)
+ok(
+    "tidy-select-ir-measures-spelling",
+    "file-tidy",
+    ("inspect", "-m", "nDCG@10", TA, *OUT),
+    inspect_means(MEANS),
+    {"t.csv": tidy(measure="ndcg_cut_10")},
+)
+ok(
+    "tidy-two-spellings-one-measure",
+    "file-tidy",
+    ("inspect", TA, *OUT),
+    one_measure(MEANS),
+    {
+        "t.csv": tidy(systems=SYSTEMS[:3], values=M[:, :3], measure="P@10")
+        + tidy(systems=SYSTEMS[3:], values=M[:, 3:], measure="P_10").split("\n", 1)[1]
+    },
+)
+ok(
+    "te-select-ir-measures-spelling",
+    "file-trec_eval",
+    ("inspect", "-m", "P@10", *TEA, *OUT),
+    inspect_means({"base": MEANS["base"], "chal": MEANS["chal_a"]}),
+    {
+        "base.txt": trec_eval("base", M[:, 0], measure="P_10"),
+        "chal.txt": trec_eval("chal", M[:, 1], measure="P_10"),
+    },
+)
+err("tidy-forced-lines", "file-tidy", ("inspect", "-f", "lines", TA), r"t\.csv:1\b")
+err(
+    "te-forced-wide",
+    "file-trec_eval",
+    ("inspect", "-f", "wide", "{d}/base.txt"),
+    r"base\.txt",
+    {"base.txt": trec_eval("base", M[:, 0])},
 )
 
 # ============================================================================ file-run
@@ -1604,6 +1662,7 @@ FAILS_TODAY: dict[str, tuple[str, str]] = {
     "tidy-range-recip_rank--1": ("readers", "recip_rank skips the range check"),
     "tidy-range-pdot10-3": ("readers", "P.10 skips the range check"),
     "tidy-range-recall_100-4": ("readers", "Recall_100 skips the range check"),
+    "tidy-two-spellings-one-measure": ("readers", "rows of P@10 and P_10 are two measures"),
     "wide-id-column-topic_id": ("readers", "a topic_id column is read as a system"),
     "wide-out-of-range-trec-spelling": ("readers", "-m P_10 skips the range check"),
     "run-trec-spelling": ("readers", "-m P_5 on runs: 'not a measure ir_measures can parse'"),

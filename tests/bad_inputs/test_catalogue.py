@@ -255,6 +255,14 @@ def _check_api_outcome(case: Case, ctx: Context, value, exc) -> None:
             case.check(value)
 
 
+def test_catalogue_is_complete() -> None:
+    """At least 150 cases, unique ids, every failing case owned, every class represented."""
+    assert len(CASES) >= 150
+    assert len({case.id for case in CASES}) == len(CASES)
+    assert {case.kind for case in CASES} == {"file", "cli", "api", "signal"}
+    assert all(case.owner for case in CASES if case.xfail)
+
+
 @pytest.mark.parametrize("case", list(_params()))
 def test_bad_input(case: Case, tmp_path: Path, capsys) -> None:
     ctx = Context(tmp=tmp_path, d=tmp_path / "in", out=tmp_path / "out", data=ROOT / "data")
