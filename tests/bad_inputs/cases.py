@@ -959,6 +959,9 @@ for value in ("0", "-2", "0.5", "nan", "inf", "abc"):
     err(f"risk-r-{value}", "opt-risk", (*RISK, "-r", value), r"(-r\b|--r\b|\br\b)")
 for option, value, match in (
     ("--resamples", "50", "resamples"),
+    ("--seed", "1.7", "seed"),
+    ("--ci-prob", "nan", "ci"),
+    ("--draws", "-3", "draws"),
     ("--resamples", "1e9", "resamples"),
     ("--ci-prob", "1.5", "ci"),
     ("--ci-prob", "0", "ci"),
@@ -1016,6 +1019,7 @@ for value in ("BOGUS", "RES(T=0)", "RES(T=-5)", "KD(T=nan)", "RES(T=2.5)", "RES(
     )
 for option, value, match in (
     ("--ci-prob", "2", "ci"),
+    ("--ci-prob", "nan", "ci"),
     ("--seed", "-1", "seed"),
     ("--seed", "1.5", "seed"),
 ):
@@ -1031,6 +1035,7 @@ err("inspect-missing-bogus", "opt-inspect", ("inspect", TA, "--missing", "maybe"
 err("inspect-collection-unknown", "opt-inspect", ("inspect", TA, "--collection", "zz"), r"zz")
 err("inspect-measure-unknown", "opt-inspect", ("inspect", TA, "-m", "P@10"), r"P@10")
 err("inspect-no-files", "opt-inspect", ("inspect",), r"files|argument|usage|missing")
+err("inspect-measure-empty", "opt-inspect", ("inspect", "-m", "", TA), r"measure")
 err("inspect-unknown-option", "opt-inspect", ("inspect", TA, "--frobnicate"), r"--frobnicate")
 
 # ============================================================================ output
@@ -1227,6 +1232,34 @@ err(
     },
 )
 err("meta-ci-prob-0", "meta-config", (*META, "--ci-prob", "0"), r"ci", {**MF, "cfg.yaml": META_OK})
+err(
+    "meta-ci-prob-nan",
+    "meta-config",
+    (*META, "--ci-prob", "nan"),
+    r"ci",
+    {**MF, "cfg.yaml": META_OK},
+)
+err(
+    "meta-effect-option-bogus",
+    "meta-config",
+    (*META, "--effect", "OR"),
+    r"OR",
+    {**MF, "cfg.yaml": META_OK},
+)
+err(
+    "meta-treatment-option-unknown",
+    "meta-config",
+    (*META, "--treatment", "ghost"),
+    r"ghost",
+    {**MF, "cfg.yaml": META_OK},
+)
+err(
+    "meta-extra-unknown-measure",
+    "meta-config",
+    (*META, "--extra", "Foo@@1"),
+    r"Foo@@1",
+    {**MF, "cfg.yaml": META_OK},
+)
 err(
     "meta-method-option-bogus",
     "meta-config",
@@ -1617,6 +1650,7 @@ FAILS_TODAY: dict[str, tuple[str, str]] = {
     "fit-exact-name-re-prefix": ("validate", "exact name 're:x' is taken as a regex, picks 'x'"),
     "fit-exact-name-star": ("validate", "exact name 'b*' is taken as a glob, picks 'base'"),
     "fit-sweep--1": ("validate", "--sweep -1: the error names m_values, not --sweep"),
+    "meta-extra-unknown-measure": ("validate", "--extra Foo@@1 is ignored without a word"),
     "glm-min-mean-nan": ("validate", "--min-mean nan is accepted, exit 0"),
     "rel-seed--1": ("validate", "--seed -1 ends in numpy's ValueError traceback"),
     "meta-hk-string-false": ("validate", "hk: 'false' (a string) turns Hartung-Knapp on"),

@@ -15,6 +15,7 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -158,6 +159,7 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.setdefault("COLUMNS", "120")
+    env["PYTHONUNBUFFERED"] = "1"  # lines reach the pipe as printed (see _send_signal)
     return env
 
 
@@ -172,27 +174,49 @@ def _run_subprocess(case: Case, argv: list[str], ctx: Context) -> None:
         text=True,
         preexec_fn=_limit_memory if case.memory_limit else os.setsid,
     )
+    streams = {"out": [], "err": []}
+    started = threading.Event()
+    readers = [
+        threading.Thread(target=_drain, args=(proc.stdout, streams["out"], started), daemon=True),
+        threading.Thread(target=_drain, args=(proc.stderr, streams["err"], None), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
     try:
         if case.signal is not None:
-            _send_signal(proc, case)
-        out, err = proc.communicate(timeout=case.timeout)
+            _send_signal(proc, case, started)
+        proc.wait(timeout=case.timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        proc.wait()
         pytest.fail(f"hang: no answer after {case.timeout:g} s")
-    ctx.code, ctx.stdout, ctx.stderr = proc.returncode, out, err
+    for reader in readers:
+        reader.join(timeout=10)
+    ctx.code = proc.returncode
+    ctx.stdout, ctx.stderr = "".join(streams["out"]), "".join(streams["err"])
 
 
-def _send_signal(proc: subprocess.Popen, case: Case) -> None:
-    """Wait until the command is sampling (its --save file is due), then signal it."""
-    started = time.monotonic()
-    # The command needs a few seconds to import PyMC and load the table; sampling is
-    # long (see the case's --draws), so a signal after the warm-up lands mid-run.
-    while time.monotonic() - started < 15.0:
-        if proc.poll() is not None:
-            pytest.fail("the command ended before it could be interrupted")
-        time.sleep(0.2)
-    os.killpg(proc.pid, case.signal)
+#: A line ``fit`` prints once the table is loaded, just before sampling starts.
+READY = "artifact run(s)"
+#: Seconds between that line and the signal: the sampler is running by then.
+SIGNAL_DELAY = 3.0
+
+
+def _drain(stream, lines: list[str], ready: threading.Event | None) -> None:
+    for line in stream:
+        lines.append(line)
+        if ready is not None and READY in line:
+            ready.set()
+
+
+def _send_signal(proc: subprocess.Popen, case: Case, ready: threading.Event) -> None:
+    """Wait until the command is sampling, then send ``case.signal`` to it."""
+    if not ready.wait(timeout=case.timeout):
+        pytest.fail(f"the command never reached sampling ({READY!r} not printed)")
+    time.sleep(SIGNAL_DELAY)
+    if proc.poll() is not None:
+        pytest.fail("the command ended before it could be interrupted")
+    os.kill(proc.pid, case.signal)
 
 
 def _run_api(case: Case, ctx: Context):
