@@ -35,7 +35,6 @@ import gzip
 import io
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -269,7 +268,3 @@ def exists(name: str) -> Callable:
         assert (ctx.out / name).is_file(), f"{name} not written"
 
     return check
-
-
-def re_escape(text: str) -> str:
-    return re.escape(text)
