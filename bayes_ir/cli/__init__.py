@@ -14,6 +14,7 @@ import warnings
 from rich.markup import escape
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
+from bayes_ir.cli import decide as _decide  # noqa: F401  (registers the command)
 from bayes_ir.cli import fit as _fit  # noqa: F401  (registers the command)
 from bayes_ir.cli import glm as _glm  # noqa: F401  (registers the command)
 from bayes_ir.cli import inspect as _inspect  # noqa: F401  (registers the command)
