@@ -154,11 +154,14 @@ def decide(
     deploying and keeping, the action, and for undecided challengers the probability that
     k more topics settle it. --gate makes the exit status the decision (for CI).
     """
+    from bayes_ir.decision import check_options
     from bayes_ir.decision import decide as decide_fn
     from bayes_ir.hierarchical import fit as hierarchical_fit
     from bayes_ir.report.decision import format_probability
 
     grid = _parse_topics(topics)
+    mode = "non_inferiority" if non_inferiority else "superiority"
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
     table = load_with_roles(
         files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
         missing=missing, check_range=check_range, champion=champion, challengers=challengers,
@@ -181,7 +184,7 @@ def decide(
     decision = decide_fn(
         result,
         margin=margin,
-        mode="non_inferiority" if non_inferiority else "superiority",
+        mode=mode,
         r=r,
         threshold=threshold,
         p_min=p_min,

@@ -5,13 +5,14 @@
 word (``compare()``, the CLI, the review) takes it from here.
 """
 
-from bayes_ir.decision.decide import DECISION_COLUMNS, Decision, decide
+from bayes_ir.decision.decide import DECISION_COLUMNS, Decision, check_options, decide
 from bayes_ir.decision.more_topics import MORE_TOPICS_COLUMNS, more_topics, sakai_topics
 
 __all__ = [
     "DECISION_COLUMNS",
     "MORE_TOPICS_COLUMNS",
     "Decision",
+    "check_options",
     "decide",
     "more_topics",
     "sakai_topics",

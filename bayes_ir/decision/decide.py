@@ -25,7 +25,7 @@ from bayes_ir.decision.rules import (
 )
 from bayes_ir.errors import OptionError
 
-__all__ = ["DECISION_COLUMNS", "Decision", "decide"]
+__all__ = ["DECISION_COLUMNS", "Decision", "check_options", "decide"]
 
 #: Columns of :meth:`Decision.to_frame`.
 DECISION_COLUMNS = (
@@ -169,7 +169,20 @@ class Decision:
         return plot_decision(self, **kwargs)
 
 
-def _check(margin: float, mode: str, r: float, threshold: float | None) -> tuple[float, float]:
+def check_options(
+    *,
+    margin: float | None,
+    mode: str,
+    r: float,
+    threshold: float | None,
+    p_min: float | None,
+) -> tuple[float, float, float]:
+    """Check the decision options and fill their defaults: ``(margin, threshold, p_min)``.
+
+    Raises :class:`~bayes_ir.errors.OptionError` naming the first bad option; called by
+    :func:`decide` and, before any fitting, by ``bayes-ir decide``.
+    """
+    margin = defaults.DECISION_MARGIN if margin is None else margin
     try:
         margin, r = float(margin), float(r)
     except (TypeError, ValueError):
@@ -191,7 +204,10 @@ def _check(margin: float, mode: str, r: float, threshold: float | None) -> tuple
     threshold = float(threshold)
     if not np.isfinite(threshold) or threshold <= 0:
         raise OptionError(f"threshold must be a finite number > 0, got {threshold}")
-    return margin, threshold
+    p_min = defaults.DECISION_PROBABILITY if p_min is None else float(p_min)
+    if not 0.5 < p_min < 1:
+        raise OptionError(f"p_min must lie strictly between 0.5 and 1, got {p_min}")
+    return margin, threshold, p_min
 
 
 def _topic_variance(fit: Any, champion: str, challengers: Sequence[str]) -> np.ndarray:
@@ -286,11 +302,9 @@ def decide(
     """
     from bayes_ir.hierarchical import compare
 
-    margin = defaults.DECISION_MARGIN if margin is None else margin
-    margin, threshold = _check(margin, mode, r, threshold)
-    p_min = defaults.DECISION_PROBABILITY if p_min is None else float(p_min)
-    if not 0.5 < p_min < 1:
-        raise OptionError(f"p_min must lie strictly between 0.5 and 1, got {p_min}")
+    margin, threshold, p_min = check_options(
+        margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min
+    )
     r = float(r)
     if r != 1 and getattr(fit, "likelihood", "gaussian") != "gaussian":
         raise OptionError(
