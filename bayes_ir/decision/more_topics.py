@@ -35,6 +35,17 @@ The classical counterpart is Sakai's topic-set-size design for the paired t-test
 pre-posterior analysis starts from the posterior of the experiment already run and
 averages over what the true difference may be.
 
+Why the two counts differ. Sakai's :math:`n` is the *total* number of topics at which
+a test would reject "no difference" with probability 0.8 *if* the true difference were
+exactly the margin. The more-topics table answers another question: starting from the
+topics already judged, how likely :math:`k` more are to make the decision clear-cut,
+averaged over the true differences the posterior still allows. When the posterior
+sits near the break-even point (:math:`d \approx s`), no finite :math:`k` settles the
+decision with high probability, because a true difference at the margin is exactly
+the case where deploying and keeping cost the same; Sakai's :math:`n` is finite there
+because it asks only for significance against zero. Conversely, when the posterior is
+already far from the break-even point a few topics suffice, whatever :math:`n` says.
+
 References
 ----------
 Raiffa, H., and Schlaifer, R. (1961). *Applied Statistical Decision Theory*. Harvard

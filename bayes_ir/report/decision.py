@@ -75,11 +75,13 @@ def decision_summary(decision: Any) -> str:
     ]
     lines += _rows(header, rows)
     lines += [f"  {r.challenger}: {r.reason}" for r in d.table.itertuples(index=False)]
-    champ_best = d.best.iloc[0]
-    lines.append(
-        f"  P(champion is best) = {format_probability(champ_best.p_best)}; expected loss of "
-        f"keeping it over the best system = {champ_best.expected_loss:.4f}"
-    )
+    lines += ["", "Picking one system (champion and challengers):"]
+    header = ["system", "P(best)", "E[loss of picking it]"]
+    rows = [
+        [str(r.system), format_probability(r.p_best), f"{r.expected_loss:.4f}"]
+        for r in d.best.itertuples(index=False)
+    ]
+    lines += _rows([*header, ""], [[*row, ""] for row in rows])
     if len(d.more_topics):
         lines += [
             "",
