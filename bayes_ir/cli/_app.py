@@ -10,9 +10,11 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from typer._click.globals import get_current_context
 
 from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import check_output_path, declare_inputs
 from bayes_ir.readers import READERS, read_scores
 from bayes_ir.report import TABLE_FORMATS, write_table
 from bayes_ir.table import ScoreTable
@@ -218,6 +220,24 @@ Output = Annotated[
 ]
 
 
+#: Options naming a file the command writes: checked against the inputs before any work.
+OUTPUT_OPTIONS = ("output", "save", "plot", "pairs")
+
+
+def guard_outputs(inputs: list[Path | None]) -> None:
+    """Refuse, before any work, an output option that names one of the ``inputs``.
+
+    The inputs are also declared (:func:`bayes_ir.files.declare_inputs`), so every file
+    the command writes later (figures, the sweep's table) is checked against them too.
+    """
+    declare_inputs(inputs)
+    context = get_current_context(silent=True)
+    for name in OUTPUT_OPTIONS:
+        value = context.params.get(name) if context is not None else None
+        if value is not None:
+            check_output_path(value, what=f"--{name}")
+
+
 def load(
     files: list[Path],
     *,
@@ -229,6 +249,7 @@ def load(
     check_range: bool = True,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measure."""
+    guard_outputs([*files, qrels])
     options: dict = {"missing": missing}
     if not check_range:
         options["check_range"] = False

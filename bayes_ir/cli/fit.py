@@ -45,6 +45,7 @@ from bayes_ir.cli._app import (
     save_output,
 )
 from bayes_ir.errors import BayesIRError, ConvergenceWarning
+from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,7 +133,6 @@ def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | 
     from bayes_ir.hierarchical.predictive import posterior_predictive
     from bayes_ir.plots.hierarchical import plot_system_topic_intervals
 
-    folder.mkdir(parents=True, exist_ok=True)
     figures = {
         "system_topic_intervals": lambda: plot_system_topic_intervals(fit, ci_prob=ci_prob),
         "contrasts": comparison.plot,
@@ -143,7 +143,8 @@ def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | 
     for key, draw in figures.items():
         fig = draw()
         path = folder / FIGURE_FILES[key]
-        fig.savefig(path, dpi=120)
+        with atomic_path(path, what="--figures") as tmp:
+            fig.savefig(tmp, dpi=120)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -358,7 +359,8 @@ def _run_sweep(
 
         fig = result.plot()
         path = figures / FIGURE_FILES["artifact_sweep"]
-        fig.savefig(path, dpi=120)
+        with atomic_path(path, what="--figures") as tmp:
+            fig.savefig(tmp, dpi=120)
         plt.close(fig)
         console_err.print(f"wrote {path}")
     return frame

@@ -21,6 +21,7 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     console_err,
+    guard_outputs,
     load,
     save_output,
 )
@@ -93,6 +94,8 @@ def meta(
     extras = list(extra or [])
     if source.suffix.lower() in (".yaml", ".yml"):
         config = read_meta_config(source)
+        specs = config.collections
+        guard_outputs([source, config.scores, *(p for c in specs for p in c.files.values())])
         control = control or config.control
         treatment = treatment or config.treatment
         effect = effect or config.effect

@@ -47,6 +47,7 @@ from bayes_ir.cli._app import (
     save_output,
 )
 from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
+from bayes_ir.files import atomic_path, write_text
 
 RiskR = Annotated[
     float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
@@ -149,8 +150,7 @@ def risk(
         write_figure(review.plot(), plot)
     if output is not None and output.suffix.lower() in (".md", ".tex"):
         text = review.to_markdown() if output.suffix.lower() == ".md" else review.to_latex()
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        write_text(output, text, what="--output")
         console_err.print(f"wrote {output}")
     else:
         save_output(review.to_frame(), output)
@@ -194,7 +194,7 @@ def write_figure(fig, path: Path) -> None:
     """Save a matplotlib figure (the folder is created) and say where."""
     import matplotlib.pyplot as plt
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150, bbox_inches="tight")
+    with atomic_path(path, what="--plot") as tmp:
+        fig.savefig(tmp, dpi=150, bbox_inches="tight")
     plt.close(fig)
     console_err.print(f"wrote {path}", highlight=False)

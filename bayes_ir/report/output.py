@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import write_text
 
 #: File extensions and the format each selects.
 TABLE_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".tex": "latex"}
@@ -98,12 +99,13 @@ def _latex(frame: pd.DataFrame, *, float_format: str) -> str:
 
 
 def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
-    """Write ``frame`` to ``path`` in the format its extension selects.
+    """Write ``frame`` to ``path`` in the format its extension selects, atomically.
 
     Raises
     ------
     BayesIRError
-        If the extension is not one of ``.csv``, ``.json``, ``.md``, ``.tex``.
+        If the extension is not one of ``.csv``, ``.json``, ``.md``, ``.tex``, or the path
+        cannot be written (see :func:`bayes_ir.files.atomic_path`).
     """
     path = Path(path)
     fmt = TABLE_FORMATS.get(path.suffix.lower())
@@ -112,10 +114,4 @@ def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
             f"cannot tell the output format from {path.name!r}: use one of "
             + ", ".join(sorted(TABLE_FORMATS))
         )
-    text = render_table(frame, fmt)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BayesIRError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return write_text(path, render_table(frame, fmt))
