@@ -24,6 +24,7 @@ from bayes_ir.cli._app import (
     guard_outputs,
     load,
     save_output,
+    say_wrote,
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
@@ -158,7 +159,7 @@ def meta(
             console_err.print(f"note: leave-one-out needs 3 or more collections, not {result.k}")
     if plot is not None:
         result.plot(path=plot)
-        console_err.print(f"wrote {plot}")
+        say_wrote(plot)
     save_output(frame, output)
 
 

@@ -45,6 +45,7 @@ from bayes_ir.cli._app import (
     console_err,
     load_with_roles,
     save_output,
+    say_wrote,
 )
 from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
 from bayes_ir.files import atomic_path, write_text
@@ -140,7 +141,7 @@ def risk(
             console_err.print(
                 f"[{style}]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
             )
-    console.print(review.header, highlight=False, soft_wrap=True)
+    console.print(review.header, highlight=False, markup=False, soft_wrap=True)
     for view in risk_tables(review.display_frame(), width=console.width):
         console.print(view)
     if plot is not None:
@@ -151,7 +152,7 @@ def risk(
     if output is not None and output.suffix.lower() in (".md", ".tex"):
         text = review.to_markdown() if output.suffix.lower() == ".md" else review.to_latex()
         write_text(output, text, what="--output")
-        console_err.print(f"wrote {output}")
+        say_wrote(output)
     else:
         save_output(review.to_frame(), output)
     if strict and review.brisk is not None and not review.brisk.diagnostics_passed:
@@ -197,4 +198,4 @@ def write_figure(fig, path: Path) -> None:
     with atomic_path(path, what="--plot") as tmp:
         fig.savefig(tmp, dpi=150, bbox_inches="tight")
     plt.close(fig)
-    console_err.print(f"wrote {path}", highlight=False)
+    say_wrote(path)
