@@ -63,6 +63,9 @@ _LAZY: dict[str, str] = {
     "artifact_sweep": "bayes_ir.hierarchical",
     "HierarchicalFit": "bayes_ir.hierarchical",
     "Priors": "bayes_ir.hierarchical",
+    # decisions
+    "decide": "bayes_ir.decision",
+    "Decision": "bayes_ir.decision",
     # risk
     "parse_risk": "bayes_ir.risk",
     "iter_risk": "bayes_ir.risk",

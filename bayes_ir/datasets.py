@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -41,6 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayes_ir.errors import DatasetError
+from bayes_ir.files import atomic_path
 from bayes_ir.table import ScoreTable, concat
 
 __all__ = [
@@ -265,14 +265,11 @@ def _verify(path: Path, remote: RemoteFile, *, what: str) -> None:
 
 
 def _download(remote: RemoteFile, target: Path, url: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".part-", suffix=target.suffix)
-    tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=_TIMEOUT) as resp:
-            shutil.copyfileobj(resp, out)
-        _verify(tmp, remote, what=f"the download of {url} into")
-        os.replace(tmp, target)
+        with atomic_path(target, what="dataset file") as tmp:
+            with open(tmp, "wb") as out, urllib.request.urlopen(url, timeout=_TIMEOUT) as resp:
+                shutil.copyfileobj(resp, out)
+            _verify(tmp, remote, what=f"the download of {url} into")
     except (urllib.error.URLError, OSError, TimeoutError) as exc:
         if isinstance(exc, urllib.error.HTTPError):
             reason = f"HTTP {exc.code} {exc.reason}"
@@ -283,8 +280,6 @@ def _download(remote: RemoteFile, target: Path, url: str) -> None:
             f"{DATA_ENV} to a folder holding {remote.path} (the layout of the shared data "
             f"folder), or put the file at {target}"
         ) from None
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def fetch(

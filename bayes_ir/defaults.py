@@ -64,3 +64,12 @@ META_EFFECT: str = "MD"
 META_METHOD: str = "REML"
 META_TOL: float = 1e-12
 META_MAXITER: int = 1000
+#: Decisions (bayes_ir.decide): margin in the measure's units (suits measures in [0, 1]),
+#: threshold of caring as a fraction of the margin, grid of new topics of the more-topics
+#: analysis and its simulations per grid point.
+DECISION_MARGIN: float = 0.01
+DECISION_THRESHOLD_FRACTION: float = 0.1
+MORE_TOPICS: tuple[int, ...] = (10, 25, 50, 100, 200)
+MORE_TOPICS_SIMULATIONS: int = 4000
+#: Decision probability: an action needs at least this posterior probability of being right.
+DECISION_PROBABILITY: float = 0.95

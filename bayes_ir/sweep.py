@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, Protocol
@@ -46,6 +47,12 @@ def sweep[T, R](
     -------
     list
         ``[func(item) for item in items]``, computed by the executor.
+
+    Notes
+    -----
+    The default pool's workers ignore SIGINT; when the caller is interrupted (Ctrl-C,
+    SIGTERM turned into an exception by the CLI) or an item fails, the pending items
+    are cancelled and the workers terminated, so no process outlives the sweep.
     """
     items = list(items)
     if executor is not None and hasattr(executor, "get_executor"):
@@ -57,5 +64,26 @@ def sweep[T, R](
         return [func(item) for item in items]
     # forkserver: forking a process that already runs PyMC/BLAS threads can deadlock.
     context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
+    try:
         return list(pool.map(func, items))
+    except BaseException:  # Ctrl-C, SIGTERM, a failed item: stop the workers, don't wait
+        _stop_workers(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_init() -> None:
+    """Let the parent handle Ctrl-C: a worker ignores SIGINT and is stopped by the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pending items and terminate the running workers of ``pool``."""
+    processes = list((pool._processes or {}).values())  # no public handle before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)

@@ -12,6 +12,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from bayes_ir.files import write_text
 from bayes_ir.report.trec_eval import write_trec_eval
 from bayes_ir.simulate import SystemSpec, simulate_judged, simulate_scores
 from bayes_ir.table import ScoreTable
@@ -94,7 +95,7 @@ def example_runs(folder: Path) -> None:
         judged = rng.choice(docs, size=12, replace=False)
         truth[str(q)] = {d: int(g) for d, g in zip(judged, grades, strict=True)}
         qrels_lines += [f"{q} 0 {d} {g}" for d, g in sorted(truth[str(q)].items())]
-    (folder / "qrels.txt").write_text("\n".join(qrels_lines) + "\n", encoding="utf-8")
+    write_text(folder / "qrels.txt", "\n".join(qrels_lines) + "\n")
     for name, signal in (("bm25", 1.0), ("dense", 1.5)):
         lines = []
         for q in range(1, 7):
@@ -106,7 +107,7 @@ def example_runs(folder: Path) -> None:
             lines += [
                 f"{q} Q0 {docs[i]} {r} {score[i] + 10:.4f} {name}" for r, i in enumerate(top, 1)
             ]
-        (folder / f"{name}.run").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_text(folder / f"{name}.run", "\n".join(lines) + "\n")
 
 
 def example_trec_eval(folder: Path, out: Path) -> None:
@@ -126,8 +127,9 @@ def example_trec_eval(folder: Path, out: Path) -> None:
 
 def main() -> None:
     """Write every example file into this folder."""
-    example_scores().to_csv(HERE / "example_scores.csv", index=False, float_format="%.4f")
-    example_collections().to_csv(HERE / "example_collections.csv", index=False, float_format="%.4f")
+    for name, frame in (("example_scores", example_scores()),
+                        ("example_collections", example_collections())):  # fmt: skip
+        write_text(HERE / f"{name}.csv", frame.to_csv(index=False, float_format="%.4f"))
     example_runs(HERE / "example_runs")
     example_trec_eval(HERE / "example_runs", HERE / "example_trec_eval.txt")
 

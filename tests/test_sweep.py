@@ -56,3 +56,50 @@ def test_object_with_get_executor():
         assert client.calls == 1
     finally:
         client.pool.shutdown()
+
+
+def _wait_or_fail(item: tuple[int, str]) -> int:
+    """Item 0 fails once the others have started; the others would run for ten minutes."""
+    import os
+    import time
+    from pathlib import Path
+
+    index, folder = item
+    if index:
+        Path(folder, f"{os.getpid()}.pid").write_text("")
+        time.sleep(600)
+        return index
+    while len(list(Path(folder).glob("*.pid"))) < 2:
+        time.sleep(0.05)
+    raise RuntimeError("item 0 failed")
+
+
+def _alive(pid: int) -> bool:
+    """A running (not zombie) process."""
+    from pathlib import Path
+
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def test_failure_stops_the_workers(tmp_path):
+    """An exception (as Ctrl-C or SIGTERM would be) cancels the sweep and ends its workers."""
+    import sys
+    import time
+
+    import pytest
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc")
+    items = [(i, str(tmp_path)) for i in range(3)]
+    with pytest.raises(RuntimeError, match="item 0 failed"):
+        sweep(_wait_or_fail, items, max_workers=3)  # returns without the 600 s sleeps
+    pids = [int(p.stem) for p in tmp_path.glob("*.pid")]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in pids)

@@ -8,17 +8,21 @@ JSON, Markdown or LaTeX by the extension. Errors in the input print one line,
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import warnings
 
 from rich.markup import escape
 from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
+from bayes_ir.cli import decide as _decide  # noqa: F401  (registers the command)
 from bayes_ir.cli import fit as _fit  # noqa: F401  (registers the command)
 from bayes_ir.cli import glm as _glm  # noqa: F401  (registers the command)
 from bayes_ir.cli import inspect as _inspect  # noqa: F401  (registers the command)
 from bayes_ir.cli import meta as _meta  # noqa: F401  (registers the command)
 from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers the command)
+from bayes_ir.cli import review as _review  # noqa: F401  (registers the command)
 from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
 from bayes_ir.cli._app import app, cli_wording, console_err
 from bayes_ir.errors import BayesIRError, BayesIRWarning
@@ -42,14 +46,53 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _python_showwarning = warnings.showwarning
 
 
+class _Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM: unwinds like Ctrl-C (temporary files are removed on the way)."""
+
+
+#: The first stop signal received by :func:`main` (0: none).
+_signal_received = 0
+
+
+def _stop(signum: int, frame) -> None:
+    """Signal handler: raise :class:`_Stopped` once; later signals only wait for the unwinding."""
+    global _signal_received
+    if not _signal_received:
+        _signal_received = signum
+        raise _Stopped(signum)
+
+
+def _stop_signals(handler) -> dict:
+    """Install ``handler`` for SIGINT and SIGTERM (main thread only); return the previous ones."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; exit 2 with a one-line message on bad input, never a traceback.
 
     Usage errors (unknown option, missing argument, a value of the wrong type) are
     reported the same way, ``error: ...`` on one line, with the command's ``--help``.
+    SIGINT (Ctrl-C) and SIGTERM end the run with one line, ``interrupted`` or
+    ``terminated``, and exit status 130 or 143 (128 + the signal number); files being
+    written are left as they were (:mod:`bayes_ir.files`) and sweep workers are stopped.
     """
+    global _signal_received
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"pytensor(\.|$)")
     warnings.showwarning = _show_warning
+    _signal_received = 0
+    previous = _stop_signals(_stop)
+    try:
+        code = _run(argv)
+    finally:
+        for sig, handler in previous.items():  # after a stop, later signals are ignored
+            signal.signal(sig, signal.SIG_IGN if _signal_received else handler)
+    sys.exit(code)
+
+
+def _run(argv: list[str] | None) -> int:
+    """Run the app; return its exit status (exit 2 on bad input, 128 + N on signal N)."""
     try:
         code = app(args=argv, prog_name="bayes-ir", standalone_mode=False)
     except NoArgsIsHelpError as exc:  # bare ``bayes-ir`` or ``bayes-ir fit``: show the help
@@ -65,9 +108,17 @@ def main(argv: list[str] | None = None) -> None:
     except FileNotFoundError as exc:
         _error(f"{exc.filename}: file not found")
     except KeyboardInterrupt:
-        console_err.print("interrupted", highlight=False)
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
+        return _interrupted(_signal_received or signal.SIGINT)
+    if _signal_received:  # a library caught the interrupt and carried on: still report it
+        return _interrupted(_signal_received)
+    return code if isinstance(code, int) else 0
+
+
+def _interrupted(signum: int) -> int:
+    """Say how the run ended (one line on stderr) and return 128 + ``signum``."""
+    word = "terminated" if signum == signal.SIGTERM else "interrupted"
+    console_err.print(word, highlight=False, markup=False)
+    return 128 + signum
 
 
 __all__ = ["app", "cli_wording", "main"]

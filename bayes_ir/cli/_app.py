@@ -9,10 +9,13 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from typer._click.globals import get_current_context
 
 from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import check_output_path, declare_inputs
 from bayes_ir.readers import READERS, read_scores
 from bayes_ir.report import TABLE_FORMATS, write_table
 from bayes_ir.table import ScoreTable
@@ -218,6 +221,24 @@ Output = Annotated[
 ]
 
 
+#: Options naming a file the command writes: checked against the inputs before any work.
+OUTPUT_OPTIONS = ("output", "save", "plot", "pairs")
+
+
+def guard_outputs(inputs: list[Path | None]) -> None:
+    """Refuse, before any work, an output option that names one of the ``inputs``.
+
+    The inputs are also declared (:func:`bayes_ir.files.declare_inputs`), so every file
+    the command writes later (figures, the sweep's table) is checked against them too.
+    """
+    declare_inputs(inputs)
+    context = get_current_context(silent=True)
+    for name in OUTPUT_OPTIONS:
+        value = context.params.get(name) if context is not None else None
+        if value is not None:
+            check_output_path(value, what=f"--{name}")
+
+
 def load(
     files: list[Path],
     *,
@@ -229,6 +250,7 @@ def load(
     check_range: bool = True,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measure."""
+    guard_outputs([*files, qrels])
     options: dict = {"missing": missing}
     if not check_range:
         options["check_range"] = False
@@ -307,13 +329,47 @@ def _measure_label(table: ScoreTable, measure: str | None) -> str | None:
     return measure  # select() raises, listing the measures present
 
 
+def _escaped(value: object) -> object:
+    return escape(value) if isinstance(value, str) else value
+
+
+def _escaped_attribute(name: str) -> property:
+    """Return a property that escapes the strings assigned to it (title, caption)."""
+    key = f"_escaped_{name}"
+    return property(
+        lambda self: getattr(self, key), lambda self, value: setattr(self, key, _escaped(value))
+    )
+
+
+class EscapedTable(Table):
+    """A rich table that shows its text as written: ``[bold]x[/bold]`` is not markup here.
+
+    System, topic and collection names may hold square brackets (``new[/x]`` even makes
+    rich raise ``MarkupError``), so every string given as title, caption, column header or
+    cell is escaped with :func:`rich.markup.escape`. A styled cell is passed as
+    :class:`rich.text.Text`, which is never parsed.
+    """
+
+    title = _escaped_attribute("title")
+    caption = _escaped_attribute("caption")
+
+    def add_column(self, header: object = "", *args, **options) -> None:
+        """Add a column; a string ``header`` is shown as written (see the class)."""
+        super().add_column(_escaped(header), *args, **options)
+
+    def add_row(self, *cells: object, **options) -> None:
+        """Add a row; string cells are shown as written (see the class)."""
+        super().add_row(*(_escaped(cell) for cell in cells), **options)
+
+
 def compact_table(title: str, **options) -> Table:
     """Return a rich table without side borders or edge padding, its title on the left.
 
     Wide result tables (risk review, meta-analysis) fit an 80-column terminal this way;
-    ``options`` go to :class:`rich.table.Table` (``caption``, ``min_width``, ...).
+    ``options`` go to :class:`rich.table.Table` (``caption``, ``min_width``, ...). Text is
+    shown as written (:class:`EscapedTable`).
     """
-    return Table(
+    return EscapedTable(
         title=title,
         title_justify="left",
         caption_justify="left",
@@ -328,8 +384,12 @@ def compact_table(title: str, **options) -> Table:
 def save_output(frame, output: Path | None) -> None:
     """Write ``frame`` to ``output`` (if given) and say where."""
     if output is not None:
-        path = write_table(frame, output)
-        console_err.print(f"wrote {path}", highlight=False, soft_wrap=True)
+        say_wrote(write_table(frame, output))
+
+
+def say_wrote(path: Path) -> None:
+    """Tell on stderr that ``path`` was written (the name shown as it is)."""
+    console_err.print(f"wrote {path}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _version(value: bool) -> None:

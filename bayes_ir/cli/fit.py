@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
@@ -43,8 +44,10 @@ from bayes_ir.cli._app import (
     console_err,
     load_with_roles,
     save_output,
+    say_wrote,
 )
 from bayes_ir.errors import BayesIRError, ConvergenceWarning
+from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,7 +135,6 @@ def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | 
     from bayes_ir.hierarchical.predictive import posterior_predictive
     from bayes_ir.plots.hierarchical import plot_system_topic_intervals
 
-    folder.mkdir(parents=True, exist_ok=True)
     figures = {
         "system_topic_intervals": lambda: plot_system_topic_intervals(fit, ci_prob=ci_prob),
         "contrasts": comparison.plot,
@@ -143,7 +145,8 @@ def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | 
     for key, draw in figures.items():
         fig = draw()
         path = folder / FIGURE_FILES[key]
-        fig.savefig(path, dpi=120)
+        with atomic_path(path, what="--figures") as tmp:
+            fig.savefig(tmp, dpi=120)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -176,7 +179,7 @@ def decision_table(comparison) -> Table:
             f"{row.p_better:.3f}",
         ]
         cells += [f"{row.p_gain:.3f}"] if gain else []
-        view.add_row(*cells, f"[{_style(row.verdict)}]{row.verdict}[/]")
+        view.add_row(*cells, Text(row.verdict, style=_style(row.verdict)))
     return view
 
 
@@ -237,7 +240,7 @@ def fit(
     )
     if not table.challengers:
         raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
-    console.print(table.summary(), highlight=False, soft_wrap=True)
+    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
     sampler = {} if target_accept is None else {"target_accept": target_accept}
     with (
         console_err.status(
@@ -259,7 +262,9 @@ def fit(
         )
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
-    diag_text = result.diagnostics.summary() if hasattr(result.diagnostics, "summary") else ""
+    diag_text = (
+        escape(result.diagnostics.summary()) if hasattr(result.diagnostics, "summary") else ""
+    )
     if not passed:
         problems = "\n".join(f"- {escape(cli_wording(m))}" for m in comparison.gate.messages)
         diag_text = (
@@ -269,7 +274,7 @@ def fit(
         )
     console.print(
         Panel(
-            diag_text or comparison.gate.banner(),
+            diag_text or escape(comparison.gate.banner()),
             title="Diagnostics: PASS" if passed else "Diagnostics: FAILED (do not act on this)",
             subtitle=_model_line(result),
             border_style="green" if passed else "bold red",
@@ -281,7 +286,7 @@ def fit(
         with console_err.status("Drawing figures...", spinner="dots"):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
         for path in paths:
-            console_err.print(f"wrote {path}")
+            say_wrote(path)
     if m_values is not None:
         sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p,
                                  likelihood=_likelihood(likelihood), chains=chains, draws=draws,
@@ -290,7 +295,7 @@ def fit(
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
         path = result.save(save)
-        console_err.print(f"wrote {path}")
+        say_wrote(path)
     save_output(comparison.to_frame(), output)
     if strict and not passed:
         raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
@@ -345,11 +350,11 @@ def _run_sweep(
             f"[{row.ci_lower:+.4f}, {row.ci_upper:+.4f}]",
             f"{row.width:.4f}",
             f"{row.gap:+.4f}",
-            "PASS" if row.diagnostics_passed else "[bold red]FAIL[/]",
+            "PASS" if row.diagnostics_passed else Text("FAIL", style="bold red"),
         )
     console.print(view)
     if not result.diagnostics_passed:
-        console.print(result.gate.banner(), style="bold red", highlight=False)
+        console.print(result.gate.banner(), style="bold red", highlight=False, markup=False)
     if figures is not None:
         import matplotlib
 
@@ -358,7 +363,8 @@ def _run_sweep(
 
         fig = result.plot()
         path = figures / FIGURE_FILES["artifact_sweep"]
-        fig.savefig(path, dpi=120)
+        with atomic_path(path, what="--figures") as tmp:
+            fig.savefig(tmp, dpi=120)
         plt.close(fig)
-        console_err.print(f"wrote {path}")
+        say_wrote(path)
     return frame

@@ -8,12 +8,13 @@ from typing import Annotated
 import pandas as pd
 import typer
 from rich.console import Group
-from rich.table import Table
+from rich.markup import escape
 from rich.text import Text
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
     Collection,
+    EscapedTable,
     Files,
     InputFormat,
     Measure,
@@ -115,8 +116,8 @@ def glm(
     )
     for row in frame[~frame["converged"].astype(bool)].itertuples(index=False):
         console.print(
-            f"[bold red]{row.link}[/] on {row.collection} {row.measure} did not converge: "
-            f"{row.message}",
+            f"[bold red]{escape(row.link)}[/] on "
+            + escape(f"{row.collection} {row.measure} did not converge: {row.message}"),
             highlight=False,
         )
     save_output(frame, output)
@@ -131,7 +132,7 @@ def _rich_table(result: LinkComparison, stat: str, title: str) -> Group:
     caption = "◀ best link per column"
     if not ok.to_numpy().all():
         caption += "; * did not converge"
-    view = Table(caption=caption, caption_justify="left")
+    view = EscapedTable(caption=caption, caption_justify="left")
     view.add_column("link")
     for col in wide.columns:
         view.add_column(str(col), justify="right")
@@ -147,7 +148,7 @@ def _rich_table(result: LinkComparison, stat: str, title: str) -> Group:
                     text += "*"
             tie = wide[col].nunique(dropna=True) <= 1  # nothing to choose between
             if not tie and link in best[col].split(", "):
-                text = f"[bold]{text} ◀[/bold]"
+                text = Text(f"{text} ◀", style="bold")
             cells.append(text)
         view.add_row(link, *cells)
     return Group(Text(title, style="bold"), view)

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from bayes_ir.cli._app import (
     Collection,
+    EscapedTable,
     Files,
     InputFormat,
     Measure,
@@ -79,14 +80,15 @@ def inspect(
             missing=missing,
             check_range=check_range,
         )
-    console.print(table.summary(), highlight=False, soft_wrap=True)
+    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
     frame = inspect_frame(table)
     console.print(systems_table(frame))
     shown = set(table.notes)
     for w in caught:
         if issubclass(w.category, BayesIRWarning) and str(w.message) not in shown:
             shown.add(str(w.message))
-            console_err.print(f"warning: {w.message}", highlight=False, soft_wrap=True)
+            console_err.print(f"warning: {w.message}", highlight=False, markup=False,
+                              soft_wrap=True)  # fmt: skip
     save_output(frame, output)
 
 
@@ -101,7 +103,7 @@ def systems_table(frame: pd.DataFrame) -> Table:
     title = "Systems by mean score"
     if one_block and len(frame):
         title += f" ({frame['collection'].iat[0]}, {frame['measure'].iat[0]})"
-    view = Table(title=title, show_lines=False)
+    view = EscapedTable(title=title, show_lines=False)
     for col in cols:
         numeric = col in ("mean", "sd", "n_topics", "n_missing")
         view.add_column(_HEADERS.get(col, col), justify="right" if numeric else "left",

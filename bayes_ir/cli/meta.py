@@ -21,8 +21,10 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     console_err,
+    guard_outputs,
     load,
     save_output,
+    say_wrote,
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
@@ -93,6 +95,8 @@ def meta(
     extras = list(extra or [])
     if source.suffix.lower() in (".yaml", ".yml"):
         config = read_meta_config(source)
+        specs = config.collections
+        guard_outputs([source, config.scores, *(p for c in specs for p in c.files.values())])
         control = control or config.control
         treatment = treatment or config.treatment
         effect = effect or config.effect
@@ -155,7 +159,7 @@ def meta(
             console_err.print(f"note: leave-one-out needs 3 or more collections, not {result.k}")
     if plot is not None:
         result.plot(path=plot)
-        console_err.print(f"wrote {plot}")
+        say_wrote(plot)
     save_output(frame, output)
 
 

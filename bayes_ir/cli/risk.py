@@ -45,8 +45,10 @@ from bayes_ir.cli._app import (
     console_err,
     load_with_roles,
     save_output,
+    say_wrote,
 )
 from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
+from bayes_ir.files import atomic_path, write_text
 
 RiskR = Annotated[
     float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
@@ -139,7 +141,7 @@ def risk(
             console_err.print(
                 f"[{style}]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
             )
-    console.print(review.header, highlight=False, soft_wrap=True)
+    console.print(review.header, highlight=False, markup=False, soft_wrap=True)
     for view in risk_tables(review.display_frame(), width=console.width):
         console.print(view)
     if plot is not None:
@@ -149,9 +151,8 @@ def risk(
         write_figure(review.plot(), plot)
     if output is not None and output.suffix.lower() in (".md", ".tex"):
         text = review.to_markdown() if output.suffix.lower() == ".md" else review.to_latex()
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        console_err.print(f"wrote {output}")
+        write_text(output, text, what="--output")
+        say_wrote(output)
     else:
         save_output(review.to_frame(), output)
     if strict and review.brisk is not None and not review.brisk.diagnostics_passed:
@@ -194,7 +195,7 @@ def write_figure(fig, path: Path) -> None:
     """Save a matplotlib figure (the folder is created) and say where."""
     import matplotlib.pyplot as plt
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=150, bbox_inches="tight")
+    with atomic_path(path, what="--plot") as tmp:
+        fig.savefig(tmp, dpi=150, bbox_inches="tight")
     plt.close(fig)
-    console_err.print(f"wrote {path}", highlight=False)
+    say_wrote(path)

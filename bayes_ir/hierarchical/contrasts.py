@@ -427,7 +427,9 @@ class Comparison(_Gated):
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        banner = "" if self.gate.passed else f"<pre><b>{self.gate.banner()}</b></pre>"
+        from bayes_ir.report.escape import html_escape
+
+        banner = "" if self.gate.passed else f"<pre><b>{html_escape(self.gate.banner())}</b></pre>"
         return banner + self.to_frame().to_html(index=False, float_format=lambda x: f"{x:.4f}")
 
     def plot(self, **kwargs: Any) -> Any:

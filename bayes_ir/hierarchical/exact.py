@@ -429,9 +429,9 @@ def sample_exact(
             coords={"chain": np.arange(chains), "draw": np.arange(draws)},
         )
     elif hyper_sampler == "nuts":
-        import nutpie
+        from bayes_ir.hierarchical.sampling import nutpie_sample
 
-        trace = nutpie.sample(
+        trace = nutpie_sample(
             _hyper_model(stats, priors),
             draws=draws,
             tune=tune,

@@ -9,6 +9,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import atomic_path, check_output_path
 from bayes_ir.hierarchical.diagnostics import Thresholds, diagnose
 from bayes_ir.hierarchical.model import table_from_observed
 from bayes_ir.hierarchical.priors import Priors
@@ -39,10 +40,11 @@ def save_fit(fit, path: str | Path | None = None) -> Path:
     The DataTree groups are written as they are; the root attributes hold the format
     tag, the provenance, the priors, the likelihood, the method, the table's source
     and the diagnostics thresholds, as JSON strings. Roles travel as the ``role``
-    coordinate of ``system``.
+    coordinate of ``system``. The file is written atomically
+    (:func:`bayes_ir.files.atomic_path`): an interrupted or concurrent save never leaves a
+    partial file, and the table's input file is never overwritten.
     """
-    path = _default_path(fit) if path is None else Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = check_output_path(_default_path(fit) if path is None else path, what="saved fit")
     tree = fit.posterior.copy()
     tree.attrs = {
         "bayes_ir_format": _FORMAT,
@@ -53,7 +55,8 @@ def save_fit(fit, path: str | Path | None = None) -> Path:
         "thresholds": json.dumps(fit.diagnostics.thresholds.__dict__),
         "source": fit.table.source,
     }
-    tree.to_netcdf(path, engine="h5netcdf")
+    with atomic_path(path, inputs=[fit.table.source], what="saved fit") as tmp:
+        tree.to_netcdf(tmp, engine="h5netcdf")
     return path
 
 
@@ -68,18 +71,42 @@ def load_fit(path: str | Path):
     Raises
     ------
     BayesIRError
-        The file is not a saved bayes_ir fit.
+        The path is missing or a folder, or the file is not a complete saved bayes_ir fit
+        (not netCDF, truncated, another netCDF, a damaged group); the message names it.
     """
-    from bayes_ir.hierarchical.fit import HierarchicalFit
-
     path = Path(path)
+    if path.is_dir():
+        raise BayesIRError(f"{path} is a folder, not a saved fit")
     if not path.is_file():
         raise BayesIRError(f"no saved fit at {path}")
-    with xr.open_datatree(path, engine="h5netcdf") as raw:
-        tree = raw.load()
+    try:
+        with xr.open_datatree(path, engine="h5netcdf") as raw:
+            tree = raw.load()
+    except Exception as exc:  # h5py/h5netcdf/xarray raise OSError, ValueError, KeyError...
+        raise BayesIRError(
+            f"{path} is not a readable netCDF file ({_reason(exc)}); was it written by "
+            "HierarchicalFit.save, and completely?"
+        ) from None
     attrs = dict(tree.attrs)
     if attrs.get("bayes_ir_format") != _FORMAT:
         raise BayesIRError(f"{path} is not a saved bayes_ir HierarchicalFit")
+    try:
+        return _rebuild(tree, attrs, path)
+    except Exception as exc:  # a tag without the groups and attributes that go with it
+        raise BayesIRError(
+            f"{path} is a damaged saved fit ({_reason(exc)}); save the fit again"
+        ) from None
+
+
+def _reason(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+
+
+def _rebuild(tree, attrs: dict, path: Path):
+    """Return the HierarchicalFit stored in ``tree`` (its root ``attrs`` read already)."""
+    from bayes_ir.hierarchical.fit import HierarchicalFit
+
     tree.attrs = {}
     prov = json.loads(attrs["provenance"])
     obs = tree["observed_data"].to_dataset()["score"]

@@ -164,7 +164,7 @@ def sample_nuts(
         keep += ["abs_skewness", SIGN_LOGODDS]
     if sampler == "nutpie":
         try:
-            import nutpie
+            import nutpie  # noqa: F401  (is it installed?)
         except ImportError:  # pragma: no cover - nutpie is a dependency
             sampler = "pymc"
     if sampler == "nutpie":
@@ -172,7 +172,7 @@ def sample_nuts(
             compiled = skewnormal_model(design, priors)
         else:
             compiled, _ = compiled_model(design, priors, likelihood)
-        trace = nutpie.sample(
+        trace = nutpie_sample(
             compiled,
             draws=draws,
             tune=tune,
@@ -231,3 +231,19 @@ def _signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
 def to_numpy(post: xr.Dataset) -> dict[str, np.ndarray]:
     """Plain arrays of a posterior dataset (chain, draw, ...)."""
     return {k: np.asarray(v.values) for k, v in post.data_vars.items()}
+
+
+def nutpie_sample(model, **options):
+    """Run ``nutpie.sample(model, **options)``; an interrupt stops it and propagates.
+
+    ``nutpie.sample`` answers Ctrl-C by returning the draws made so far, which would be
+    analysed as if complete; here the sampler is cancelled and the interrupt re-raised.
+    """
+    import nutpie
+
+    sampler = nutpie.sample(model, blocking=False, **options)
+    try:
+        return sampler.wait()
+    except BaseException:
+        sampler.cancel()
+        raise

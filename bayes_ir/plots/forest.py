@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
 from bayes_ir.errors import OptionError
+from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -329,5 +330,6 @@ def forest_plot(
     if title:
         fig.suptitle(title, fontsize=fontsize * 1.2, fontweight="bold", y=1 - 0.15 / height)
     if path is not None:
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+        with atomic_path(path, what="figure") as tmp:
+            fig.savefig(tmp, dpi=dpi, bbox_inches="tight")
     return fig

@@ -10,12 +10,16 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import write_text
+from bayes_ir.report.escape import latex_escape, markdown_escape
 
 #: File extensions and the format each selects.
 TABLE_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".tex": "latex"}
 
 
-def render_table(frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g") -> str:
+def render_table(
+    frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g", escape: bool = True
+) -> str:
     """Return ``frame`` as text in ``fmt`` (``csv``, ``json``, ``markdown`` or ``latex``).
 
     JSON is a list of records with the table's column names as keys; CSV and JSON
@@ -23,6 +27,12 @@ def render_table(frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g") -
     is written ``0.371466``), Markdown and LaTeX use ``float_format``. Integer columns
     that pandas turned into floats because of empty cells (``n`` of a pooled row) are
     written as integers.
+
+    Names are kept exactly: CSV and JSON read back with pandas (or ``json``) give the
+    same strings (commas, quotes, line breaks, unicode, a leading ``=``); Markdown and
+    LaTeX escape their special characters in headers and text cells
+    (:mod:`bayes_ir.report.escape`) unless ``escape=False`` (cells already written in
+    the format), and text that looks like a number (a system ``007``) stays text.
     """
     named = any(name is not None for name in frame.index.names)
     frame = _restore_integers(frame.reset_index(drop=not named))
@@ -31,12 +41,23 @@ def render_table(frame: pd.DataFrame, fmt: str, *, float_format: str = "%.6g") -
     if fmt == "json":
         return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
     if fmt == "markdown":
-        shown = frame.astype(object).where(frame.notna(), None)
+        shown = frame.astype(object)
+        if escape:
+            shown = shown.map(lambda v: markdown_escape(v) if isinstance(v, str) else v)
+            shown.columns = [markdown_escape(str(c)) for c in frame.columns]
+        shown = shown.astype(object).where(frame.notna().to_numpy(), None)
+        text = [i for i, c in enumerate(frame.columns) if not _is_numeric(frame[c])]
         return (
-            shown.to_markdown(index=False, floatfmt=float_format.strip("%"), missingval="") + "\n"
+            shown.to_markdown(
+                index=False,
+                floatfmt=float_format.strip("%"),
+                missingval="",
+                disable_numparse=text or False,
+            )
+            + "\n"
         )
     if fmt == "latex":
-        return _latex(frame, float_format=float_format)
+        return _latex(frame, float_format=float_format, escape=escape)
     raise BayesIRError(
         f"unknown table format {fmt!r}; choose one of {sorted(TABLE_FORMATS.values())}"
     )
@@ -55,40 +76,27 @@ def _restore_integers(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+def _is_numeric(values: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
 
 
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
-
-
-def _latex(frame: pd.DataFrame, *, float_format: str) -> str:
+def _latex(frame: pd.DataFrame, *, float_format: str, escape: bool) -> str:
     """Render a booktabs ``tabular`` (hand-written: pandas' ``to_latex`` needs jinja2)."""
+    _escape = latex_escape if escape else str
 
     def cell(value: object) -> str:
         if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
             return ""
         if isinstance(value, float | np.floating):
             return float_format % value
-        return _latex_escape(str(value))
+        return _escape(str(value))
 
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
     spec = "".join("r" if n else "l" for n in numeric)
     lines = [
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
-        " & ".join(_latex_escape(str(c)) for c in frame.columns) + r" \\",
+        " & ".join(_escape(str(c)) for c in frame.columns) + r" \\",
         r"\midrule",
     ]
     for row in frame.itertuples(index=False, name=None):
@@ -98,12 +106,13 @@ def _latex(frame: pd.DataFrame, *, float_format: str) -> str:
 
 
 def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
-    """Write ``frame`` to ``path`` in the format its extension selects.
+    """Write ``frame`` to ``path`` in the format its extension selects, atomically.
 
     Raises
     ------
     BayesIRError
-        If the extension is not one of ``.csv``, ``.json``, ``.md``, ``.tex``.
+        If the extension is not one of ``.csv``, ``.json``, ``.md``, ``.tex``, or the path
+        cannot be written (see :func:`bayes_ir.files.atomic_path`).
     """
     path = Path(path)
     fmt = TABLE_FORMATS.get(path.suffix.lower())
@@ -112,10 +121,4 @@ def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
             f"cannot tell the output format from {path.name!r}: use one of "
             + ", ".join(sorted(TABLE_FORMATS))
         )
-    text = render_table(frame, fmt)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BayesIRError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return write_text(path, render_table(frame, fmt))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from os import PathLike
 from pathlib import Path
 
+from bayes_ir.files import write_text
 from bayes_ir.measures import to_trec_eval_name
 from bayes_ir.table import ScoreTable, _natural_sorted
 
@@ -61,8 +62,5 @@ def render_trec_eval(table: ScoreTable, *, decimals: int = 4, summary: bool = Tr
 def write_trec_eval(
     table: ScoreTable, path: str | PathLike[str], *, decimals: int = 4, summary: bool = True
 ) -> Path:
-    """Write :func:`render_trec_eval` output to ``path`` and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_trec_eval(table, decimals=decimals, summary=summary), encoding="utf-8")
-    return path
+    """Write :func:`render_trec_eval` output to ``path`` atomically and return the path."""
+    return write_text(path, render_trec_eval(table, decimals=decimals, summary=summary))

@@ -152,17 +152,18 @@ class RiskReview:
 
         Not :func:`bayes_ir.report.render_table`: its LaTeX escapes the ``$^-$`` and
         ``$^*$`` marks, and its Markdown re-parses the formatted numbers (``3.00``
-        becomes ``3``).
+        becomes ``3``). The system names are escaped for the format.
         """
         from tabulate import tabulate
 
+        from bayes_ir.report.escape import latex_escape, markdown_escape
+
         latex = tablefmt == "latex_raw"
+        escape = latex_escape if latex else markdown_escape
         disp = self.display_frame(latex=latex)
+        disp["System"] = disp["System"].map(escape)
         names = [str(c) for c in disp.columns]
         cells = [[str(v) for v in row] for row in disp.to_numpy()]
-        if latex:
-            names = [c.replace("_", "\\_") for c in names]
-            cells = [[v.replace("_", "\\_") for v in row] for row in cells]
         align = ("left",) + ("right",) * (len(names) - 1)
         return tabulate(
             cells, headers=names, tablefmt=tablefmt, disable_numparse=True, colalign=align
@@ -170,7 +171,9 @@ class RiskReview:
 
     def to_markdown(self) -> str:
         """Markdown table preceded by the header (sign convention, settings)."""
-        head = "\n".join(f"> {line}" for line in self.header.splitlines())
+        from bayes_ir.report.escape import markdown_escape
+
+        head = "\n".join(f"> {markdown_escape(line)}" for line in self.header.splitlines())
         return f"{head}\n\n{self._tabulate('pipe')}\n"
 
     def to_latex(self) -> str:
@@ -186,8 +189,10 @@ class RiskReview:
         return self.summary()
 
     def _repr_html_(self) -> str:
-        return (
-            "<pre>" + self.header + "</pre>" + self.display_frame(latex=False).to_html(index=False)
+        from bayes_ir.report.escape import html_escape
+
+        return f"<pre>{html_escape(self.header)}</pre>" + self.display_frame(latex=False).to_html(
+            index=False
         )
 
     def plot(self, **kwargs: Any) -> Any:

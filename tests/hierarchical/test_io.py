@@ -70,3 +70,56 @@ def test_load_rejects_other_files(tmp_path):
     )
     with pytest.raises(BayesIRError, match="not a saved"):
         HierarchicalFit.load(tmp_path / "other.nc")
+
+
+def _damaged(good: bytes, kind: str) -> bytes:
+    return {
+        "garbage": b"this is not netCDF\n" * 50,
+        "empty": b"",
+        "truncated": good[: len(good) // 2],
+        "hdf5_header_only": good[:512],
+    }[kind]
+
+
+@pytest.mark.parametrize("kind", ["garbage", "empty", "truncated", "hdf5_header_only"])
+def test_load_damaged_file_is_one_clear_error(small_fit, tmp_path, kind):
+    good = small_fit.save(tmp_path / "good.nc").read_bytes()
+    bad = tmp_path / f"{kind}.nc"
+    bad.write_bytes(_damaged(good, kind))
+    with pytest.raises(BayesIRError, match=str(bad).replace(".", r"\.")) as info:
+        HierarchicalFit.load(bad)
+    assert "\n" not in str(info.value)
+
+
+def test_load_folder_and_tampered_fit(small_fit, tmp_path):
+    folder = tmp_path / "fit.nc"
+    folder.mkdir()
+    with pytest.raises(BayesIRError, match="is a folder"):
+        HierarchicalFit.load(folder)
+
+    tree = small_fit.posterior.copy()
+    tree.attrs = {"bayes_ir_format": "bayes_ir.HierarchicalFit/1"}  # the tag, nothing else
+    tree.to_netcdf(tmp_path / "tampered.nc", engine="h5netcdf")
+    with pytest.raises(BayesIRError, match=r"tampered\.nc is a damaged saved fit \(KeyError"):
+        HierarchicalFit.load(tmp_path / "tampered.nc")
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_save_refuses_the_input_file(tmp_path):
+    """A fit of a file saved over that same file (or a link to it) is refused, file intact."""
+    from bayes_ir.errors import OptionError
+    from bayes_ir.readers import read_scores
+
+    data = tmp_path / "scores.csv"
+    rng = np.random.default_rng(0)
+    rows = [f"{s},t{t},{rng.uniform():.4f}" for s in ("a", "b") for t in range(6)]
+    data.write_text("system,topic,score\n" + "\n".join(rows) + "\n")
+    before = data.read_bytes()
+    result = fit(read_scores(data, measure="AP").with_roles(champion="a"), draws=200, seed=1)
+    link = tmp_path / "link.nc"
+    link.symlink_to(data)
+    for target in (data, link):
+        with pytest.raises(OptionError, match="is the input file"):
+            result.save(target)
+    assert data.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.nc", "scores.csv"]

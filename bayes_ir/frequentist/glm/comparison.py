@@ -24,6 +24,7 @@ from bayes_ir.errors import BayesIRError, ConvergenceError, OptionError
 from bayes_ir.frequentist.glm.fit import GLMFitResult, _fit_matrix, _matrix
 from bayes_ir.frequentist.glm.links import get_link, link_names
 from bayes_ir.frequentist.glm.tukey import TukeyHSDResult, _tukey_from_fit
+from bayes_ir.report.escape import latex_escape, markdown_escape
 from bayes_ir.report.output import render_table
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
@@ -120,6 +121,7 @@ class LinkComparison:
         return wide.reindex(index=list(self.links), columns=columns).fillna(False)
 
     def _marked(self, stat: str, fmt: str, float_format: str) -> pd.DataFrame:
+        escape = latex_escape if fmt == "latex" else markdown_escape
         wide = self.table(stat)
         best = self.best(stat)
         ok = self.table_converged()
@@ -136,15 +138,13 @@ class LinkComparison:
                     text = float_format % value
                 if not ok.at[link, col] and text != "failed":
                     text += "*"
-                if fmt == "latex":
-                    text = _latex_escape(text)
+                text = escape(text)
                 if link in winners:
                     text = f"**{text}**" if fmt == "markdown" else f"\\textbf{{{text}}}"
                 out.at[link, col] = text
         out = out.reset_index()
-        if fmt == "latex":
-            out.columns = [_latex_escape(str(c)) for c in out.columns]
-            out["link"] = out["link"].map(_latex_escape)
+        out.columns = [escape(str(c)) for c in out.columns]
+        out["link"] = out["link"].map(escape)
         return out
 
     def to_markdown(self, stat: str = "deviance", *, float_format: str = "%.4f") -> str:
@@ -152,7 +152,7 @@ class LinkComparison:
 
         Non-converged fits are marked with ``*``.
         """
-        return render_table(self._marked(stat, "markdown", float_format), "markdown")
+        return render_table(self._marked(stat, "markdown", float_format), "markdown", escape=False)
 
     def to_latex(self, stat: str = "deviance", *, float_format: str = "%.4f") -> str:
         r"""LaTeX tabular of ``stat`` with the best link of each column in ``\textbf``.
@@ -234,16 +234,6 @@ class LinkComparison:
         from bayes_ir.plots.glm import plot_links
 
         return plot_links(self, **kwargs)
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}",
-}  # fmt: skip
-
-
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
 
 
 def _check_stat(stat: str) -> None:

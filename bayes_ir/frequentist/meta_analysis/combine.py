@@ -513,7 +513,9 @@ class MetaAnalysisResult:
         )
 
     def _repr_html_(self) -> str:
-        return "<pre>" + self.summary() + "</pre>" + self.to_frame().to_html(index=False)
+        from bayes_ir.report.escape import html_escape
+
+        return f"<pre>{html_escape(self.summary())}</pre>" + self.to_frame().to_html(index=False)
 
     def plot(self, **kwargs: Any) -> Any:
         """Draw the forest plot; see :func:`bayes_ir.plots.forest.forest_plot` for options."""

@@ -1,0 +1,261 @@
+"""``bayes-ir decide``: deploy, keep the champion, or collect more data (and how many topics)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from bayes_ir import defaults
+from bayes_ir.cli._app import (
+    EXIT_DIAGNOSTICS_FAILED,
+    Artifacts,
+    Chains,
+    Challengers,
+    Champion,
+    CiProb,
+    Collection,
+    Draws,
+    DropBottom,
+    Exclude,
+    Files,
+    InputFormat,
+    Likelihood,
+    Measure,
+    Missing,
+    Output,
+    Qrels,
+    RangeCheck,
+    Seed,
+    TopM,
+    Tune,
+    app,
+    compact_table,
+    console,
+    console_err,
+    load_with_roles,
+    save_output,
+)
+from bayes_ir.errors import BayesIRError, ConvergenceWarning
+
+#: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
+#: bad input and 3 a posterior that failed its diagnostics or a misfitting model).
+GATE_EXIT = {"deploy": 0, "unreliable": EXIT_DIAGNOSTICS_FAILED, "keep champion": 4,
+             "collect more data": 5}  # fmt: skip
+
+Margin = Annotated[
+    float | None,
+    typer.Option(
+        "--margin",
+        help=f"Margin in the measure's units (default {defaults.DECISION_MARGIN:g}): the "
+        "smallest gain worth deploying, or with --non-inferiority the largest loss allowed.",
+    ),
+]
+NonInferiority = Annotated[
+    bool,
+    typer.Option(
+        "--non-inferiority",
+        help="Deploy a challenger that is not worse than the champion by more than the margin.",
+    ),
+]
+RiskWeight = Annotated[
+    float,
+    typer.Option(
+        "--r", help="Loss weight r >= 1 (1 + alpha of URisk): decide on risk-adjusted differences."
+    ),  # fmt: skip
+]
+Threshold = Annotated[
+    float | None,
+    typer.Option(
+        "--threshold",
+        help="Threshold of caring on the expected loss (default: a tenth of the margin).",
+    ),
+]
+PMin = Annotated[
+    float | None,
+    typer.Option(
+        "--p-min",
+        help=f"Decision probability (default {defaults.DECISION_PROBABILITY:g}).",
+    ),
+]
+Topics = Annotated[
+    str | None,
+    typer.Option(
+        "--topics",
+        help="Numbers of new topics for the more-topics table, comma-separated "
+        f"(default {','.join(map(str, defaults.MORE_TOPICS))}; 0 skips it).",
+    ),
+]
+Gate = Annotated[
+    bool,
+    typer.Option(
+        "--gate",
+        help="Exit status is the decision: 0 deploy, 4 keep champion, 5 collect more data, "
+        "3 unreliable (failed diagnostics or model misfit); 2 is bad input.",
+    ),
+]
+
+
+def _parse_topics(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        values = tuple(int(v) for v in text.replace(" ", "").split(",") if v)
+    except ValueError:
+        raise BayesIRError(f"--topics takes comma-separated integers, got {text!r}") from None
+    if values == (0,):
+        return ()
+    if not values or any(v < 1 for v in values):
+        raise BayesIRError(f"--topics takes positive integers (or 0 to skip), got {text!r}")
+    return values
+
+
+def _style(action: str) -> str:
+    return {"deploy": "bold green", "keep champion": "yellow", "collect more data": "cyan",
+            "unreliable": "bold white on red"}.get(action, "")  # fmt: skip
+
+
+@app.command()
+def decide(
+    files: Files,
+    champion: Champion,
+    challengers: Challengers = None,
+    artifacts: Artifacts = None,
+    exclude: Exclude = None,
+    drop_bottom: DropBottom = 0.0,
+    top_m: TopM = None,
+    input_format: InputFormat = None,
+    measure: Measure = None,
+    collection: Collection = None,
+    qrels: Qrels = None,
+    missing: Missing = "error",
+    check_range: RangeCheck = True,
+    likelihood: Likelihood = "gaussian",
+    margin: Margin = None,
+    non_inferiority: NonInferiority = False,
+    r: RiskWeight = 1.0,
+    threshold: Threshold = None,
+    p_min: PMin = None,
+    topics: Topics = None,
+    seed: Seed = None,
+    chains: Chains = defaults.CHAINS,
+    draws: Draws = None,
+    tune: Tune = None,
+    ci_prob: CiProb = None,
+    gate: Gate = False,
+    output: Output = None,
+) -> None:
+    """Deploy, keep the champion, or collect more data? And how many more topics would settle it.
+
+    Fits the Bayesian hierarchical model, then prints for each challenger P(better by more
+    than the margin), P(practically equivalent), P(worse), the expected losses of
+    deploying and keeping, the action, and for undecided challengers the probability that
+    k more topics settle it. --gate makes the exit status the decision (for CI).
+    """
+    from bayes_ir.decision import check_options
+    from bayes_ir.decision import decide as decide_fn
+    from bayes_ir.hierarchical import fit as hierarchical_fit
+    from bayes_ir.report.decision import format_probability
+
+    grid = _parse_topics(topics)
+    mode = "non_inferiority" if non_inferiority else "superiority"
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
+    table = load_with_roles(
+        files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
+        missing=missing, check_range=check_range, champion=champion, challengers=challengers,
+        artifacts=artifacts, exclude=exclude, drop_bottom=drop_bottom, top_m=top_m,
+    )  # fmt: skip
+    if not table.challengers:
+        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
+    with (
+        console_err.status(
+            f"Sampling the {likelihood} hierarchical model "
+            f"({len(table.systems)} systems x {len(table.topics)} topics)...",
+            spinner="dots",
+        ),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the decision says UNRELIABLE
+        result = hierarchical_fit(
+            table, likelihood=likelihood, chains=chains, draws=draws, tune=tune, seed=seed
+        )
+    decision = decide_fn(
+        result,
+        margin=margin,
+        mode=mode,
+        r=r,
+        threshold=threshold,
+        p_min=p_min,
+        ci_prob=ci_prob,
+        topics=grid,
+        seed=seed,
+    )
+    _print(decision, format_probability)
+    save_output(decision.to_frame(), output)
+    if output is not None and len(decision.more_topics):
+        save_output(decision.more_topics, output.with_stem(f"{output.stem}_more_topics"))
+    if gate:
+        raise typer.Exit(GATE_EXIT[decision.overall])
+
+
+def _print(decision, fmt) -> None:
+    """Print the decision table, the reasons and the more-topics table."""
+    d = decision
+    unit = f" {d.measure}" if d.measure else ""
+    if not d.diagnostics_passed:
+        console.print("DIAGNOSTICS FAILED: do not act on these numbers", style="bold red")
+    for name in d.misfit:
+        console.print(f"MODEL MISFIT: the model does not describe {name}", style="bold red",
+                      markup=False)  # fmt: skip
+    kind = "superiority" if d.mode == "superiority" else "non-inferiority"
+    view = compact_table(
+        f"Decision vs champion {d.champion!r} ({kind}, margin m = {d.margin:g}{unit}"
+        + (f", risk weight r = {d.r:g}" if d.r != 1 else "")
+        + f"): {d.overall.upper()}",
+        caption=f"mean: posterior mean of challenger minus champion; L: expected loss. "
+        f"Rule: {d.rule}",
+    )
+    for col in ("challenger", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy", "L_keep",
+                "action"):  # fmt: skip
+        view.add_column(col, justify="left" if col in ("challenger", "action") else "right",
+                        no_wrap=col != "action")  # fmt: skip
+    for row in d.table.itertuples(index=False):
+        view.add_row(
+            escape(str(row.challenger)),
+            f"{row.mean:+.4f}",
+            fmt(row.p_better),
+            fmt(row.p_equivalent),
+            fmt(row.p_worse),
+            f"{row.loss_deploy:.4f}",
+            f"{row.loss_keep:.4f}",
+            f"[{_style(row.action)}]{row.action}[/]",
+        )
+    console.print(view)
+    for row in d.table.itertuples(index=False):
+        console.print(f"  {row.challenger}: {row.action}: {row.reason}", markup=False,
+                      highlight=False, soft_wrap=True)  # fmt: skip
+    if len(d.more_topics):
+        from bayes_ir.decision.more_topics import ASSUMPTIONS
+
+        more = compact_table(
+            "How many more topics would settle it",
+            caption=f"Assumes {ASSUMPTIONS}. Sakai n: total topics a paired t-test (alpha "
+            "0.05, power 0.8) needs to detect a difference of the margin.",
+        )
+        for col in ("challenger", "+topics", "P(deploy)", "P(keep)", "P(undecided)",
+                    "E[loss]", "Sakai n"):  # fmt: skip
+            more.add_column(escape(col), justify="left" if col == "challenger" else "right")
+        for row in d.more_topics.itertuples(index=False):
+            more.add_row(
+                escape(str(row.challenger)),
+                str(row.topics_added),
+                fmt(row.p_deploy),
+                fmt(row.p_keep),
+                fmt(row.p_undecided),
+                f"{row.expected_loss:.4f}",
+                "" if row.sakai_total_topics != row.sakai_total_topics
+                else str(int(row.sakai_total_topics)),
+            )  # fmt: skip
+        console.print(more)

@@ -1,0 +1,133 @@
+"""``bayes-ir review``: the deployment review as one self-contained HTML file."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bayes_ir import defaults
+from bayes_ir.cli._app import (
+    Artifacts,
+    Chains,
+    Challengers,
+    Champion,
+    CiProb,
+    Collection,
+    Draws,
+    DropBottom,
+    Exclude,
+    Files,
+    InputFormat,
+    Likelihood,
+    Measure,
+    Missing,
+    Qrels,
+    RangeCheck,
+    Seed,
+    TopM,
+    app,
+    console,
+    load_with_roles,
+    say_wrote,
+)
+from bayes_ir.errors import BayesIRError
+
+
+def _check_html(value: Path) -> Path:
+    """Option callback: the review is HTML, so the name ends in ``.html``."""
+    if value.suffix.lower() not in (".html", ".htm"):
+        raise BayesIRError(f"--output writes HTML: name the file *.html, not {value.name!r}")
+    return value
+
+
+def _levels(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(v) for v in text.replace(" ", "").split(",") if v)
+    except ValueError:
+        raise BayesIRError(f"--r takes comma-separated numbers >= 1, got {text!r}") from None
+    if not values or any(not v >= 1 or v != v or v == float("inf") for v in values):
+        raise BayesIRError(f"--r takes comma-separated numbers >= 1, got {text!r}")
+    return values
+
+
+_DEFAULT_LEVELS = ",".join(f"{v:g}" for v in defaults.RISK_LEVELS)
+HtmlOutput = Annotated[
+    Path,
+    typer.Option("--output", "-o", help="The review, an .html file.", callback=_check_html),
+]
+RLevels = Annotated[
+    str,
+    typer.Option(
+        "--r",
+        help="Loss weights r = 1 + alpha of the BRisk sweep, comma-separated; the risk table "
+        f"uses r = {defaults.RISK_R:g} when listed, else the largest.",
+    ),
+]
+MinGain = Annotated[
+    float | None,
+    typer.Option(
+        "--min-gain",
+        help=f"Minimal worthwhile gain = the decision's margin, in the measure's units "
+        f"(default {defaults.DECISION_MARGIN:g}).",
+    ),
+]
+Resamples = Annotated[
+    int, typer.Option("--resamples", min=99, help="Bootstrap resamples of the BCa intervals.")
+]
+
+
+@app.command()
+def review(
+    files: Files,
+    champion: Champion,
+    output: HtmlOutput,
+    challengers: Challengers = None,
+    artifacts: Artifacts = None,
+    exclude: Exclude = None,
+    drop_bottom: DropBottom = 0.0,
+    top_m: TopM = None,
+    input_format: InputFormat = None,
+    measure: Measure = None,
+    collection: Collection = None,
+    qrels: Qrels = None,
+    missing: Missing = "error",
+    check_range: RangeCheck = True,
+    likelihood: Likelihood = "gaussian",
+    r: RLevels = _DEFAULT_LEVELS,
+    min_gain: MinGain = None,
+    seed: Seed = None,
+    chains: Chains = defaults.CHAINS,
+    draws: Draws = None,
+    resamples: Resamples = defaults.BCA_RESAMPLES,
+    ci_prob: CiProb = None,
+) -> None:
+    """Write the deployment review: decision, risk, model check, diagnostics, provenance.
+
+    One self-contained HTML file (figures inline, no network request) that a reviewer
+    reads top to bottom, prints, and attaches to a decision record.
+    """
+    from bayes_ir.decision import check_options
+    from bayes_ir.report.review import review as make_review
+
+    levels = _levels(r)
+    check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
+    table = load_with_roles(
+        files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
+        missing=missing, check_range=check_range, champion=champion, challengers=challengers,
+        artifacts=artifacts, exclude=exclude, drop_bottom=drop_bottom, top_m=top_m,
+    )  # fmt: skip
+    if not table.challengers:
+        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
+    r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
+    command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    result = make_review(
+        table, margin=min_gain, r=r_table, r_levels=levels, likelihood=likelihood,
+        ci_prob=ci_prob, seed=seed, draws=draws, chains=chains, n_resamples=resamples,
+        inputs=files, command=command,
+    )  # fmt: skip
+    console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
+    say_wrote(result.to_html(output))

@@ -1,0 +1,422 @@
+r"""Deploy, keep the champion, or collect more data: :func:`decide` and :class:`Decision`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bayes_ir import defaults
+from bayes_ir.decision.more_topics import more_topics as _more_topics
+from bayes_ir.decision.more_topics import sakai_topics
+from bayes_ir.decision.rules import (
+    ACTIONS,
+    MODES,
+    UNRELIABLE,
+    choose,
+    expected_losses,
+    reliable_action,
+    risk_adjusted_difference,
+    shift_of,
+    three_way,
+)
+from bayes_ir.errors import OptionError
+
+__all__ = ["DECISION_COLUMNS", "Decision", "check_options", "decide"]
+
+#: Columns of :meth:`Decision.to_frame`.
+DECISION_COLUMNS = (
+    "challenger",
+    "champion",
+    "mode",
+    "margin",
+    "r",
+    "mean",
+    "ci_lower",
+    "ci_upper",
+    "p_better",
+    "p_equivalent",
+    "p_worse",
+    "p_noninferior",
+    "p_best",
+    "loss_deploy",
+    "loss_keep",
+    "threshold",
+    "action",
+    "reason",
+)
+
+
+@dataclass(frozen=True)
+class Decision:
+    r"""The decision for each challenger against the champion, and what would settle it.
+
+    Build it with :func:`decide`. Attributes hold raw numbers; the methods format.
+
+    Attributes
+    ----------
+    champion, challengers
+        The systems compared.
+    mode
+        ``"superiority"`` or ``"non_inferiority"``.
+    margin
+        The margin :math:`m`, in the measure's units.
+    r
+        Loss weight of the risk-adjusted difference (1: plain difference).
+    threshold
+        Threshold of caring :math:`\varepsilon` on the expected loss.
+    p_min
+        Decision probability.
+    ci_prob
+        Probability of the reported intervals.
+    table
+        One row per challenger, :data:`DECISION_COLUMNS`.
+    best
+        One row per system (champion first): ``system, p_best, expected_loss`` (the
+        expected loss of picking that system: :math:`E[\max_j \theta_j - \theta_i]`).
+    more_topics
+        For each undecided challenger, the pre-posterior table of
+        :func:`bayes_ir.decision.more_topics.more_topics` with a ``challenger`` column
+        and Sakai's t-test topic-set size beside it; empty when nothing is undecided.
+    diagnostics_passed
+        Whether the posterior passed its diagnostics gate.
+    misfit
+        Systems (champion or challengers) the model check flagged.
+    header
+        One line naming the data and the model.
+    measure
+        The measure the margin is in.
+    """
+
+    champion: str
+    challengers: tuple[str, ...]
+    mode: str
+    margin: float
+    r: float
+    threshold: float
+    p_min: float
+    ci_prob: float
+    table: pd.DataFrame
+    best: pd.DataFrame
+    more_topics: pd.DataFrame
+    diagnostics_passed: bool
+    misfit: tuple[str, ...]
+    header: str
+    measure: str | None = None
+
+    @property
+    def actions(self) -> dict[str, str]:
+        """Map each challenger to its action.
+
+        The actions are ``deploy``, ``keep champion``, ``collect more data`` or ``unreliable``.
+        """
+        return dict(zip(self.table["challenger"], self.table["action"], strict=True))
+
+    @property
+    def overall(self) -> str:
+        """Return one action for the release.
+
+        ``unreliable`` if any challenger's posterior cannot be trusted; else ``deploy`` if
+        some challenger is deployable; else ``collect more data`` if some challenger is
+        undecided; else ``keep champion``.
+        """
+        acts = set(self.table["action"])
+        for action in (UNRELIABLE, ACTIONS[0], ACTIONS[2]):
+            if action in acts:
+                return action
+        return ACTIONS[1]
+
+    @property
+    def rule(self) -> str:
+        """The rule that turns the numbers into the word, in one sentence."""
+        s = "+" if self.mode == "superiority" else "-"
+        weighted = "" if self.r == 1 else f" (risk-adjusted with r = {self.r:g})"
+        return (
+            f"Utility of deploying: difference{weighted} {'-' if s == '+' else '+'} margin "
+            f"{self.margin:g}; expected losses L_deploy = E[(s - d)+], L_keep = E[(d - s)+] "
+            f"with s = {s}{self.margin:g}; deploy when P(d > s) >= {self.p_min:g} and L_deploy "
+            f"<= {self.threshold:g} (threshold of caring); keep the champion when P(d < s) >= "
+            f"{self.p_min:g} and L_keep <= {self.threshold:g}; otherwise collect more data. A "
+            "failed diagnostics gate or a misfitting model is 'unreliable', never 'deploy'."
+        )
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the decision table, one row per challenger (:data:`DECISION_COLUMNS`)."""
+        return self.table.copy()
+
+    def summary(self) -> str:
+        """Header, rule, the decision table and the more-topics table (text; never prints)."""
+        from bayes_ir.report.decision import decision_summary
+
+        return decision_summary(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        return self.table.to_html(index=False)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Three-way probabilities per challenger and the more-topics curves.
+
+        See :func:`bayes_ir.plots.decision.plot_decision`.
+        """
+        from bayes_ir.plots.decision import plot_decision
+
+        return plot_decision(self, **kwargs)
+
+
+def check_options(
+    *,
+    margin: float | None,
+    mode: str,
+    r: float,
+    threshold: float | None,
+    p_min: float | None,
+) -> tuple[float, float, float]:
+    """Check the decision options and fill their defaults: ``(margin, threshold, p_min)``.
+
+    Raises :class:`~bayes_ir.errors.OptionError` naming the first bad option; called by
+    :func:`decide` and, before any fitting, by ``bayes-ir decide``.
+    """
+    margin = defaults.DECISION_MARGIN if margin is None else margin
+    try:
+        margin, r = float(margin), float(r)
+    except (TypeError, ValueError):
+        raise OptionError(f"margin and r must be numbers, got {margin!r} and {r!r}") from None
+    if not np.isfinite(margin) or margin < 0:
+        raise OptionError(
+            f"margin must be a finite number >= 0 (in the measure's units), got {margin}"
+        )
+    if mode not in MODES:
+        raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if not np.isfinite(r) or r < 1:
+        raise OptionError(f"r (loss weight, 1 + alpha) must be a finite number >= 1, got {r}")
+    if threshold is None:
+        if margin == 0:
+            raise OptionError(
+                "with margin=0 the threshold of caring cannot be derived from it: pass threshold="
+            )
+        threshold = margin * defaults.DECISION_THRESHOLD_FRACTION
+    threshold = float(threshold)
+    if not np.isfinite(threshold) or threshold <= 0:
+        raise OptionError(f"threshold must be a finite number > 0, got {threshold}")
+    p_min = defaults.DECISION_PROBABILITY if p_min is None else float(p_min)
+    if not 0.5 < p_min < 1:
+        raise OptionError(f"p_min must lie strictly between 0.5 and 1, got {p_min}")
+    return margin, threshold, p_min
+
+
+def _topic_variance(fit: Any, champion: str, challengers: Sequence[str]) -> np.ndarray:
+    """Draws of the per-topic difference variance sigma_c^2 + sigma_h^2, (n, challengers)."""
+    sigma = fit.draws["sigma"]
+    flat = sigma.stack(sample=("chain", "draw"))
+    if "system" in sigma.dims:
+        h = flat.sel(system=champion).values
+        return np.stack([flat.sel(system=c).values ** 2 + h**2 for c in challengers], axis=1)
+    return np.repeat((2 * flat.values**2)[:, None], len(challengers), axis=1)
+
+
+def _flagged(fit: Any) -> tuple[str, ...]:
+    check = getattr(fit, "model_check", None)
+    return tuple(check.flagged) if check is not None else ()
+
+
+def decide(
+    fit: Any,
+    *,
+    margin: float | None = None,
+    mode: str = "superiority",
+    r: float = 1.0,
+    threshold: float | None = None,
+    p_min: float | None = None,
+    champion: str | None = None,
+    challengers: str | Iterable[str] | None = None,
+    ci_prob: float | None = None,
+    topics: Sequence[int] | None = None,
+    n_sim: int | None = None,
+    seed: int | None = None,
+) -> Decision:
+    r"""Decide between deploying each challenger, keeping the champion, or collecting more data.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+    margin
+        The margin :math:`m \ge 0` in the measure's units (default
+        :data:`bayes_ir.defaults.DECISION_MARGIN`): the smallest gain worth deploying
+        (superiority) or the largest loss a cheaper challenger may have
+        (non-inferiority). Printed with every decision.
+    mode
+        ``"superiority"`` (deploy when better by more than the margin) or
+        ``"non_inferiority"`` (deploy when not worse by more than the margin).
+    r
+        Loss weight :math:`r \ge 1` (URisk's :math:`1 + \alpha`): decide on the
+        risk-adjusted difference of a new topic, which counts each unit lost on a topic
+        :math:`r` times (Gaussian likelihood only).
+    threshold
+        Threshold of caring :math:`\varepsilon`: an action is taken when its expected loss
+        is at most this (default: :data:`bayes_ir.defaults.DECISION_THRESHOLD_FRACTION`
+        times the margin).
+    p_min
+        Decision probability: an action needs a posterior probability of at least this
+        of being the right one (default :data:`bayes_ir.defaults.DECISION_PROBABILITY`).
+    champion, challengers
+        Override the roles stored with the fit.
+    ci_prob
+        Probability of the reported intervals of the difference.
+    topics
+        Grid of numbers of new topics for the more-topics analysis of undecided
+        challengers (default :data:`bayes_ir.defaults.MORE_TOPICS`); ``()`` skips it.
+    n_sim
+        Simulations per number of topics (default
+        :data:`bayes_ir.defaults.MORE_TOPICS_SIMULATIONS`).
+    seed
+        Random seed of the more-topics analysis.
+
+    Returns
+    -------
+    Decision
+
+    Notes
+    -----
+    With draws :math:`d^{(i)}` of the challenger minus the champion (difference of
+    system means), :math:`P(d > m)`, :math:`P(|d| \le m)`, :math:`P(d < -m)` and
+    :math:`P(d > -m)` are shares of draws; the expected losses and the rule are those of
+    :mod:`bayes_ir.decision.rules`; the more-topics analysis is that of
+    :mod:`bayes_ir.decision.more_topics`. Several challengers: :math:`P(\text{best})`
+    is the share of draws in which a system has the highest mean, and the expected
+    loss of picking system :math:`i` is :math:`E[\max_j \theta_j - \theta_i]` over the
+    champion and the challengers.
+
+    References
+    ----------
+    Benavoli, A., Corani, G., Demsar, J., and Zaffalon, M. (2017). Time for a change: a
+    tutorial for comparing multiple classifiers through Bayesian analysis. *JMLR*
+    18(77). Sakai, T. (2016). Topic set size design. *Information Retrieval Journal*
+    19(3), 256-283.
+    """
+    from bayes_ir.hierarchical import compare
+
+    margin, threshold, p_min = check_options(
+        margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min
+    )
+    r = float(r)
+    if r != 1 and getattr(fit, "likelihood", "gaussian") != "gaussian":
+        raise OptionError(
+            "risk-weighted decisions (r > 1) need the Gaussian likelihood (the risk-adjusted "
+            "difference uses its per-topic error); for the skew-normal use bayes_ir.brisk"
+        )
+    topics = defaults.MORE_TOPICS if topics is None else tuple(int(k) for k in topics)
+    if any(k < 1 for k in topics):
+        raise OptionError(f"topics must be positive numbers of topics, got {list(topics)}")
+    seed = defaults.SEED if seed is None else int(seed)
+    n_sim = defaults.MORE_TOPICS_SIMULATIONS if n_sim is None else int(n_sim)
+    if n_sim < 1:
+        raise OptionError(f"n_sim must be a positive number of simulations, got {n_sim}")
+    comparison = compare(fit, champion=champion, challengers=challengers, ci_prob=ci_prob)
+    names = list(comparison.challengers)
+    champ = comparison.champion
+    d = comparison.differences.stack(sample=("chain", "draw")).transpose("sample", ...).values
+    var_topic = _topic_variance(fit, champ, names)
+    dr = risk_adjusted_difference(d, np.sqrt(var_topic), r)
+    shift = shift_of(margin, mode)
+    p_better, p_equiv, p_worse = three_way(dr, margin)
+    loss_deploy, loss_keep = expected_losses(dr, shift)
+    p_above = (dr > shift).mean(axis=0)
+    raw = choose(p_above, loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
+    misfit = tuple(s for s in _flagged(fit) if s in (champ, *names))
+    passed = comparison.gate.passed
+
+    means = fit.system_mean_draws().sel(system=[champ, *names])
+    theta = means.stack(sample=("chain", "draw")).transpose("sample", "system").values
+    best_idx = theta.argmax(axis=1)
+    p_best = np.bincount(best_idx, minlength=theta.shape[1]) / theta.shape[0]
+    regret = (theta.max(axis=1, keepdims=True) - theta).mean(axis=0)
+    best = pd.DataFrame({"system": [champ, *names], "p_best": p_best, "expected_loss": regret})
+
+    lo, hi = (1 - comparison.ci_prob) / 2, (1 + comparison.ci_prob) / 2
+    rows, more = [], []
+    for j, name in enumerate(names):
+        action = reliable_action(
+            str(raw[j]),
+            diagnostics_passed=passed,
+            model_fits=not ({name, champ} & set(misfit)),
+        )
+        reason = _reason(action, str(raw[j]), threshold, p_min, passed,
+                         [s for s in (champ, name) if s in misfit])  # fmt: skip
+        rows.append(
+            {
+                "challenger": name,
+                "champion": champ,
+                "mode": mode,
+                "margin": margin,
+                "r": r,
+                "mean": float(dr[:, j].mean()),
+                "ci_lower": float(np.quantile(dr[:, j], lo)),
+                "ci_upper": float(np.quantile(dr[:, j], hi)),
+                "p_better": float(p_better[j]),
+                "p_equivalent": float(p_equiv[j]),
+                "p_worse": float(p_worse[j]),
+                "p_noninferior": float((dr[:, j] > -margin).mean()),
+                "p_best": float(p_best[1 + j]),
+                "loss_deploy": float(loss_deploy[j]),
+                "loss_keep": float(loss_keep[j]),
+                "threshold": threshold,
+                "action": action,
+                "reason": reason,
+            }
+        )
+        if action == ACTIONS[2] and topics:
+            frame = _more_topics(
+                d[:, j], var_topic[:, j], margin=margin, mode=mode, threshold=threshold,
+                p_min=p_min, r=r, topics=topics, n_sim=n_sim, seed=seed + j,
+            )  # fmt: skip
+            frame.insert(0, "challenger", name)
+            sd_diff = float(np.sqrt(var_topic[:, j].mean()))
+            min_d = margin if margin > 0 else abs(float(d[:, j].mean()))
+            frame["sakai_total_topics"] = sakai_topics(sd_diff, min_d) if min_d > 0 else np.nan
+            more.append(frame)
+    table = getattr(fit, "table", None)
+    measure = table.measures[0] if table is not None and len(table.measures) else None
+    return Decision(
+        champion=champ,
+        challengers=tuple(names),
+        mode=mode,
+        margin=margin,
+        r=r,
+        threshold=threshold,
+        p_min=p_min,
+        ci_prob=comparison.ci_prob,
+        table=pd.DataFrame(rows, columns=list(DECISION_COLUMNS)),
+        best=best,
+        more_topics=pd.concat(more, ignore_index=True) if more else pd.DataFrame(),
+        diagnostics_passed=passed,
+        misfit=misfit,
+        header=comparison.header,
+        measure=measure,
+    )
+
+
+def _reason(
+    action: str,
+    raw: str,
+    threshold: float,
+    p_min: float,
+    passed: bool,
+    misfit: list[str],
+) -> str:
+    """One clause saying why the action was taken (the numbers are in the other columns)."""
+    if action == UNRELIABLE:
+        if not passed:
+            return "the posterior failed its diagnostics: refit with more draws before deciding"
+        return f"the model does not describe {' and '.join(misfit)}: see the model check"
+    if raw == ACTIONS[0]:
+        return f"P(d > s) >= {p_min:g} and L_deploy <= {threshold:g}"
+    if raw == ACTIONS[1]:
+        return f"P(d < s) >= {p_min:g} and L_keep <= {threshold:g}"
+    return f"neither P(d > s) nor P(d < s) reaches {p_min:g} with its loss <= {threshold:g}"

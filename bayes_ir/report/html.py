@@ -1,0 +1,188 @@
+"""HTML rendering of the deployment review (Jinja2 template, figures inline as SVG)."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import numpy as np
+
+from bayes_ir.report.decision import format_probability
+
+__all__ = ["figure_svg", "render_review"]
+
+_ACTION_CLASS = {"deploy": "deploy", "keep champion": "keep", "collect more data": "more",
+                 "unreliable": "unreliable"}  # fmt: skip
+_ACTION_MARK = {"deploy": "\u2714", "keep champion": "\u25cf", "collect more data": "?",
+                "unreliable": "\u2716"}  # fmt: skip
+
+
+def figure_svg(fig: Any, *, label: str) -> str:
+    """Return ``fig`` as inline SVG: no date, fixed ids, ``role="img"`` and a label.
+
+    Matplotlib's SVG carries the creation date and random clip-path ids unless
+    ``metadata={"Date": None}`` and ``svg.hashsalt`` are set; both are, so the same
+    figure gives the same bytes.
+    """
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "bayes_ir", "svg.fonttype": "path"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    plt.close(fig)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: inline in HTML
+    from markupsafe import escape
+
+    return re.sub(r"<svg ", f'<svg role="img" aria-label="{escape(label)}" ', svg, count=1)
+
+
+def _num(x: float, digits: int = 4, sign: bool = False) -> str:
+    if x is None or not np.isfinite(x):
+        return "n/a"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def _decision_rows(review: Any) -> list[dict[str, Any]]:
+    risk = review.risk.to_frame().set_index("system")
+    comp = review.comparison.to_frame().set_index("challenger")
+    rows = []
+    for r in review.decision.to_frame().itertuples(index=False):
+        rk = risk.loc[r.challenger] if r.challenger in risk.index else None
+        riskier = bool(rk is not None and rk["brisk_sig"])
+        c = comp.loc[r.challenger]
+        rows.append(
+            {
+                "challenger": r.challenger,
+                "action": r.action,
+                "css": _ACTION_CLASS[r.action],
+                "mark": _ACTION_MARK[r.action],
+                "mean": _num(c["mean"], sign=True),
+                "interval": f"[{_num(c['ci_lower'], sign=True)}, {_num(c['ci_upper'], sign=True)}]",
+                "p_better": format_probability(c["p_better"]),
+                "p_gain": format_probability(c["p_gain"]),
+                "p_equivalent": format_probability(r.p_equivalent),
+                "p_worse": format_probability(r.p_worse),
+                "loss_deploy": _num(r.loss_deploy),
+                "loss_keep": _num(r.loss_keep),
+                "risk": (
+                    "n/a"
+                    if rk is None
+                    else ("riskier" if riskier else "not shown riskier")
+                    + f", P(riskier) {format_probability(rk['brisk_p_riskier'])}"
+                ),  # fmt: skip
+                "reason": r.reason,
+            }
+        )
+    return rows
+
+
+def _risk_rows(review: Any) -> list[dict[str, str]]:
+    rows = []
+    for r in review.risk.to_frame().itertuples(index=False):
+        rows.append(
+            {
+                "system": r.system,
+                "role": r.role,
+                "mean": _num(r.mean),
+                "urisk": _num(r.urisk_minus),
+                "bca": "" if not np.isfinite(r.bca_lower_minus)
+                else f"[{_num(r.bca_lower_minus)}, {_num(r.bca_upper_minus)}]"
+                + (" *" if r.bca_sig else ""),
+                "trisk": _num(r.trisk_minus, 3) + (" *" if r.trisk_sig else ""),
+                "trisk_p": "n/a" if not np.isfinite(r.trisk_p) else format_probability(r.trisk_p),
+                "brisk": f"{_num(r.brisk_minus)} [{_num(r.brisk_lower)}, {_num(r.brisk_upper)}]",
+                "p_riskier": "n/a" if not np.isfinite(r.brisk_p_riskier)
+                else format_probability(r.brisk_p_riskier) + (" *" if r.brisk_sig else ""),
+                "zrisk": _num(r.zrisk_minus, 3),
+                "georisk": _num(r.georisk_minus, 4),
+            }
+        )  # fmt: skip
+    return rows
+
+
+def _diagnostics(review: Any) -> dict[str, Any]:
+    fit = review.fit
+    diag = fit.diagnostics
+    prov = fit.provenance
+    return {
+        "passed": bool(review.decision.diagnostics_passed),
+        "sampler": prov.get("sampler", fit.method),
+        "chains": prov.get("chains"),
+        "draws": prov.get("draws"),
+        "rhat": _num(diag.max_rhat, 4),
+        "ess_bulk": f"{diag.min_ess_bulk:,.0f}",
+        "ess_tail": f"{diag.min_ess_tail:,.0f}",
+        "text": diag.summary(),
+        "messages": list(review.comparison.gate.messages),
+    }
+
+
+def render_review(review: Any) -> str:
+    """Render a :class:`~bayes_ir.report.review.Review` with ``templates/review.html.j2``."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bayes_ir.report", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    prov = review.provenance
+    where = f"{prov['measure']} on {prov['collection']}"
+    d = review.decision
+    figures = [
+        {
+            "svg": figure_svg(d.plot(), label=f"Decision probabilities, {where}"),
+            "caption": f"Decision, {where}: posterior probability that each challenger is "
+            f"better than {d.champion} by more than the margin {d.margin:g} (green, dotted), "
+            f"within it (grey) or worse by more than it (red, hatched); look for bars that are "
+            f"almost all one colour."
+            + (
+                " Right: the probability that more topics settle an undecided challenger."
+                if len(d.more_topics)
+                else ""
+            ),
+        },  # fmt: skip
+        {
+            "svg": figure_svg(review.brisk.plot(), label=f"BRisk over r, {where}"),
+            "caption": f"BRisk- of the champion and challengers for each loss weight r, "
+            f"{where} (higher = riskier); look for a challenger whose interval rises above "
+            f"the champion's as r grows.",
+        },
+        {
+            "svg": figure_svg(review.predictive.plot(), label=f"Predictive intervals, {where}"),
+            "caption": f"Posterior predictive intervals per topic ({where}) with the observed "
+            f"scores; look for observed points outside their intervals (a model that does "
+            f"not describe that system).",
+        },
+    ]
+    template = env.get_template("review.html.j2")
+    return template.render(
+        title=f"Deployment review: {d.champion} vs {', '.join(d.challengers)}",
+        where=where,
+        headline=review.headline(),
+        reliable=review.reliable,
+        decision=d,
+        rule=d.rule,
+        decision_rows=_decision_rows(review),
+        more_topics=[
+            {k: (format_probability(v) if k.startswith("p_") else v) for k, v in row.items()}
+            | {"expected_loss": _num(row["expected_loss"])}
+            for row in d.more_topics.to_dict("records")
+        ],
+        risk_header=review.risk.header,
+        risk_r=review.risk.r,
+        risk_rows=_risk_rows(review),
+        worst=review.worst_topics.assign(
+            champion=lambda f: f["champion"].map(_num),
+            score=lambda f: f["score"].map(_num),
+            difference=lambda f: f["difference"].map(lambda x: _num(x, sign=True)),
+        ).to_dict("records"),
+        diagnostics=_diagnostics(review),
+        figures=figures,
+        provenance=prov,
+    )

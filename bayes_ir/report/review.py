@@ -1,0 +1,282 @@
+"""The deployment review: every analysis a decision needs, in one self-contained HTML file.
+
+:func:`review` runs the methods through their public API (the hierarchical fit, the
+comparison, the decision with its more-topics analysis, the risk review, BRisk over
+several loss weights, posterior predictive intervals) and returns a :class:`Review`;
+:meth:`Review.to_html` renders it with the Jinja2 template ``templates/review.html.j2``
+into one file with its figures inline (SVG), no script and no network request, that
+prints cleanly and reads at phone and laptop widths.
+
+Re-running the same command on the same files gives the same file byte for byte except
+the date line: seeds fix every draw, the SVG figures carry no date and fixed ids, and
+nothing else in the page depends on the clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bayes_ir import defaults
+from bayes_ir.errors import ConvergenceWarning, OptionError
+from bayes_ir.report.decision import format_probability
+from bayes_ir.table import ScoreTable
+
+__all__ = ["Review", "review"]
+
+#: Packages whose versions the provenance lists.
+_PACKAGES = ("bayes_ir", "pymc", "arviz", "numpy", "scipy", "pandas", "xarray", "matplotlib",
+             "statsmodels", "ir-measures", "jinja2")  # fmt: skip
+#: Topics listed per challenger among those it loses most on.
+WORST_TOPICS = 5
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for name in _PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Review:
+    """A deployment review: the decision, the risk, the model check, the diagnostics.
+
+    Build it with :func:`review`. The attributes are the result objects of the
+    methods, so every number in the report can be traced to a public call.
+
+    Attributes
+    ----------
+    table
+        The scores with roles.
+    fit
+        The :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+    comparison
+        :func:`bayes_ir.compare` of the fit (``min_gain`` = the margin).
+    decision
+        :func:`bayes_ir.decide` of the fit.
+    risk
+        :func:`bayes_ir.risk_review` at the loss weight ``r``.
+    brisk
+        :func:`bayes_ir.brisk_sweep` over ``r_levels``.
+    predictive
+        :func:`bayes_ir.posterior_predictive` of the fit.
+    worst_topics
+        Per challenger, the topics it loses most on: ``challenger, topic, champion,
+        score, difference``, largest loss first.
+    provenance
+        Inputs and their SHA-256, roles, versions, seed, command, date.
+    """
+
+    table: ScoreTable
+    fit: Any
+    comparison: Any
+    decision: Any
+    risk: Any
+    brisk: Any
+    predictive: Any
+    worst_topics: pd.DataFrame
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reliable(self) -> bool:
+        """True when every decision could be taken (diagnostics passed, model describes it)."""
+        return self.decision.overall != "unreliable"
+
+    def headline(self) -> str:
+        """Return the decision in one sentence."""
+        d = self.decision
+        frame = d.to_frame()
+        if d.overall == "unreliable":
+            return (
+                "UNRELIABLE: no decision can be taken from this posterior "
+                + ("(its diagnostics failed)." if not d.diagnostics_passed else
+                   f"(the model does not describe {', '.join(d.misfit)}).")
+            )  # fmt: skip
+        if d.overall == "deploy":
+            deployable = frame[frame["action"] == "deploy"].sort_values("p_best", ascending=False)
+            best = deployable.iloc[0]
+            others = [c for c in deployable["challenger"] if c != best["challenger"]]
+            tail = f" (also deployable: {', '.join(others)})" if others else ""
+            return (
+                f"Deploy {best['challenger']}: it beats {d.champion} by more than the margin "
+                f"{d.margin:g} with probability {format_probability(best['p_better'])}{tail}."
+            )
+        if d.overall == "collect more data":
+            undecided = frame.loc[frame["action"] == "collect more data", "challenger"]
+            return (
+                f"Collect more data: no challenger is clearly worth deploying yet "
+                f"({', '.join(undecided)} undecided); keep {d.champion} meanwhile."
+            )
+        return f"Keep the champion {d.champion}: no challenger beats it by the margin {d.margin:g}."
+
+    def summary(self) -> str:
+        """Return the headline, the decision and the risk review as text (never prints)."""
+        return "\n\n".join([self.headline(), self.decision.summary(), self.risk.summary()])
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_html(self, path: str | Path | None = None) -> str | Path:
+        """Render the review as one self-contained HTML page.
+
+        Parameters
+        ----------
+        path
+            Where to write it (atomically); ``None`` returns the HTML text instead.
+        """
+        from bayes_ir.report.html import render_review
+
+        html = render_review(self)
+        if path is None:
+            return html
+        from bayes_ir.files import write_text
+
+        return write_text(Path(path), html)
+
+
+def _worst_topics(table: ScoreTable, champion: str, challengers: Sequence[str]) -> pd.DataFrame:
+    matrix = table.matrix().to_pandas()
+    rows = []
+    for name in challengers:
+        diff = (matrix[name] - matrix[champion]).dropna().sort_values(kind="stable")
+        for topic, value in diff.head(WORST_TOPICS).items():
+            if value >= 0:
+                break
+            rows.append(
+                {
+                    "challenger": name,
+                    "topic": str(topic),
+                    "champion": float(matrix.at[topic, champion]),
+                    "score": float(matrix.at[topic, name]),
+                    "difference": float(value),
+                }
+            )
+    return pd.DataFrame(rows, columns=["challenger", "topic", "champion", "score", "difference"])
+
+
+def review(
+    table: ScoreTable,
+    *,
+    margin: float | None = None,
+    r: float = defaults.RISK_R,
+    r_levels: Sequence[float] = defaults.RISK_LEVELS,
+    likelihood: str = "gaussian",
+    ci_prob: float | None = None,
+    seed: int | None = None,
+    draws: int | None = None,
+    chains: int = defaults.CHAINS,
+    n_resamples: int = defaults.BCA_RESAMPLES,
+    topics: Sequence[int] | None = None,
+    executor: Any = None,
+    inputs: Iterable[str | Path] = (),
+    command: str | None = None,
+) -> Review:
+    """Run every analysis of a deployment review and collect the results.
+
+    Parameters
+    ----------
+    table
+        Scores with roles (a champion and at least one challenger), one collection
+        and one measure.
+    margin
+        The minimal worthwhile gain, in the measure's units (default
+        :data:`bayes_ir.defaults.DECISION_MARGIN`): the decision's margin and the
+        comparison's ``min_gain``.
+    r
+        Loss weight of the risk review table (URisk, TRisk, BCa, ZRisk, GeoRisk, BRisk).
+    r_levels
+        Loss weights of the BRisk sweep.
+    likelihood
+        Likelihood of the hierarchical model.
+    ci_prob
+        Interval probability.
+    seed
+        Seed of every stochastic step (default :data:`bayes_ir.defaults.SEED`).
+    draws, chains
+        Sampler settings of every fit.
+    n_resamples
+        Bootstrap resamples of the BCa intervals.
+    topics
+        Grid of the more-topics analysis.
+    executor
+        Executor of the BRisk sweep (see :func:`bayes_ir.sweep`).
+    inputs
+        The input files, hashed into the provenance.
+    command
+        The command line that made the review, for the provenance.
+
+    Returns
+    -------
+    Review
+    """
+    from bayes_ir.decision import decide
+    from bayes_ir.hierarchical import compare, fit, posterior_predictive
+    from bayes_ir.risk import brisk_sweep, risk_review
+
+    if table.champion is None or not table.challengers:
+        raise OptionError("review needs a champion and at least one challenger (with_roles)")
+    seed = defaults.SEED if seed is None else int(seed)
+    p = defaults.ci_prob(ci_prob)
+    margin = defaults.DECISION_MARGIN if margin is None else float(margin)
+    sampler = {"chains": chains} | ({} if draws is None else {"draws": draws})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
+        result = fit(table, likelihood=likelihood, seed=seed, **sampler)
+        comparison = compare(result, ci_prob=p, min_gain=margin)
+        decision = decide(result, margin=margin, ci_prob=p, topics=topics, seed=seed)
+        risk = risk_review(table, r=r, ci_prob=p, likelihood=likelihood, seed=seed,
+                           n_resamples=n_resamples, **sampler)  # fmt: skip
+        brisk = brisk_sweep(table, r_levels=r_levels, executor=executor, likelihood=likelihood,
+                            ci_prob=p, seed=seed, **sampler)  # fmt: skip
+    predictive = posterior_predictive(result, ci_prob=p, seed=seed,
+                                      systems=[table.champion, *table.challengers])  # fmt: skip
+    files = [Path(f) for f in inputs]
+    provenance = {
+        "inputs": [{"name": f.name, "sha256": _sha256(f)} for f in files if f.is_file()],
+        "collection": table.collections[0],
+        "measure": table.measures[0],
+        "champion": table.champion,
+        "challengers": list(table.challengers),
+        "artifacts": len(table.artifacts),
+        "topics": len(table.topics),
+        "likelihood": likelihood,
+        "seed": seed,
+        "margin": margin,
+        "r": float(r),
+        "r_levels": [float(v) for v in r_levels],
+        "ci_prob": p,
+        "command": command or "bayes_ir.review(...)",
+        "versions": _versions(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    return Review(
+        table=table,
+        fit=result,
+        comparison=comparison,
+        decision=decision,
+        risk=risk,
+        brisk=brisk,
+        predictive=predictive,
+        worst_topics=_worst_topics(table, table.champion, list(table.challengers)),
+        provenance=provenance,
+    )

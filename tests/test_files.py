@@ -1,0 +1,122 @@
+"""Atomic writes and output-path checks (bayes_ir.files)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import pytest
+
+from bayes_ir import files
+from bayes_ir.errors import OptionError
+
+
+@pytest.fixture(autouse=True)
+def _fresh_inputs():
+    """Each test starts with no declared inputs (declare_inputs is per context)."""
+    token = files._INPUTS.set(())
+    yield
+    files._INPUTS.reset(token)
+
+
+def test_write_text_creates_folders_and_replaces(tmp_path):
+    target = tmp_path / "a" / "b" / "out.csv"
+    assert files.write_text(target, "x,y\n1,2\n") == target
+    assert target.read_text() == "x,y\n1,2\n"
+    files.write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert os.listdir(target.parent) == ["out.csv"]  # no temporary file left
+
+
+def test_mode_follows_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        target = files.write_bytes(tmp_path / "f.bin", b"\x00\x01")
+    finally:
+        os.umask(old)
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert target.read_bytes() == b"\x00\x01"
+
+
+def test_exception_in_writer_leaves_target_and_no_temp(tmp_path):
+    target = tmp_path / "fit.nc"
+    target.write_bytes(b"old")
+    for exc in (RuntimeError("boom"), KeyboardInterrupt()):
+        with pytest.raises(type(exc)), files.atomic_path(target) as tmp:
+            assert tmp.parent == tmp_path and tmp.suffix == ".nc"
+            tmp.write_bytes(b"partial")
+            raise exc
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["fit.nc"]
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: (d / "parent").write_text("x") and d / "parent" / "out.csv", "is a file"),
+        (lambda d: (d / "dir.csv").mkdir() or d / "dir.csv", "is a folder"),
+        (lambda d: d / ("n" * 300 + ".csv"), "too long"),
+        (lambda d: d / ("n" * 300) / "out.csv", "too long"),
+    ],
+    ids=["parent-is-file", "path-is-folder", "name-too-long", "folder-name-too-long"],
+)
+def test_bad_output_paths(tmp_path, make, message):
+    target = make(tmp_path)
+    with pytest.raises(OptionError, match=message) as info:
+        files.write_text(target, "x")
+    assert str(target)[:40] in str(info.value)
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root ignores modes")
+def test_no_permission_is_named(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(OptionError, match=r"locked/out\.csv: cannot write \(Permission"):
+            files.write_text(locked / "out.csv", "x")
+    finally:
+        locked.chmod(0o700)
+
+
+def test_output_over_input_is_refused(tmp_path):
+    data = tmp_path / "scores.csv"
+    data.write_text("keep me")
+    (tmp_path / "sym.csv").symlink_to(data)
+    os.link(data, tmp_path / "hard.csv")
+    (tmp_path / "sub").mkdir()
+    files.declare_inputs([data, None, "<DataFrame>"])
+    for alias in ("scores.csv", "sym.csv", "hard.csv", "sub/../scores.csv"):
+        with pytest.raises(OptionError, match=r"is the input file .*scores\.csv") as info:
+            files.write_text(tmp_path / alias, "overwritten")
+        assert alias in str(info.value)
+    assert data.read_text() == "keep me"
+    files.write_text(tmp_path / "other.csv", "fine")  # any other name is fine
+
+
+def test_inputs_argument_without_declaration(tmp_path):
+    data = tmp_path / "in.txt"
+    data.write_text("keep")
+    with pytest.raises(OptionError, match="input file"):
+        files.check_output_path(data, inputs=[data], what="--output")
+
+
+def test_concurrent_writers_leave_one_complete_file(tmp_path):
+    """Threads writing large, distinct contents to one path: the result is one of them whole."""
+    target = tmp_path / "out.bin"
+    payloads = [bytes([i]) * 2_000_000 for i in range(8)]
+    barrier = threading.Barrier(len(payloads))
+
+    def work(data: bytes) -> None:
+        barrier.wait()
+        for _ in range(3):
+            files.write_bytes(target, data)
+
+    threads = [threading.Thread(target=work, args=(p,)) for p in payloads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert target.read_bytes() in payloads
+    assert os.listdir(tmp_path) == ["out.bin"]
