@@ -11,7 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.readers import READERS, read_scores
 from bayes_ir.report import TABLE_FORMATS, write_table
@@ -39,11 +39,7 @@ LIKELIHOODS = {"gaussian": "gaussian", "normal": "gaussian", "skew_normal": "ske
 
 def _check_ci_prob(value: float | None) -> float | None:
     """Option callback: an interval probability strictly between 0 and 1."""
-    if value is not None and not 0.0 < value < 1.0:
-        raise BayesIRError(
-            f"--ci-prob must lie strictly between 0 and 1 (e.g. 0.95 for 95%), got {value:g}"
-        )
-    return value
+    return None if value is None else validate.probability("--ci-prob", value)
 
 
 def _check_output(value: Path | None) -> Path | None:
@@ -66,9 +62,12 @@ def _check_likelihood(value: str) -> str:
 
 def _check_target_accept(value: float | None) -> float | None:
     """Option callback: a NUTS target acceptance rate strictly between 0 and 1."""
-    if value is not None and not 0.0 < value < 1.0:
-        raise BayesIRError(f"--target-accept must lie strictly between 0 and 1, got {value:g}")
-    return value
+    return None if value is None else validate.probability("--target-accept", value)
+
+
+def _check_chains(value: int) -> int:
+    """Option callback: a number of chains up to :data:`bayes_ir.defaults.MAX_CHAINS`."""
+    return validate.positive_int("--chains", value, maximum=defaults.MAX_CHAINS)
 
 
 #: Library wording (keyword arguments) -> the command-line option that does the same.
@@ -190,7 +189,7 @@ TargetAccept = Annotated[
         callback=_check_target_accept,
     ),
 ]
-Chains = Annotated[int, typer.Option("--chains", min=1, help="Number of chains.")]
+Chains = Annotated[int, typer.Option("--chains", help="Number of chains.", callback=_check_chains)]
 CiProb = Annotated[
     float | None,
     typer.Option(

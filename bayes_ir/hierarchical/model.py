@@ -60,6 +60,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from bayes_ir import validate
 from bayes_ir.errors import BayesIRError, InsufficientDataError, ScoreTableError
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_logpdf
@@ -91,11 +92,9 @@ SIGN_LOGODDS = "skew_sign_logodds"
 
 def check_likelihood(likelihood: str) -> str:
     """Return the canonical likelihood name or raise a clear error."""
-    key = str(likelihood).lower()
+    key = likelihood.lower() if isinstance(likelihood, str) else likelihood
     if key not in _LIKELIHOOD_ALIASES:
-        raise BayesIRError(
-            f"unknown likelihood {likelihood!r}: choose one of {', '.join(LIKELIHOODS)}"
-        )
+        validate.choice("likelihood", likelihood, LIKELIHOODS)
     return _LIKELIHOOD_ALIASES[key]
 
 
