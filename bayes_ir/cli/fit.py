@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     Artifacts,
@@ -50,7 +50,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 MinGain = Annotated[
-    float, typer.Option("--min-gain", help="Minimal worthwhile gain, in score units.")
+    float,
+    typer.Option(
+        "--min-gain",
+        help="Minimal worthwhile gain, in score units.",
+        callback=lambda value: validate.finite_float("--min-gain", value),
+    ),
 ]
 
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
@@ -214,7 +214,7 @@ def posterior_predictive(
     inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
     """
     p = defaults.ci_prob(ci_prob)
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     post = _posterior(fit)
     u = system_draws(fit)
     a = topic_draws(fit)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import MeasureError
 from bayes_ir.risk.adjusted import check_r, risk_adjusted_scores
 from bayes_ir.sweep import sweep
@@ -341,7 +341,7 @@ def brisk(
 
     r = check_r(r)
     p = defaults.ci_prob(ci_prob)
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     if table.roles is None and champion is None:
         raise MeasureError("BRisk needs roles: call table.with_roles(champion=...) first")
     adjusted = risk_adjusted_scores(
