@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, fields, replace
 import numpy as np
 import pandas as pd
 
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, InsufficientDataError
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 
 __all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
@@ -122,11 +122,12 @@ class Priors:
         y = np.asarray(scores, dtype=float)
         y = y[np.isfinite(y)]
         if y.size < 2:
-            raise BayesIRError("the priors need at least two observed scores to autoscale")
+            raise InsufficientDataError("the priors need at least two observed scores to autoscale")
         s_y = float(np.std(y, ddof=1))
-        if not s_y > 0:
-            raise BayesIRError(
-                "all scores are identical: the hierarchical model has nothing to explain"
+        if not s_y > 1e-12 * float(np.abs(y).max()):
+            raise InsufficientDataError(
+                f"every score is {y[0]:g}: with no variance the hierarchical model has nothing "
+                "to explain"
             )
         auto = {
             "b0_mu": float(np.mean(y)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, InsufficientDataError
 from bayes_ir.hierarchical import Priors, prior_predictive
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 from bayes_ir.table import ScoreTable
@@ -39,8 +39,10 @@ def test_bad_priors():
         Priors(b0_mu=float("nan"))
     with pytest.raises(BayesIRError, match="below"):
         Priors(skewness_max=1.0)
-    with pytest.raises(BayesIRError, match="identical"):
+    with pytest.raises(InsufficientDataError, match="every score is 0.5: with no variance"):
         Priors().resolve(np.full(10, 0.5))
+    with pytest.raises(InsufficientDataError, match="every score is 0.3"):  # rounding residue
+        Priors().resolve(np.full(10, 0.1) + np.full(10, 0.2))
 
 
 def test_prior_predictive_moments(table):
