@@ -23,6 +23,8 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from bayes_ir import defaults
 from bayes_ir.errors import OptionError
 
@@ -30,6 +32,8 @@ __all__ = [
     "choice",
     "ci_prob",
     "finite_float",
+    "flag",
+    "instance",
     "integer",
     "memory",
     "positive_int",
@@ -92,6 +96,25 @@ def seed(value: Any, *, name: str = "seed") -> int:
     if value is None:
         return defaults.SEED
     return integer(name, value, minimum=0)
+
+
+def instance(name: str, value: Any, kind: type | tuple[type, ...]) -> Any:
+    """Return ``value`` when it is an instance of ``kind`` (e.g. a ScoreTable), else raise."""
+    if not isinstance(value, kind):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise OptionError(f"{name} must be a {wanted}, got {_kind(value)}")
+    return value
+
+
+def flag(name: str, value: Any) -> bool:
+    """Return ``value`` when it is a boolean (Python or NumPy).
+
+    A string such as ``"false"`` is refused rather than read as true.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise OptionError(f"{name} must be True or False, got {value!r} ({_kind(value)})")
+    return bool(value)
 
 
 def _real(name: str, value: Any) -> float:

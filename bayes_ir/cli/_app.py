@@ -81,6 +81,12 @@ _CLI_WORDING = (
     (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
     (re.compile(r"raise target_accept"), "raise --target-accept"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
+    (re.compile(r"^(draws|tune|chains|seed|method|effect) must"), r"--\1 must"),
+    (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
+    (
+        re.compile(r"raise bayes_ir\.defaults\.MEMORY_LIMIT or BAYES_IR_MEMORY_LIMIT"),
+        "set BAYES_IR_MEMORY_LIMIT (bytes)",
+    ),  # fmt: skip
     (
         re.compile(r"per-collection rows: to_frame\(\), leave_one_out\(\)"),
         "per-collection rows below (--output writes them); --leave-one-out",
