@@ -84,6 +84,10 @@ _CLI_WORDING = (
     (re.compile(r"^(draws|tune|chains|seed|method|effect) must"), r"--\1 must"),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (
+        re.compile(r"^the loss weight r \(= 1 \+ alpha\) must"),
+        "--r (the loss weight r = 1 + alpha) must",
+    ),
+    (
         re.compile(r"raise bayes_ir\.defaults\.MEMORY_LIMIT or BAYES_IR_MEMORY_LIMIT"),
         "set BAYES_IR_MEMORY_LIMIT (bytes)",
     ),  # fmt: skip

@@ -158,8 +158,7 @@ def design_of(table: ScoreTable) -> Design:
     InsufficientDataError
         Fewer than 2 topics or 2 systems.
     """
-    if not isinstance(table, ScoreTable):
-        raise BayesIRError(f"expected a ScoreTable, got {type(table).__name__}")
+    validate.instance("table", table, ScoreTable)
     if table.roles is None:
         raise ScoreTableError(
             "the hierarchical model needs roles: call "
