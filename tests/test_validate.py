@@ -205,6 +205,9 @@ def small_fit(small):
         ("target_accept", 1.0, "target_accept must lie strictly between 0 and 1, got 1"),
         ("likelihood", "gausian", "likelihood must be one of 'gaussian', 'skew_normal'"),
         ("method", "nut", "method must be one of 'auto', 'exact', 'nuts', got 'nut'"),
+        ("sampler", "stan", "sampler must be one of 'nutpie', 'pymc', got 'stan'"),
+        ("strict", "false", "strict must be True or False, got 'false' (str)"),
+        ("log_likelihood", 1, "log_likelihood must be True or False, got 1 (int)"),
     ],
 )
 def test_fit_refuses_bad_options(small, option, value, message):

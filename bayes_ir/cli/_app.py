@@ -81,7 +81,10 @@ _CLI_WORDING = (
     (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
     (re.compile(r"raise target_accept"), "raise --target-accept"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
-    (re.compile(r"^(draws|tune|chains|seed|method|effect) must"), r"--\1 must"),
+    (
+        re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|sd|alpha) must"),
+        lambda m: f"--{m.group(1).replace('_', '-')} must",
+    ),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (
         re.compile(r"^the loss weight r \(= 1 \+ alpha\) must"),
