@@ -383,3 +383,27 @@ def test_cli_risk_bad_numbers_one_error_line(capsys, extra, message):
     code, err = run(["risk", str(EXAMPLE), "-c", "bm25", "--no-bayes", *extra], capsys)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and message in lines[0], err
+
+
+# ---------------------------------------------------------------------- predictive memory
+def test_prior_predictive_checks(small):
+    from bayes_ir.hierarchical import prior_predictive
+
+    with pytest.raises(OptionError, match="^draws must be at least 1, got 0$"):
+        prior_predictive(small, draws=0)
+    with pytest.raises(OptionError, match="^seed must be at least 0, got -3$"):
+        prior_predictive(small, seed=-3)
+    with pytest.raises(OptionError) as info:  # 10**9 draws x 64 cells x 4 arrays x 8 bytes
+        prior_predictive(small, draws=10**9)
+    assert "about 2.0 TB (1,000,000,000 draws x 64 cells x 4 arrays at once" in str(info.value)
+
+
+def test_posterior_predictive_memory(small_fit, monkeypatch):
+    need = 2 * 300 * 8 * 4 * 8  # chains x draws x topics x arrays x bytes = 153,600
+    monkeypatch.setattr(defaults, "MEMORY_LIMIT", need - 1)
+    with pytest.raises(
+        OptionError, match=r"^the posterior predictive draws would need about 153.6"
+    ):
+        posterior_predictive(small_fit)
+    monkeypatch.setattr(defaults, "MEMORY_LIMIT", need)
+    assert len(posterior_predictive(small_fit).to_frame()) == 8 * 8

@@ -225,6 +225,10 @@ def posterior_predictive(
         else _check_systems(systems, [str(s) for s in u["system"].values], "system")
     )
     topics = [str(t) for t in a["topic"].values]
+    # per system: the topic means, the simulated scores and their copies, draws x topics each
+    samples = post.sizes["chain"] * post.sizes["draw"]
+    shape = {"draws": samples, "topics": len(topics), "arrays at once": 4}
+    validate.memory("the posterior predictive draws", shape)
     missing = set(map(str, observed.index)) - set(topics)
     if missing:
         raise TypeError(f"the fit's topics do not match its table (e.g. {sorted(missing)[0]!r})")

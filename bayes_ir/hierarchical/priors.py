@@ -282,16 +282,21 @@ def prior_predictive(
     Gabry, J., Simpson, D., Vehtari, A., Betancourt, M., Gelman, A. (2019).
     Visualization in Bayesian workflow. *JRSS A* 182(2), 389-402.
     """
-    from bayes_ir import defaults
+    from bayes_ir import validate
     from bayes_ir.hierarchical.model import check_likelihood, design_of
     from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
     from bayes_ir.measures import measure_range
 
+    draws = validate.positive_int("draws", draws)
+    rng = np.random.default_rng(validate.seed(seed))
     design = design_of(table)
     likelihood = check_likelihood(likelihood)
     p = autoscale_priors(design.score, priors)
-    rng = np.random.default_rng(defaults.SEED if seed is None else int(seed))
     n_t, n_s = design.shape
+    # mu and y (and the skew-normal's location and scale) are draws x cells each
+    validate.memory(
+        "the prior predictive draws", {"draws": draws, "cells": n_t * n_s, "arrays at once": 4}
+    )
     b0 = rng.normal(p.b0_mu, p.b0_sd, size=draws)
     sig = rng.exponential(1 / p.sigma_rate, size=draws)
     tau = rng.exponential(1 / p.sigma_topic_rate, size=draws)
