@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayes_ir
@@ -407,3 +408,20 @@ def test_posterior_predictive_memory(small_fit, monkeypatch):
         posterior_predictive(small_fit)
     monkeypatch.setattr(defaults, "MEMORY_LIMIT", need)
     assert len(posterior_predictive(small_fit).to_frame()) == 8 * 8
+
+
+def test_cli_exact_name_with_pattern_characters(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    rows = ["system,topic,score"]
+    for system in ("base", "re:x", "x", "xx"):
+        rows += [f"{system},q{t},{rng.uniform(0.1, 0.9):.4f}" for t in range(8)]
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "risk.csv"
+    with pytest.raises(SystemExit) as info:
+        main(["risk", str(path), "-c", "base", "-C", "re:x", "--no-bayes", "-o", str(out)])
+    assert info.value.code in (0, None), capsys.readouterr().err
+
+    frame = pd.read_csv(out)
+    assert list(frame["system"]) == ["base", "re:x"]  # as a regex it picked x and xx too
+    assert list(frame["role"]) == ["champion", "challenger"]

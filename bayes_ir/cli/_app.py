@@ -153,7 +153,8 @@ Challengers = Annotated[
     typer.Option(
         "--challengers",
         "-C",
-        help="Challenger names, globs ('chal_*'), re:regex or a file of names (repeatable).",
+        help="Challenger names, globs ('chal_*'), re:regex or a file of names (repeatable); "
+        "an exact system name always wins over its pattern reading.",
     ),
 ]
 Artifacts = Annotated[
