@@ -284,8 +284,7 @@ def build_model(
     design = table if isinstance(table, Design) else design_of(table)
     likelihood = check_likelihood(likelihood)
     pri = autoscale_priors(design.score, priors)
-    if loglik not in ("auto", "sufficient", "full"):
-        raise BayesIRError(f"loglik must be 'auto', 'sufficient' or 'full', got {loglik!r}")
+    validate.choice("loglik", loglik, ("auto", "sufficient", "full"))
     use_suff = likelihood == "gaussian" and design.complete and loglik != "full"
     if loglik == "sufficient" and not use_suff:
         raise BayesIRError(

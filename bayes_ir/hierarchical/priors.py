@@ -44,13 +44,13 @@ topic and system effects are ``ZeroSumNormal`` (they sum to zero), see
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 
-from bayes_ir.errors import BayesIRError, InsufficientDataError
+from bayes_ir import validate
+from bayes_ir.errors import InsufficientDataError
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 
 __all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
@@ -96,14 +96,15 @@ class Priors:
             value = getattr(self, f.name)
             if value is None:
                 continue
-            if not math.isfinite(float(value)):
-                raise BayesIRError(f"prior {f.name} must be finite, got {value}")
-            if f.name != "b0_mu" and float(value) <= 0:
-                raise BayesIRError(f"prior {f.name} must be positive, got {value}")
-        if self.skewness_max is not None and not self.skewness_max < SKEWNESS_MAX:
-            raise BayesIRError(
-                f"prior skewness_max must be below {SKEWNESS_MAX:.4f} (the largest skewness "
-                f"of a skew-normal), got {self.skewness_max}"
+            positive = f.name != "b0_mu"
+            validate.finite_float(
+                f"prior {f.name}",
+                value,
+                minimum=0.0 if positive else None,
+                open_minimum=positive,
+                # the largest skewness of a skew-normal
+                maximum=SKEWNESS_MAX if f.name == "skewness_max" else None,
+                open_maximum=True,
             )
 
     def resolve(self, scores: np.ndarray) -> Priors:
@@ -170,8 +171,7 @@ def autoscale_priors(scores: np.ndarray, priors: Priors | None = None) -> Priors
     """
     if priors is None:
         priors = Priors()
-    if not isinstance(priors, Priors):
-        raise BayesIRError(f"priors must be a bayes_ir.hierarchical.Priors, got {type(priors)}")
+    validate.instance("priors", priors, Priors)
     return priors.resolve(scores)
 
 

@@ -140,8 +140,7 @@ class TopicSetSimulator:
 
     def sample(self, n_topics: int, *, seed: int | None = None) -> ScoreTable:
         """Draw a new topic set of ``n_topics`` topics as a :class:`ScoreTable`."""
-        if n_topics < 1:
-            raise InsufficientDataError(f"n_topics must be at least 1, got {n_topics}")
+        n_topics = validate.positive_int("n_topics", n_topics)
         y = self.sample_matrix(n_topics, np.random.default_rng(validate.seed(seed)))
         return ScoreTable.from_matrix(
             y,

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayes_ir import validate
 from bayes_ir.defaults import RISK_R, TRISK_SD
-from bayes_ir.errors import DataWarning, MeasureError
+from bayes_ir.errors import DataWarning
 from bayes_ir.risk.adjusted import check_r, constant_columns, resolve_pair
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.table import ScoreTable
@@ -25,9 +26,7 @@ _DDOF = {"population": 0, "sample": 1}
 
 def check_sd(sd: str) -> str:
     """Validate the ``sd`` option of TRisk."""
-    if sd not in _DDOF:
-        raise MeasureError(f"sd must be 'population' or 'sample', got {sd!r}")
-    return sd
+    return validate.choice("sd", sd, _DDOF)
 
 
 def _sd(adjusted: np.ndarray, sd: str, systems: Sequence[str]) -> np.ndarray:

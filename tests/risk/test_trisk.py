@@ -7,7 +7,7 @@ import pytest
 from results.risk import TRISK_REFERENCE, TRISK_TOL
 from scipy import stats
 
-from bayes_ir.errors import DataWarning, MeasureError
+from bayes_ir.errors import DataWarning, OptionError
 from bayes_ir.readers import read_scores
 from bayes_ir.risk import calc_risk, iter_risk, risk_adjusted_differences, trisk
 from bayes_ir.table import ScoreTable
@@ -35,7 +35,7 @@ def test_population_sd_scales_by_sqrt_n_over_n_minus_1(toy):
 
 
 def test_bad_sd(toy):
-    with pytest.raises(MeasureError, match="sd"):
+    with pytest.raises(OptionError, match="^sd must be one of 'population', 'sample', got 'n-1'"):
         trisk(toy, sd="n-1")
 
 
