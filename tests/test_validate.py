@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bayes_ir
 from bayes_ir import defaults, validate
@@ -425,3 +427,35 @@ def test_cli_exact_name_with_pattern_characters(tmp_path, capsys):
     frame = pd.read_csv(out)
     assert list(frame["system"]) == ["base", "re:x"]  # as a regex it picked x and xx too
     assert list(frame["role"]) == ["champion", "challenger"]
+
+
+# ---------------------------------------------------------------------- any value at all
+_ANYTHING = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+    st.complex_numbers(), st.text(max_size=5), st.binary(max_size=5),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers()),
+    st.integers(-(2**63), 2**63 - 1).map(np.int64), st.floats(width=32).map(np.float32),
+)  # fmt: skip
+
+
+@given(value=_ANYTHING)
+@settings(max_examples=200, deadline=None)
+def test_checkers_return_or_raise_option_error_only(value):
+    checks = [
+        lambda: validate.positive_int("n", value, maximum=100),
+        lambda: validate.seed(value),
+        lambda: validate.probability("p", value),
+        lambda: validate.probability("p", value, open=False),
+        lambda: validate.finite_float("x", value, minimum=-1, maximum=1),
+        lambda: validate.choice("c", value, ("a", "b")),
+        lambda: validate.flag("f", value),
+    ]
+    for check in checks:
+        try:
+            out = check()
+        except OptionError as exc:
+            assert str(exc).split(" ")[0] in ("n", "seed", "p", "x", "c", "f")
+        else:  # what passes is what the checker promises
+            assert out is not None
+            if isinstance(out, float):
+                assert math.isfinite(out)
