@@ -459,3 +459,18 @@ def test_checkers_return_or_raise_option_error_only(value):
             assert out is not None
             if isinstance(out, float):
                 assert math.isfinite(out)
+
+
+def test_cli_meta_config_with_a_quoted_boolean(tmp_path, capsys):
+    config = tmp_path / "meta.yaml"
+    config.write_text(
+        f"control: bm25\ntreatment: dense\nscores: {EXAMPLE.parent / 'example_collections.csv'}\n"
+        "hk: 'false'\n",
+        encoding="utf-8",
+    )
+    code, err = run(["meta", str(config)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"error: {config}:4: hk must be true or false, got 'false' (a string); "
+        "write hk: true or hk: false, without quotes"
+    ]
