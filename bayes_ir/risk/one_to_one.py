@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import ConvergenceError, ConvergenceWarning, MeasureError
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.sweep import sweep
@@ -408,7 +408,7 @@ def one_to_one(
     if not levels:
         raise MeasureError("give at least one loss weight r")
     p = defaults.ci_prob(ci_prob)
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     pair = resolve_pair(
         table,
         champion=champion,
