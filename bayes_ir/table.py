@@ -22,7 +22,7 @@ import xarray as xr
 
 from bayes_ir.defaults import RANGE_TOLERANCE
 from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError, ScoreTableError
-from bayes_ir.measures import measure_range
+from bayes_ir.measures import canonical_measure, measure_range
 from bayes_ir.roles import Roles, assign_roles, check_known
 
 COLUMNS: tuple[str, ...] = ("collection", "measure", "system", "topic", "score")
@@ -131,6 +131,7 @@ class ScoreTable:
                 i = int(np.flatnonzero(empty)[0])
                 raise ScoreTableError(f"empty {col} name", **where(df, i))
             df[col] = values.astype(str).str.strip()
+        df["measure"], spelled = _canonical_measures(df["measure"])
         df["score"] = _numeric_scores(df, where=where)
         _check_duplicates(df, where=where)
         if check_range:
@@ -142,7 +143,7 @@ class ScoreTable:
             data=df.reset_index(drop=True),
             source=source,
             missing=missing,
-            notes=tuple(notes) + tuple(more_notes),
+            notes=tuple(notes) + tuple(spelled) + tuple(more_notes),
         )
 
     @classmethod
@@ -237,6 +238,8 @@ class ScoreTable:
         """
         df = self.data
         mask = np.ones(len(df), dtype=bool)
+        if measure is not None and measure not in set(df["measure"]):
+            measure = canonical_measure(measure)  # "P_10" selects "P@10"
         for col, value in (("collection", collection), ("measure", measure)):
             if value is not None:
                 if value not in set(df[col]):
@@ -473,6 +476,20 @@ class _Where:
         if self.has_lines:
             return {"source": self.source, "line": line}
         return {"source": f"{self.source} row {line}"}
+
+
+def _canonical_measures(measures: pd.Series) -> tuple[pd.Series, list[str]]:
+    """Measure names in their canonical spelling, and a note per name that was respelled.
+
+    ``P_10`` becomes ``P@10`` (see :func:`bayes_ir.measures.canonical_measure`), so
+    that range checks, labels and selections see one name per measure.
+    """
+    renamed = {m: canonical_measure(m) for m in measures.unique()}
+    renamed = {given: name for given, name in renamed.items() if given != name}
+    if not renamed:
+        return measures, []
+    notes = [f"measure {given!r} is read as {name!r}" for given, name in renamed.items()]
+    return measures.replace(renamed), notes
 
 
 def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
