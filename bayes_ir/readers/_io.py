@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import gzip
 import io
 import math
+import stat
 import zlib
 from pathlib import Path
 
@@ -17,45 +19,140 @@ from bayes_ir.errors import ScoreTableError
 csv.field_size_limit(2**24)
 
 
-def read_text(path: Path) -> str:
-    """Return the whole text of ``path`` (gzip-aware), raising a clear error on bad bytes.
+#: Bytes read from the start of a file to guess its format (never the whole file).
+SNIFF_BYTES = 64 * 1024
 
-    The file is only read, never written. Errors name the file (and the line of an
-    undecodable byte).
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_input(path: Path) -> Path:
+    """Return ``path`` if it is a regular file that can be read, else raise a clear error.
+
+    Called before any byte is read, so that a FIFO, a device such as ``/dev/zero`` or a
+    socket is refused instead of blocking or filling memory.
+
+    Raises
+    ------
+    ScoreTableError
+        Missing file (with close matches of the names in its folder), a folder, or a
+        file that is not regular; the message names the path.
     """
     path = Path(path)
-    if path.is_dir():
-        raise ScoreTableError("is a folder, not a file", source=str(path))
     try:
-        raw = path.read_bytes()
+        mode = path.stat().st_mode
     except FileNotFoundError:
-        raise ScoreTableError("file not found", source=str(path)) from None
+        raise ScoreTableError("file not found" + _close_names(path), source=str(path)) from None
     except OSError as exc:
         raise ScoreTableError(
             f"cannot read the file: {exc.strerror or exc}", source=str(path)
         ) from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ScoreTableError(f"corrupt gzip data: {exc}", source=str(path)) from None
+    if stat.S_ISDIR(mode):
+        raise ScoreTableError(
+            "is a folder, not a file: pass the files in it (e.g. folder/*.csv)", source=str(path)
+        )
+    for test, kind in _KINDS:
+        if test(mode):
+            raise ScoreTableError(
+                f"is {kind}, not a regular file: score files are read from disk; save the "
+                "data to a file first",
+                source=str(path),
+            )
+    return path
+
+
+def _close_names(path: Path) -> str:
+    """``"; close matches: a.csv, b.csv"`` from the missing file's folder, or ``""``."""
+    try:
+        names = [p.name for _, p in zip(range(10_000), path.parent.iterdir(), strict=False)]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    return f"; close matches in {path.parent}: {', '.join(close)}" if close else ""
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """Return the bytes of a regular file (gunzipped), at most ``limit`` of them if given."""
+    path = check_input(path)
+    try:
+        with path.open("rb") as f:
+            raw = f.read() if limit is None else f.read(limit)
+    except OSError as exc:
+        raise ScoreTableError(
+            f"cannot read the file: {exc.strerror or exc}", source=str(path)
+        ) from None
+    if raw[:2] != b"\x1f\x8b":
+        return raw
+    try:
+        if limit is None:
+            return gzip.decompress(raw)
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as g:
+            return g.read(limit)
+    except (OSError, EOFError, zlib.error) as exc:
+        if limit is not None and isinstance(exc, EOFError):
+            return b""  # the head of a longer gzip stream cannot be told from a cut one
+        raise ScoreTableError(f"corrupt gzip data: {exc}", source=str(path)) from None
+
+
+def decode(raw: bytes, *, source: str, partial: bool = False) -> str:
+    """UTF-8 text of ``raw`` (a UTF-8 byte-order mark dropped, CRLF kept for splitlines).
+
+    ``partial`` allows a multi-byte character cut at the end of ``raw`` (a file's head).
+
+    Raises
+    ------
+    ScoreTableError
+        UTF-16, bytes that are not UTF-8 (naming the line and byte), a NUL byte, or no
+        text at all.
+    """
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise ScoreTableError(
-            "UTF-16 text (byte-order mark); re-encode the file as UTF-8", source=str(path), line=1
+            "UTF-16 text (byte-order mark); re-encode the file as UTF-8", source=source, line=1
         )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ScoreTableError(
-            f"not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
-            "re-encode the file as UTF-8",
-            source=str(path),
-            line=line,
-        ) from None
+        if partial and exc.start >= len(raw) - 3 and exc.reason == "unexpected end of data":
+            text = raw[: exc.start].decode("utf-8-sig")
+        else:
+            line = raw[: exc.start].count(b"\n") + 1
+            raise ScoreTableError(
+                f"not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
+                "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+                source=source,
+                line=line,
+            ) from None
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
-        raise ScoreTableError("binary data (NUL byte) in a text file", source=str(path), line=line)
+        raise ScoreTableError("binary data (NUL byte) in a text file", source=source, line=line)
+    if not text.strip() and not partial:
+        raise ScoreTableError("the file is empty", source=source)
+    return text
+
+
+def read_text(path: Path) -> str:
+    """Return the whole text of ``path`` (gzip-aware), raising a clear error on bad bytes.
+
+    The file is only read, never written. Errors name the file (and the line of an
+    undecodable byte); files that are not regular (FIFO, device) are refused unread.
+    """
+    return decode(read_bytes(path), source=str(path))
+
+
+def head_text(path: Path) -> str:
+    """Return the first :data:`SNIFF_BYTES` of a file as text, for format detection.
+
+    Raises the errors of :func:`check_input` and :func:`decode` (an empty file, binary
+    or non-UTF-8 bytes in the head); a last line cut by the limit is dropped.
+    """
+    raw = read_bytes(path, SNIFF_BYTES)
+    text = decode(raw, source=str(path), partial=True)
+    if len(raw) >= SNIFF_BYTES and "\n" in text:
+        text = text[: text.rindex("\n") + 1]
     if not text.strip():
         raise ScoreTableError("the file is empty", source=str(path))
     return text
@@ -66,7 +163,7 @@ def head_lines(path: Path, n: int = 5) -> list[str]:
     if Path(path).suffix.lower() == ".parquet":
         return []
     try:
-        text = read_text(path)
+        text = head_text(path)
     except ScoreTableError:
         return []
     out = []

@@ -8,7 +8,7 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.measures import canonical_measure
-from bayes_ir.readers._io import head_lines, read_delimited
+from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.table import ScoreTable, _normalise_columns
 
 _TOPIC = {"topic", "query_id", "qid", "query", "sample"}
@@ -54,6 +54,7 @@ def read_tidy(
     path = Path(path)
     lines = None
     if path.suffix.lower() == ".parquet":
+        check_input(path)
         try:
             frame = pd.read_parquet(path)
         except Exception as exc:  # pyarrow raises many types for corrupt files

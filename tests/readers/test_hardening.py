@@ -6,10 +6,15 @@ raises a :class:`~bayes_ir.errors.BayesIRError` subclass naming the place.
 
 from __future__ import annotations
 
+import os
+import socket
+import sys
+import threading
+
 import pandas as pd
 import pytest
 
-from bayes_ir.errors import ScoreTableError
+from bayes_ir.errors import OptionError, ScoreTableError
 from bayes_ir.readers import read_scores
 from bayes_ir.table import ScoreTable
 
@@ -69,3 +74,111 @@ def test_wide_and_trec_eval_labels_match(tmp_path, spelled, label):
         read_scores(wide, measure=spelled)
     wide.write_text("topic,a,b\n1,0.1,0.2\n2,0.3,0.4\n", encoding="utf-8")
     assert read_scores(wide, measure=spelled).measures == (label,)
+
+
+# ---------------------------------------------------------------------- odd inputs
+FORMATS = [None, "tidy", "wide", "trec_eval", "lines", "run"]
+
+
+def _refused_quickly(path, fmt, match):
+    """read_scores raises within seconds (a FIFO or /dev/zero must never block or fill memory)."""
+    outcome: list[BaseException | None] = []
+
+    def attempt():
+        try:
+            read_scores(path, format=fmt, qrels=path if fmt == "run" else None, measure="AP")
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert outcome, f"read_scores({path}, format={fmt}) hangs"
+    assert isinstance(outcome[0], ScoreTableError), outcome[0]
+    assert str(path) in str(outcome[0]) and match in str(outcome[0])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_device_refused(fmt):
+    _refused_quickly("/dev/zero", fmt, "character device, not a regular file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fifo_refused_without_blocking(tmp_path, fmt):
+    fifo = tmp_path / "scores.csv"
+    os.mkfifo(fifo)
+    _refused_quickly(fifo, fmt, "FIFO")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no Unix sockets")
+def test_socket_refused(tmp_path):
+    path = tmp_path / "s.csv"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        _refused_quickly(path, None, "socket")
+
+
+def test_folder_and_missing_file_with_close_matches(tmp_path):
+    (tmp_path / "scores_ap.csv").write_text("topic,a\n1,0.5\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match="is a folder, not a file"):
+        read_scores(tmp_path)
+    with pytest.raises(ScoreTableError, match=r"scores_pa\.csv: file not found; close .*scores_ap"):
+        read_scores(tmp_path / "scores_pa.csv")
+    with pytest.raises(ScoreTableError, match=r"nothing\.csv: file not found$"):
+        read_scores(tmp_path / "nothing.csv")
+
+
+@pytest.mark.parametrize(
+    ("given", "match"),
+    [
+        (None, "got NoneType"),
+        ([None], "expected a file name, got NoneType"),
+        (["a.csv", None], "input 2 of 2 is NoneType"),
+        (["a.csv", ""], "input 2 of 2 is ''"),
+        (3, "got int"),
+        (b"a.csv", "got bytes"),
+    ],
+)
+def test_arguments_that_are_not_files(given, match):
+    with pytest.raises(OptionError, match=match):
+        read_scores(given)
+
+
+def test_empty_list():
+    with pytest.raises(ScoreTableError, match="no input files given"):
+        read_scores([])
+
+
+@pytest.mark.parametrize("fmt", [None, "tidy", "wide", "trec_eval", "lines"])
+def test_latin1_names_file_and_line(tmp_path, fmt):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("system,topic,score\na,1,0.5\nb,1,0.25\nnaïve,1,0.5\n".encode("latin-1"))
+    with pytest.raises(ScoreTableError, match=r"latin\.csv:4: not UTF-8 text \(byte 0xef"):
+        read_scores(path, format=fmt)
+
+
+def test_latin1_after_the_sniffed_head(tmp_path):
+    path = tmp_path / "long.csv"
+    rows = "".join(f"a,{t},0.5\nb,{t},0.25\n" for t in range(1, 6001))
+    path.write_bytes(("system,topic,score\n" + rows).encode() + "c\xe9,1,0.5\n".encode("latin-1"))
+    with pytest.raises(ScoreTableError, match=r"long\.csv:12002: not UTF-8"):
+        read_scores(path)
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+def test_bom_and_crlf_read_like_plain_text(tmp_path, bom, newline):
+    lines = [b"system,topic,score", b"a,1,0.5", b"a,2,0.25", b"b,1,0.75", b"b,2,1"]
+    path = tmp_path / "s.csv"
+    path.write_bytes(bom + newline.join(lines) + newline)
+    table = read_scores(path)
+    assert table.systems == ("a", "b")
+    assert table.wide().loc["2", "b"] == 1.0
+    assert table.data["score"].tolist() == [0.5, 0.25, 0.75, 1.0]
+    wide = tmp_path / "w.csv"
+    wide.write_bytes(bom + newline.join([b"topic,a,b", b"1,0.5,0.75", b"2,0.25,1"]) + newline)
+    assert read_scores(wide).wide().equals(table.wide())
