@@ -425,6 +425,7 @@ class ScoreTable:
 # ---------------------------------------------------------------------- helpers
 _ALIASES = {
     "query_id": "topic",
+    "topic_id": "topic",
     "qid": "topic",
     "query": "topic",
     "sample": "topic",

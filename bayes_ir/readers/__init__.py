@@ -37,8 +37,8 @@ from bayes_ir.readers.lines import looks_lines, read_lines
 from bayes_ir.readers.runs import looks_qrels, looks_run, read_qrels, read_run, read_runs
 from bayes_ir.readers.tidy import looks_tidy, read_tidy
 from bayes_ir.readers.trec_eval import looks_trec_eval, read_trec_eval
-from bayes_ir.readers.wide import looks_wide, read_wide
-from bayes_ir.table import ScoreTable, concat
+from bayes_ir.readers.wide import looks_wide, read_wide, wide_to_long
+from bayes_ir.table import _ALIASES, ScoreTable, concat
 
 PathArg = str | PathLike[str]
 
@@ -114,8 +114,9 @@ def read_scores(
     ----------
     paths
         A file or a list of files (files of one call share the format), or an
-        in-memory pandas DataFrame in the tidy layout (see
-        :meth:`~bayes_ir.table.ScoreTable.from_frame`).
+        in-memory pandas DataFrame: tidy (see :meth:`~bayes_ir.table.ScoreTable.from_frame`)
+        or, when it has neither a ``system`` nor a ``score`` column, wide (one column per
+        system; topic ids from an id column, a text first column, or the index).
     format
         Name of a registered format (see module docs); detected from content if ``None``.
     **options
@@ -133,7 +134,7 @@ def read_scores(
     >>> table.with_roles(champion="bm25", challengers="chal*").matrix()  # doctest: +SKIP
     """
     if isinstance(paths, pd.DataFrame):
-        return ScoreTable.from_frame(paths, **options)
+        return _read_frame(paths, **options)
     files = _as_paths(paths)
     if format is None and options.get("qrels") is not None:
         format = "run"
@@ -145,6 +146,18 @@ def read_scores(
     if getattr(reader.read, "multi_file", False):
         return reader.read(files, **options)
     return _concat_files((reader.read(f, **options) for f in files), files)
+
+
+def _read_frame(frame: pd.DataFrame, **options) -> ScoreTable:
+    """Read a tidy frame as it is, a wide one (no ``system`` nor ``score`` column) as wide."""
+    options = _accepted_options(Reader("DataFrame", ScoreTable.from_frame, bool, ""), options)
+    names = {_ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in frame.columns}
+    if names & {"system", "score"} or frame.shape[1] == 0:
+        return ScoreTable.from_frame(frame, **options)
+    source = options.pop("source", "<DataFrame>")
+    long, _, notes = wide_to_long(frame, source=source)
+    notes = [*notes, *options.pop("notes", ())]
+    return ScoreTable.from_frame(long, source=source, notes=notes, **options)
 
 
 def _accepted_options(reader: Reader, options: dict) -> dict:

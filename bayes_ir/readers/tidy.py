@@ -11,7 +11,7 @@ from bayes_ir.measures import canonical_measure
 from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.table import ScoreTable, _normalise_columns
 
-_TOPIC = {"topic", "query_id", "qid", "query", "sample"}
+_TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}
 _SCORE = {"score", "value"}
 

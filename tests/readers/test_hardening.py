@@ -182,3 +182,46 @@ def test_bom_and_crlf_read_like_plain_text(tmp_path, bom, newline):
     wide = tmp_path / "w.csv"
     wide.write_bytes(bom + newline.join([b"topic,a,b", b"1,0.5,0.75", b"2,0.25,1"]) + newline)
     assert read_scores(wide).wide().equals(table.wide())
+
+
+# ---------------------------------------------------------------------- wide id columns
+@pytest.mark.parametrize("name", ["topic_id", "QID", "query_id", "Query", "topic", "id", "ID"])
+def test_wide_id_column_is_the_topic_not_a_system(tmp_path, name):
+    path = tmp_path / "w.csv"
+    path.write_text(f"a,{name},b\n0.1,401,0.2\n0.3,402,0.4\n", encoding="utf-8")
+    table = read_scores(path)
+    assert table.systems == ("a", "b")
+    assert table.topics == ("401", "402")
+    assert table.wide().loc["402", "b"] == 0.4
+    assert f"topic ids from column {name!r}" in table.notes
+
+
+def test_wide_text_first_column_is_the_topic(tmp_path):
+    path = tmp_path / "w.tsv"
+    path.write_text("name\ta\tb\nq-one\t0.1\t0.2\nq-two\t0.3\t0.4\n", encoding="utf-8")
+    table = read_scores(path)
+    assert table.systems == ("a", "b") and table.topics == ("q-one", "q-two")
+    assert any("first column 'name'" in n for n in table.notes)
+    # a typo in a score column keeps the column a system: the error names the cell
+    path.write_text("a\tb\n0.1\t0.2\n0.3x\t0.4\n0.5\t0.6\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=r"w\.tsv:3: score '0\.3x' of system 'a'"):
+        read_scores(path)
+
+
+def test_tidy_topic_id_column(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("system,topic_id,score\na,1,0.5\nb,1,0.25\n", encoding="utf-8")
+    assert read_scores(path).topics == ("1",)
+
+
+def test_wide_frame_in_memory():
+    frame = pd.DataFrame({"topic_id": ["q1", "q2"], "a": [0.1, 0.2], "b": [0.3, None]})
+    table = read_scores(frame, measure="P_10", missing="keep")
+    assert table.systems == ("a", "b") and table.measures == ("P@10",)
+    assert table.wide().loc["q1", "b"] == 0.3 and pd.isna(table.wide().loc["q2", "b"])
+    indexed = read_scores(pd.DataFrame({"a": [0.5], "b": [1.0]}, index=["t9"]), measure="AP")
+    assert indexed.topics == ("t9",) and "topic ids from the index" in indexed.notes
+    with pytest.raises(ScoreTableError, match=r"score 1\.5 .* measure 'AP'"):
+        read_scores(pd.DataFrame({"a": [0.5], "b": [1.5]}), measure="map")
+    with pytest.raises(OptionError, match="does not take the option"):
+        read_scores(pd.DataFrame({"a": [0.5]}), qrels="q.txt")
