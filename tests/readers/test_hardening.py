@@ -10,11 +10,12 @@ import os
 import socket
 import sys
 import threading
+import warnings
 
 import pandas as pd
 import pytest
 
-from bayes_ir.errors import OptionError, ScoreTableError
+from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.readers import read_scores
 from bayes_ir.table import ScoreTable
 
@@ -225,3 +226,75 @@ def test_wide_frame_in_memory():
         read_scores(pd.DataFrame({"a": [0.5], "b": [1.5]}), measure="map")
     with pytest.raises(OptionError, match="does not take the option"):
         read_scores(pd.DataFrame({"a": [0.5]}), qrels="q.txt")
+
+
+# ---------------------------------------------------------------------- runs and qrels
+QRELS = "1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d4 0\n"
+
+
+def test_run_and_qrels_with_no_query_in_common(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS, encoding="utf-8")
+    run = tmp_path / "sys.run"
+    run.write_text("7 Q0 d1 1 2.0 sys\n8 Q0 d3 1 1.0 sys\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(
+            ScoreTableError, match=r"sys\.run: .*qrels\.txt have no query in common"
+        ):
+            read_scores(run, qrels=qrels, measure="P@1")
+
+
+def test_partial_overlap_counted_in_the_notes(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS + "3 0 d5 1\n", encoding="utf-8")
+    run = tmp_path / "sys.run"
+    run.write_text("1 Q0 d1 1 2.0 sys\n9 Q0 d3 1 1.0 sys\n", encoding="utf-8")
+    with pytest.warns(DataWarning, match="1 retrieved query has no judgments"):
+        table = read_scores(run, qrels=qrels, measure="P_1")
+    notes = " ".join(table.notes)
+    assert "retrieved 1 of 3 judged queries" in notes and "did not retrieve 2 judged" in notes
+    # closed form: d1 relevant at rank 1 -> P@1 = 1; queries 2, 3 unretrieved -> 0
+    assert table.wide()["sys"].to_dict() == {"1": 1.0, "2": 0.0, "3": 0.0}
+    assert table.measures == ("P@1",)
+
+
+def test_several_runids_in_one_file_are_several_systems(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS, encoding="utf-8")
+    both = tmp_path / "both.run"
+    good = "1 Q0 d1 1 2.0 good\n1 Q0 d2 2 1.0 good\n2 Q0 d3 1 1.0 good\n"
+    bad = "1 Q0 d2 1 2.0 bad\n1 Q0 d1 2 1.0 bad\n2 Q0 d4 1 1.0 bad\n"
+    both.write_text(good + bad, encoding="utf-8")
+    table = read_scores(both, qrels=qrels, measure=["P@1", "RR"])
+    assert table.systems == ("bad", "good")
+    p1 = table.select(measure="P@1").wide()
+    rr = table.select(measure="RR").wide()
+    # closed forms: good puts a relevant document first (P@1 = RR = 1); bad puts it second
+    # on query 1 (P@1 = 0, RR = 1/2) and retrieves no relevant document on query 2
+    assert p1["good"].tolist() == [1.0, 1.0] and p1["bad"].tolist() == [0.0, 0.0]
+    assert rr["good"].tolist() == [1.0, 1.0] and rr["bad"].tolist() == [0.5, 0.0]
+    assert any("run tag 'good' read as system 'good' (one of 2 runs)" in n for n in table.notes)
+    # the same runs in two files give the same table
+    (tmp_path / "a.run").write_text(good, encoding="utf-8")
+    (tmp_path / "b.run").write_text(bad, encoding="utf-8")
+    apart = read_scores([tmp_path / "a.run", tmp_path / "b.run"], qrels=qrels, measure="RR")
+    assert apart.wide().equals(rr)
+    with pytest.raises(ScoreTableError, match="holds 2 runs .* systems= gives it one name"):
+        read_scores(both, qrels=qrels, measure="RR", systems=["x"])
+
+
+def test_runid_different_from_file_name_is_noted_and_collisions_refused(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS, encoding="utf-8")
+    one = tmp_path / "first.run"
+    one.write_text("1 Q0 d1 1 2.0 same\n2 Q0 d3 1 1.0 same\n", encoding="utf-8")
+    table = read_scores(one, qrels=qrels, measure="RR")
+    assert table.systems == ("same",)
+    assert any("named 'same' after the run tag" in n for n in table.notes)
+    two = tmp_path / "second.run"
+    two.write_text("1 Q0 d2 1 2.0 same\n2 Q0 d3 1 1.0 same\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=r"'same' .* two run files \(.*first\.run and"):
+        read_scores([one, two], qrels=qrels, measure="RR")
+    named = read_scores([one, two], qrels=qrels, measure="RR", systems=["a", "b"])
+    assert named.wide()["b"].tolist() == [0.0, 1.0]
