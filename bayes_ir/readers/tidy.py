@@ -60,7 +60,7 @@ def read_tidy(
         except Exception as exc:  # pyarrow raises many types for corrupt files
             raise ScoreTableError(f"cannot read Parquet: {exc}", source=str(path)) from None
     else:
-        frame = read_delimited(path)
+        frame = read_delimited(path, numeric=_SCORE)
         lines = frame.index.to_numpy()
     frame = _normalise_columns(frame, source=str(path))
     if measure is not None and "measure" in frame:
@@ -68,7 +68,8 @@ def read_tidy(
         keep = (names == measure).to_numpy()
         if not keep.any():
             wanted = canonical_measure(measure)
-            keep = names.map(lambda m: canonical_measure(m) == wanted).to_numpy()
+            same = [m for m in names.unique() if canonical_measure(m) == wanted]
+            keep = names.isin(same).to_numpy()
         if not keep.any():
             have = ", ".join(map(str, frame["measure"].unique()[:10]))
             raise ScoreTableError(
