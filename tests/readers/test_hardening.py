@@ -17,6 +17,7 @@ import pytest
 
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.readers import read_scores
+from bayes_ir.readers._io import read_delimited
 from bayes_ir.table import ScoreTable
 
 #: (spelling in the file, canonical label): trec_eval names and ir_measures strings.
@@ -298,3 +299,81 @@ def test_runid_different_from_file_name_is_noted_and_collisions_refused(tmp_path
         read_scores([one, two], qrels=qrels, measure="RR")
     named = read_scores([one, two], qrels=qrels, measure="RR", systems=["a", "b"])
     assert named.wide()["b"].tolist() == [0.0, 1.0]
+
+
+# ---------------------------------------------------------------------- fast and exact paths
+CLEAN = (
+    "collection,measure,system,topic,score\nc,AP,b,2,0.5\nc,AP,a,10,0.25\nc,AP,a,2,1\nc,AP,b,10,0\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CLEAN,
+        CLEAN.replace("\n", "\r\n"),
+        "\ufeff" + CLEAN,
+        CLEAN.replace(",", "\t"),
+        CLEAN.replace("c,AP,b,2", '"c","AP"," b ","2"'),
+        CLEAN.rstrip("\n"),
+        CLEAN.replace("\nc,AP,a,10", "\n\nc,AP,a,10"),  # a blank line: exact path
+        CLEAN.replace("c,AP,b,2", 'c,AP,"b\nx",2'),  # a quoted line break: exact path
+    ],
+)
+def test_pyarrow_path_equals_the_line_by_line_reader(tmp_path, text):
+    # reference: the exact csv-module reader (numeric=() never takes the pyarrow path)
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode("utf-8"))
+    fast = read_delimited(path, numeric={"score"})
+    exact = read_delimited(path)
+    assert list(fast.columns) == list(exact.columns)
+    assert fast.index.tolist() == exact.index.tolist()  # file line numbers
+    for col in exact.columns:
+        if col == "score":
+            assert fast[col].astype(float).tolist() == exact[col].astype(float).tolist()
+        else:
+            assert fast[col].astype(str).tolist() == exact[col].tolist()
+    table = read_scores(path, missing="keep")
+    assert table.data.equals(ScoreTable.from_frame(exact, missing="keep", source=str(path)).data)
+
+
+def test_clean_csv_takes_the_pyarrow_path(tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "t.csv"
+    path.write_text(CLEAN, encoding="utf-8")
+    fast = read_delimited(path, numeric={"score"})
+    assert isinstance(fast["system"].dtype, pd.CategoricalDtype)
+    assert fast["score"].dtype == float
+    table = read_scores(path)
+    assert table.data["system"].tolist() == ["a", "a", "b", "b"]
+    assert table.data["topic"].tolist() == ["10", "2", "10", "2"]  # sorted as text
+    assert table.data["score"].tolist() == [0.25, 1.0, 0.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        (CLEAN + "c,AP,a,3,1.5\n", r"t\.csv:6: score 1\.5 of system 'a', topic '3' is outside"),
+        (CLEAN + "c,AP,a,2,0.5\n", r"t\.csv:4: duplicate score .* again at line 6"),
+        (CLEAN + "c,AP,a,3,x\n", r"t\.csv:6: score 'x' of system 'a'"),
+        (CLEAN + "c,AP,a,3\n", r"t\.csv:6: wrong number of columns"),
+        (CLEAN + "c,AP, ,3,0.5\n", r"t\.csv:6: empty system name"),
+        (CLEAN + "c,AP,a,3,nan\n", r"t\.csv:6: score .*nan.* NaN or infinite"),
+        (CLEAN + "c,AP,a,3,\n", r"t\.csv:6: score of system 'a', topic '3' is not a number"),
+    ],
+)
+def test_errors_name_the_line_on_both_paths(tmp_path, text, match):
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=match):
+        read_scores(path)
+
+
+def test_missing_cells_detected_from_codes(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(CLEAN + "d,AP,a,1,0.5\nd,AP,b,1,0.5\nd,AP,b,3,0.5\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match="system 'a' has no score for 1 topic.* 'd'"):
+        read_scores(path)
+    kept = read_scores(path, missing="keep")
+    assert kept.is_complete is False
+    assert "collection 'd', measure 'AP': 2 topics x 2 systems, 1 missing cells" in kept.summary()
