@@ -126,11 +126,12 @@ class ScoreTable:
             raise ScoreTableError("no scores found (the input is empty)", source=source)
         for col in _LABELS:
             df[col] = _labels(df, col, where=where)
-        df["measure"], spelled = _canonical_measures(df["measure"])
+        given = df["measure"]
+        df["measure"], spelled = _canonical_measures(given)
         df["score"] = _numeric_scores(df, where=where)
         order = _check_duplicates(df, where=where)
         if check_range:
-            _check_range(df, where=where)
+            _check_range(df, given=given, where=where)
         df = df.take(order).drop(columns="_line")  # sorted by collection, measure, system, topic
         complete = _is_complete(df)
         for col in _LABELS:
@@ -622,7 +623,8 @@ def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> np.ndarray:
     )
 
 
-def _check_range(df: pd.DataFrame, *, where: _Where) -> None:
+def _check_range(df: pd.DataFrame, *, given: pd.Series, where: _Where) -> None:
+    """Raise at the first score outside its measure's range (``given``: names as written)."""
     for meas in df["measure"].unique():
         lo, hi = measure_range(meas)
         if math.isinf(lo) and math.isinf(hi):
@@ -632,10 +634,12 @@ def _check_range(df: pd.DataFrame, *, where: _Where) -> None:
         bad = in_block & ((score < lo - RANGE_TOLERANCE) | (score > hi + RANGE_TOLERANCE))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
+            written = "" if given.iat[i] == meas else f" (written {given.iat[i]!r})"
             raise ScoreTableError(
                 f"score {float(score[i])!r} of system {df['system'].iat[i]!r}, topic "
                 f"{df['topic'].iat[i]!r} is outside the range [{lo:g}, {hi:g}] of measure "
-                f"{meas!r} (pass check_range=False if the scores are rescaled on purpose)",
+                f"{meas!r}{written} (pass check_range=False if the scores are rescaled on "
+                "purpose)",
                 **where(df, i),
             )
 

@@ -48,7 +48,11 @@ def tidy_text(measure: str, bad: float | None = None) -> str:
 def test_range_check_fires_for_every_spelling(tmp_path, spelled, label):
     path = tmp_path / "scores.csv"
     path.write_text(tidy_text(spelled, bad=1.5), encoding="utf-8")
-    with pytest.raises(ScoreTableError, match=r"scores\.csv:7: score 1\.5 .*range \[0, 1\]"):
+    written = "" if spelled == label else f" \\(written '{spelled}'\\)"
+    with pytest.raises(
+        ScoreTableError,
+        match=rf"scores\.csv:7: score 1\.5 .*range \[0, 1\] of measure '{label}'{written}",
+    ):
         read_scores(path)
     frame = pd.DataFrame({"system": ["a", "b"], "topic": ["1", "1"], "score": [0.5, 1.5]})
     with pytest.raises(ScoreTableError, match="outside the range"):
