@@ -57,7 +57,9 @@ def measure_range(measure: str | None) -> tuple[float, float]:
     Parameters
     ----------
     measure
-        An ``ir_measures`` string, a plain name like ``"accuracy"``, or ``None``.
+        An ``ir_measures`` string, a ``trec_eval`` name (``P_10``, ``ndcg_cut_10``,
+        ``recip_rank``: see :func:`canonical_measure`), a plain name like ``"accuracy"``,
+        or ``None``.
 
     Examples
     --------
@@ -68,7 +70,7 @@ def measure_range(measure: str | None) -> tuple[float, float]:
     """
     if measure is None:
         return (-math.inf, math.inf)
-    name = str(measure).strip()
+    name = canonical_measure(str(measure))
     if name.lower() in _PLAIN_UNIT_INTERVAL:
         return (0.0, 1.0)
     try:
@@ -166,19 +168,54 @@ def to_trec_eval_name(measure: str) -> str:
 
 @lru_cache(maxsize=1024)
 def canonical_measure(name: str) -> str:
-    """Return the canonical spelling of a measure name, for comparing names.
+    """Return the canonical spelling of a measure name: the one label every check sees.
 
-    ``trec_eval`` names are translated (``ndcg_cut_10`` -> ``nDCG@10``) and ``ir_measures``
-    strings are normalised through their parser (``"P(rel=1)@10"`` -> ``"P@10"``); other
-    names are returned stripped.
+    ``trec_eval`` names are translated (``ndcg_cut_10`` -> ``nDCG@10``, ``P_10`` ->
+    ``P@10``, ``recip_rank`` -> ``RR``), ``ir_measures`` strings and their aliases are
+    normalised through its parser (``"P(rel=1)@10"`` -> ``"P@10"``, ``"MAP"`` -> ``"AP"``),
+    and a measure name spelled in another case is matched when it carries a cut-off or
+    parameters (``"ndcg@10"`` -> ``"nDCG@10"``) or is a ``trec_eval`` name (``"MAP"``).
+    Other names (``"accuracy"``, ``"score"``) are returned stripped.
 
     Examples
     --------
     >>> canonical_measure("map")
     'AP'
+    >>> canonical_measure("P_10")
+    'P@10'
     """
-    name = from_trec_eval_name(str(name).strip())
-    try:
-        return str(ir_measures.parse_measure(name))
-    except Exception:  # not an ir_measures string: a plain name such as "accuracy"
-        return name
+    text = str(name).strip()
+    for candidate in (from_trec_eval_name(text), _case_folded(text)):
+        if candidate is None:
+            continue
+        try:
+            return str(ir_measures.parse_measure(candidate))
+        except Exception:  # not an ir_measures string: a plain name such as "accuracy"
+            continue
+    return text
+
+
+def _case_folded(text: str) -> str | None:
+    """``text`` with its measure name in ``ir_measures``' case, or ``None`` if none fits.
+
+    Only names with a cut-off or parameters (``ndcg@10``, ``p(rel=2)@5``) and the fixed
+    ``trec_eval`` names (``MAP``, ``NDCG``) are folded: a bare plain name such as ``r``
+    may be anything.
+    """
+    head, sep, rest = text.partition("@")
+    if not sep:
+        head, sep, rest = text.partition("(")
+    if not sep:
+        fixed = {k.lower(): v for k, v in _TREC_EVAL_FIXED.items()}
+        return fixed.get(text.lower())
+    known = _registry_by_lower_name().get(head.strip().lower())
+    return None if known is None else known + sep + rest
+
+
+@lru_cache(maxsize=1)
+def _registry_by_lower_name() -> dict[str, str]:
+    names: dict[str, set[str]] = {}
+    for key, measure in ir_measures.measures.registry.items():
+        names.setdefault(key.lower(), set()).add(measure.NAME)  # aliases: NDCG -> nDCG
+    # a lower-case spelling shared by two different measures stays ambiguous
+    return {low: next(iter(found)) for low, found in names.items() if len(found) == 1}

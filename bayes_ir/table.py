@@ -22,7 +22,7 @@ import xarray as xr
 
 from bayes_ir.defaults import RANGE_TOLERANCE
 from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError, ScoreTableError
-from bayes_ir.measures import measure_range
+from bayes_ir.measures import canonical_measure, measure_range
 from bayes_ir.roles import Roles, assign_roles, check_known
 
 COLUMNS: tuple[str, ...] = ("collection", "measure", "system", "topic", "score")
@@ -124,25 +124,27 @@ class ScoreTable:
         df = df[[*COLUMNS, "_line"]].reset_index(drop=True)
         if df.empty:
             raise ScoreTableError("no scores found (the input is empty)", source=source)
-        for col in ("collection", "measure", "system", "topic"):
-            values = df[col].astype(object)
-            empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
-            if empty.any():
-                i = int(np.flatnonzero(empty)[0])
-                raise ScoreTableError(f"empty {col} name", **where(df, i))
-            df[col] = values.astype(str).str.strip()
+        for col in _LABELS:
+            df[col] = _labels(df, col, where=where)
+        given = df["measure"]
+        df["measure"], spelled = _canonical_measures(given)
         df["score"] = _numeric_scores(df, where=where)
-        _check_duplicates(df, where=where)
+        order = _check_duplicates(df, where=where)
         if check_range:
-            _check_range(df, where=where)
-        df, more_notes = _handle_missing(df, missing=missing, source=source)
-        df = df.drop(columns="_line")
-        df = df.sort_values(["collection", "measure", "system", "topic"], kind="stable")
+            _check_range(df, given=given, where=where)
+        df = df.take(order).drop(columns="_line")  # sorted by collection, measure, system, topic
+        complete = _is_complete(df)
+        for col in _LABELS:
+            df[col] = _as_str(df[col])
+        df = df.reset_index(drop=True)
+        more_notes: list[str] = []
+        if not complete:
+            df, more_notes = _handle_missing(df, missing=missing, source=source)
         return cls(
             data=df.reset_index(drop=True),
             source=source,
             missing=missing,
-            notes=tuple(notes) + tuple(more_notes),
+            notes=tuple(notes) + tuple(spelled) + tuple(more_notes),
         )
 
     @classmethod
@@ -237,6 +239,8 @@ class ScoreTable:
         """
         df = self.data
         mask = np.ones(len(df), dtype=bool)
+        if measure is not None and measure not in set(df["measure"]):
+            measure = canonical_measure(measure)  # "P_10" selects "P@10"
         for col, value in (("collection", collection), ("measure", measure)):
             if value is not None:
                 if value not in set(df[col]):
@@ -395,10 +399,11 @@ class ScoreTable:
     def summary(self) -> str:
         """Human-readable description: sizes, roles, missing cells and loader notes."""
         lines = [f"ScoreTable from {self.source}"]
-        for coll, meas in self.blocks():
-            block = self.data[(self.data.collection == coll) & (self.data.measure == meas)]
-            n_t, n_s = block["topic"].nunique(), block["system"].nunique()
-            gaps = n_t * n_s - len(block)
+        sizes = self.data.groupby(["collection", "measure"], sort=False).agg(
+            n_t=("topic", "nunique"), n_s=("system", "nunique"), n=("topic", "size")
+        )
+        for (coll, meas), n_t, n_s, n in sizes.itertuples(name=None):
+            gaps = n_t * n_s - n
             lines.append(
                 f"  collection {coll!r}, measure {meas!r}: {n_t} topics x {n_s} systems"
                 + (f", {gaps} missing cells" if gaps else "")
@@ -422,6 +427,7 @@ class ScoreTable:
 # ---------------------------------------------------------------------- helpers
 _ALIASES = {
     "query_id": "topic",
+    "topic_id": "topic",
     "qid": "topic",
     "query": "topic",
     "sample": "topic",
@@ -440,7 +446,7 @@ def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
         raise ScoreTableError(
             f"expected a pandas DataFrame, got {type(frame).__name__}", source=source
         )
-    df = frame.copy()
+    df = frame  # renamed below into a new frame: columns are replaced, never written into
     renamed = {}
     for col in df.columns:
         key = str(col).strip().lower()
@@ -475,21 +481,109 @@ class _Where:
         return {"source": f"{self.source} row {line}"}
 
 
+#: The label columns of the table (strings); ``score`` is the only number.
+_LABELS = ("collection", "measure", "system", "topic")
+
+
+def _labels(df: pd.DataFrame, col: str, *, where: _Where) -> pd.Categorical:
+    """Column ``col`` as stripped strings, a categorical with sorted categories.
+
+    Only the distinct values are turned into text and stripped (no per-row Python), so
+    that millions of rows cost a hash table, not millions of string operations.
+
+    Raises
+    ------
+    ScoreTableError
+        At the first row whose name is missing or blank.
+    """
+    values = df[col]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes, uniques = values.cat.codes.to_numpy(), values.cat.categories
+    else:
+        codes, uniques = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
+    text = pd.Index(uniques, dtype=object).astype(str).str.strip()
+    blank = np.append(np.asarray(text == ""), True)  # the last slot: code -1, a missing name
+    empty = blank[np.where(codes < 0, len(text), codes)]
+    if empty.any():
+        raise ScoreTableError(f"empty {col} name", **where(df, int(np.flatnonzero(empty)[0])))
+    return _recode(codes, text)
+
+
+def _recode(codes: np.ndarray, names: pd.Index) -> pd.Categorical:
+    """Categorical of ``names[codes]``, equal names merged, categories in sorted order."""
+    merged, categories = pd.factorize(np.asarray(names, dtype=object), sort=True)
+    return pd.Categorical.from_codes(merged[codes], categories=pd.Index(categories, dtype=object))
+
+
+def _is_complete(df: pd.DataFrame) -> bool:
+    """Tell whether every (collection, measure) block has every topic x system.
+
+    ``df`` is sorted by its categorical labels, so each block is one slice of rows.
+    """
+    coll, meas, system, topic = (df[col].cat.codes.to_numpy() for col in _LABELS)
+    cuts = np.flatnonzero((coll[1:] != coll[:-1]) | (meas[1:] != meas[:-1])) + 1
+    for start, stop in zip(np.r_[0, cuts], np.r_[cuts, len(df)], strict=True):
+        n_systems = 1 + int(np.count_nonzero(system[start + 1 : stop] != system[start : stop - 1]))
+        n_topics = int(np.count_nonzero(np.bincount(topic[start:stop])))
+        if stop - start != n_systems * n_topics:
+            return False
+    return True
+
+
+def _as_str(values: pd.Series) -> pd.Series:
+    """Return a categorical column in the dtype ``astype(str)`` gives (no per-row Python).
+
+    With pandas' Arrow-backed strings, the names are gathered by Arrow's ``take``; else
+    through an object array of the (shared) category strings.
+    """
+    cat = values.array
+    names = np.asarray(cat.categories, dtype=object)
+    target = pd.Series(["x"], dtype=object).astype(str).dtype
+    try:
+        import pyarrow as pa
+
+        out = pa.array(names, type=pa.string()).take(pa.array(cat.codes)).to_pandas()
+    except ImportError:
+        out = None
+    if out is None or out.dtype != target:
+        out = pd.Series(names[cat.codes], dtype=object).astype(str)
+    return out.set_axis(values.index).rename(values.name)
+
+
+def _canonical_measures(measures: pd.Series) -> tuple[pd.Categorical, list[str]]:
+    """Measure names in their canonical spelling, and a note per name that was respelled.
+
+    ``P_10`` becomes ``P@10`` (see :func:`bayes_ir.measures.canonical_measure`), so
+    that range checks, labels and selections see one name per measure.
+    """
+    given = measures.cat.categories
+    names = pd.Index([canonical_measure(m) for m in given], dtype=object)
+    notes = [f"measure {g!r} is read as {n!r}" for g, n in zip(given, names, strict=True) if g != n]
+    if not notes:
+        return measures.array, []
+    return _recode(measures.cat.codes.to_numpy(), names), notes
+
+
 def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
     raw = df["score"]
     if pd.api.types.is_bool_dtype(raw):
         raw = raw.astype(float)
-    scores = pd.to_numeric(raw, errors="coerce").astype(float)
-    text = raw.astype(str).str.strip().str.lower()
-    bad = scores.isna() & ~(raw.isna() | text.isin(["nan", "-nan", "+nan"]))
-    if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
-        shown = "" if raw.iloc[i] == "" else f" {raw.iloc[i]!r}"
-        raise ScoreTableError(
-            f"score{shown} of system {df['system'].iloc[i]!r}, topic {df['topic'].iloc[i]!r} "
-            "is not a number" + (" (empty cell)" if not shown else ""),
-            **where(df, i),
-        )
+    if pd.api.types.is_float_dtype(raw) or pd.api.types.is_integer_dtype(raw):
+        scores = raw.astype(float)
+    else:
+        scores = pd.to_numeric(raw, errors="coerce").astype(float)
+        if scores.isna().any():
+            text = raw.astype(str).str.strip().str.lower()
+            bad = scores.isna() & ~(raw.isna() | text.isin(["nan", "-nan", "+nan"]))
+            if bad.any():
+                i = int(np.flatnonzero(bad.to_numpy())[0])
+                shown = "" if raw.iloc[i] == "" else f" {raw.iloc[i]!r}"
+                raise ScoreTableError(
+                    f"score{shown} of system {df['system'].iloc[i]!r}, topic "
+                    f"{df['topic'].iloc[i]!r} is not a number"
+                    + (" (empty cell)" if not shown else ""),
+                    **where(df, i),
+                )
     nonfinite = ~np.isfinite(scores.to_numpy())
     if nonfinite.any():
         i = int(np.flatnonzero(nonfinite)[0])
@@ -502,23 +596,35 @@ def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
     return scores
 
 
-def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> None:
-    dup = df.duplicated(["collection", "measure", "system", "topic"], keep=False)
-    if dup.any():
-        rows = np.flatnonzero(dup.to_numpy())
-        first = df.iloc[rows[0]]
-        key = df.iloc[rows][["collection", "measure", "system", "topic"]]
-        same = rows[(key == first[["collection", "measure", "system", "topic"]]).all(axis=1)]
-        other = int(df["_line"].iat[same[1]])
-        raise ScoreTableError(
-            f"duplicate score for system {first['system']!r}, topic {first['topic']!r} "
-            f"(collection {first['collection']!r}, measure {first['measure']!r}); "
-            f"it appears again at {'line' if where.has_lines else 'row'} {other}",
-            **where(df, int(rows[0])),
-        )
+def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> np.ndarray:
+    """Raise on a repeated (collection, measure, system, topic); return the sorting order.
+
+    The labels are categoricals with sorted categories, so sorting their codes (stable)
+    sorts the rows by name and puts repeated keys next to each other.
+    """
+    codes = [df[col].cat.codes.to_numpy() for col in _LABELS]
+    order = np.lexsort(codes[::-1])
+    same = np.ones(max(len(order) - 1, 0), dtype=bool)
+    for c in codes:
+        ranked = c[order]
+        same &= ranked[1:] == ranked[:-1]
+    if not same.any():
+        return order
+    pairs = np.flatnonzero(same)  # sorted position p repeats position p + 1
+    starts = pairs[(pairs == 0) | ~same[np.maximum(pairs - 1, 0)]]
+    j = int(np.argmin(order[starts]))
+    i, other = int(order[starts[j]]), int(order[starts[j] + 1])
+    first = df.iloc[i]
+    raise ScoreTableError(
+        f"duplicate score for system {first['system']!r}, topic {first['topic']!r} "
+        f"(collection {first['collection']!r}, measure {first['measure']!r}); "
+        f"it appears again at {'line' if where.has_lines else 'row'} {int(df['_line'].iat[other])}",
+        **where(df, i),
+    )
 
 
-def _check_range(df: pd.DataFrame, *, where: _Where) -> None:
+def _check_range(df: pd.DataFrame, *, given: pd.Series, where: _Where) -> None:
+    """Raise at the first score outside its measure's range (``given``: names as written)."""
     for meas in df["measure"].unique():
         lo, hi = measure_range(meas)
         if math.isinf(lo) and math.isinf(hi):
@@ -528,10 +634,12 @@ def _check_range(df: pd.DataFrame, *, where: _Where) -> None:
         bad = in_block & ((score < lo - RANGE_TOLERANCE) | (score > hi + RANGE_TOLERANCE))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
+            written = "" if given.iat[i] == meas else f" (written {given.iat[i]!r})"
             raise ScoreTableError(
                 f"score {float(score[i])!r} of system {df['system'].iat[i]!r}, topic "
                 f"{df['topic'].iat[i]!r} is outside the range [{lo:g}, {hi:g}] of measure "
-                f"{meas!r} (pass check_range=False if the scores are rescaled on purpose)",
+                f"{meas!r}{written} (pass check_range=False if the scores are rescaled on "
+                "purpose)",
                 **where(df, i),
             )
 

@@ -72,3 +72,34 @@ def test_unknown_trec_eval_names_unchanged(name):
 def test_canonical_measure():
     assert canonical_measure("ndcg_cut_10") == canonical_measure("nDCG@10") == "nDCG@10"
     assert canonical_measure(" accuracy ") == "accuracy"
+
+
+# Every spelling of a bounded measure: (trec_eval or other spelling, ir_measures name).
+SPELLINGS = [
+    ("P_10", "P@10"),
+    ("ndcg_cut_10", "nDCG@10"),
+    ("map", "AP"),
+    ("MAP", "AP"),
+    ("recip_rank", "RR"),
+    ("Rprec", "Rprec"),
+    ("recall_1000", "R@1000"),
+    ("bpref", "Bpref"),
+    ("ndcg", "nDCG"),
+    ("ndcg@10", "nDCG@10"),
+    ("NDCG@10", "nDCG@10"),
+    ("P(rel=1)@10", "P@10"),
+    ("iprec_at_recall_0.10", "IPrec@0.1"),
+]
+
+
+@pytest.mark.parametrize(("spelled", "name"), SPELLINGS)
+def test_every_spelling_has_one_canonical_name_and_the_unit_range(spelled, name):
+    # reference: trec_eval's documented names and ir_measures' parser of the canonical form
+    assert canonical_measure(spelled) == name == str(parse_measure(name))
+    assert measure_range(spelled) == measure_range(name) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("name", ["r", "mrr", "score", "my_score_1", "NumRet"])
+def test_plain_or_unbounded_names_stay_as_given(name):
+    assert canonical_measure(name) == name
+    assert measure_range(name) == (-math.inf, math.inf)

@@ -23,6 +23,7 @@ Files may be gzipped; they are only ever read. Bad input raises
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -30,15 +31,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from bayes_ir import validate
 from bayes_ir.errors import OptionError, ScoreTableError
-from bayes_ir.readers._io import read_text
+from bayes_ir.readers._io import check_input, head_text
 from bayes_ir.readers.lines import looks_lines, read_lines
 from bayes_ir.readers.runs import looks_qrels, looks_run, read_qrels, read_run, read_runs
 from bayes_ir.readers.tidy import looks_tidy, read_tidy
 from bayes_ir.readers.trec_eval import looks_trec_eval, read_trec_eval
-from bayes_ir.readers.wide import looks_wide, read_wide
-from bayes_ir.table import ScoreTable, concat
+from bayes_ir.readers.wide import looks_wide, read_wide, wide_to_long
+from bayes_ir.table import _ALIASES, ScoreTable, concat
 
 PathArg = str | PathLike[str]
 
@@ -80,13 +80,9 @@ def detect_format(path: PathArg) -> str:
     ScoreTableError
         If the file is missing, empty, or matches no registered format.
     """
-    path = Path(path)
-    if not path.exists():
-        raise ScoreTableError("file not found", source=str(path))
-    if not path.is_file():
-        raise ScoreTableError("is not a file", source=str(path))
+    path = check_input(Path(path))  # before any read: a FIFO or /dev/zero never blocks
     if path.suffix.lower() != ".parquet":
-        read_text(path)  # raises the clear error for empty, binary or non-UTF-8 files
+        head_text(path)  # raises the clear error for empty, binary or non-UTF-8 heads
     for name in _DETECTION_ORDER:
         reader = READERS.get(name)
         if reader is not None and reader.sniff(path):
@@ -118,8 +114,9 @@ def read_scores(
     ----------
     paths
         A file or a list of files (files of one call share the format), or an
-        in-memory pandas DataFrame in the tidy layout (see
-        :meth:`~bayes_ir.table.ScoreTable.from_frame`).
+        in-memory pandas DataFrame: tidy (see :meth:`~bayes_ir.table.ScoreTable.from_frame`)
+        or, when it has neither a ``system`` nor a ``score`` column, wide (one column per
+        system; topic ids from an id column, a text first column, or the index).
     format
         Name of a registered format (see module docs); detected from content if ``None``.
     **options
@@ -137,27 +134,75 @@ def read_scores(
     >>> table.with_roles(champion="bm25", challengers="chal*").matrix()  # doctest: +SKIP
     """
     if isinstance(paths, pd.DataFrame):
-        return ScoreTable.from_frame(paths, **options)
-    if isinstance(paths, str | PathLike):
-        many = [paths]
-    elif isinstance(paths, Iterable) and not isinstance(paths, bytes | Mapping):
-        many = list(paths)
-    else:
-        raise OptionError(
-            f"paths must be a file path, a list of paths or a DataFrame, got {type(paths).__name__}"
-        )
-    files = [Path(validate.instance(f"paths[{i}]", p, (str, PathLike))) for i, p in enumerate(many)]
-    if not files:
-        raise ScoreTableError("no input files given")
+        return _read_frame(paths, **options)
+    files = _as_paths(paths)
     if format is None and options.get("qrels") is not None:
         format = "run"
     name = format or detect_format(files[0])
     if name not in READERS:
         raise ScoreTableError(f"unknown input format {name!r}; known: {', '.join(READERS)}")
     reader = READERS[name]
+    options = _accepted_options(reader, options)
     if getattr(reader.read, "multi_file", False):
         return reader.read(files, **options)
     return _concat_files((reader.read(f, **options) for f in files), files)
+
+
+def _read_frame(frame: pd.DataFrame, **options) -> ScoreTable:
+    """Read a tidy frame as it is, a wide one (no ``system`` nor ``score`` column) as wide."""
+    options = _accepted_options(Reader("DataFrame", ScoreTable.from_frame, bool, ""), options)
+    names = {_ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in frame.columns}
+    if names & {"system", "score"} or frame.shape[1] == 0:
+        return ScoreTable.from_frame(frame, **options)
+    source = options.pop("source", "<DataFrame>")
+    long, _, notes = wide_to_long(frame, source=source)
+    notes = [*notes, *options.pop("notes", ())]
+    return ScoreTable.from_frame(long, source=source, notes=notes, **options)
+
+
+def _accepted_options(reader: Reader, options: dict) -> dict:
+    """``options`` the reader takes (``None`` values it does not take are dropped).
+
+    Raises
+    ------
+    OptionError
+        An option the reader of this format does not accept, naming the ones it does.
+    """
+    accepted = [
+        p.name
+        for p in inspect.signature(reader.read).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    unknown = [k for k, v in options.items() if k not in accepted and v is not None]
+    if unknown:
+        raise OptionError(
+            f"format {reader.name!r} does not take the option(s) {', '.join(unknown)}; "
+            f"it takes {', '.join(accepted)}"
+        )
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+def _as_paths(paths: object) -> list[Path]:
+    """Return the input files as paths; raise :class:`OptionError` for anything else."""
+    if isinstance(paths, str | PathLike):
+        items = [paths]
+    elif isinstance(paths, Iterable) and not isinstance(paths, bytes | Mapping):
+        items = list(paths)
+    else:
+        raise OptionError(
+            f"expected a file, a list of files or a pandas DataFrame, got {type(paths).__name__}"
+        )
+    if not items:
+        raise ScoreTableError("no input files given (an empty list)")
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, str | PathLike) or not str(item).strip():
+            what = repr(item) if isinstance(item, str) else type(item).__name__
+            raise OptionError(
+                f"input {i} of {len(items)} is {what}, not a file name"
+                if len(items) > 1
+                else f"expected a file name, got {what}"
+            )
+    return [Path(p) for p in items]
 
 
 def _concat_files(tables: Iterable[ScoreTable], files: list[Path]) -> ScoreTable:

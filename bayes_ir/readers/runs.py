@@ -20,7 +20,7 @@ import ir_measures
 import pandas as pd
 
 from bayes_ir.errors import DataWarning, ScoreTableError
-from bayes_ir.measures import parse_measure
+from bayes_ir.measures import canonical_measure, parse_measure
 from bayes_ir.readers._io import head_lines, parse_float, parse_int, read_text, split_lines
 from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, _natural_sorted
 
@@ -79,21 +79,37 @@ class Run:
 
 
 def read_run(path: Path) -> Run:
-    """Parse a TREC run file, raising :class:`ScoreTableError` naming the file and line.
+    """Parse a TREC run file holding one run, raising :class:`ScoreTableError` naming the file.
+
+    A file whose lines carry several run tags (6th field) is an error here; see
+    :func:`read_run_tags`, which splits it, as :func:`read_runs` does.
+    """
+    parts = read_run_tags(path)
+    if len(parts) > 1:
+        raise ScoreTableError(
+            f"the run file holds {len(parts)} runs (tags {_ids([r.tag or '' for r in parts], 5)}); "
+            "read_scores splits them into systems, read_run reads one run",
+            source=str(path),
+        )
+    return parts[0]
+
+
+def read_run_tags(path: Path) -> list[Run]:
+    """Parse a TREC run file into one :class:`Run` per run tag (6th field), in file order.
 
     Notes
     -----
-    Ranks are checked (positive integers) but, as in ``trec_eval``, documents are
-    ordered by score when measures are computed.
+    Ranks are checked (non-negative integers) but, as in ``trec_eval``, documents are
+    ordered by score when measures are computed. Lines without a tag (4 or 5 fields)
+    belong to the run of tag ``None``; a file may not mix them with tagged lines.
     """
     path = Path(path)
     source = str(path)
-    docs: dict[str, dict[str, float]] = {}
-    tags: set[str] = set()
+    by_tag: dict[str | None, dict[str, dict[str, float]]] = {}
     for number, f in split_lines(read_text(path)):
+        tag = None
         if len(f) == 6:
             qid, _, docid, rank, score, tag = f
-            tags.add(tag)
         elif len(f) == 5:
             qid, _, docid, rank, score = f
         elif len(f) == 4:
@@ -109,21 +125,22 @@ def read_run(path: Path) -> Run:
         if r < 0:
             raise ScoreTableError(f"rank {rank!r} is negative", source=source, line=number)
         value = parse_float(score, what="score", source=source, line=number)
-        ranked = docs.setdefault(qid, {})
+        if tag not in by_tag and (None in by_tag or (by_tag and tag is None)):
+            raise ScoreTableError(
+                "lines with and without a run tag (6th field) are mixed", source=source, line=number
+            )
+        ranked = by_tag.setdefault(tag, {}).setdefault(qid, {})
         if docid in ranked:
             raise ScoreTableError(
-                f"document {docid!r} is retrieved twice for query {qid!r}",
+                f"document {docid!r} is retrieved twice for query {qid!r}"
+                + (f" in run {tag!r}" if len(by_tag) > 1 else ""),
                 source=source,
                 line=number,
             )
         ranked[docid] = value
-    if len(tags) > 1:
-        raise ScoreTableError(
-            f"the run has {len(tags)} different tags ({', '.join(sorted(tags)[:5])}); "
-            "split it into one file per run or pass systems=",
-            source=source,
-        )
-    return Run(docs=docs, tag=next(iter(tags)) if tags else None)
+    if not by_tag:
+        raise ScoreTableError("the run is empty", source=source)
+    return [Run(docs=docs, tag=tag) for tag, docs in by_tag.items()]
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -223,19 +240,24 @@ def read_runs(
     Parameters
     ----------
     paths
-        Run files (optionally gzipped), one run per file.
+        Run files (optionally gzipped). A file whose lines carry several run tags (6th
+        field, the ``runid``) holds several runs: each tag becomes a system, as
+        ``trec_eval`` users expect; ``table.notes`` says so.
     qrels
         A qrels file, several (one per collection: the collection is the file name
         without ``_qrels`` and extensions, and each run goes to the collection its file
         name contains), or a mapping ``{collection: qrels_path}``.
     measure
         One ``ir_measures`` string or several: ``"nDCG@10"``, ``"AP(rel=2)"``,
-        ``"P@10"``, ``"R@1000"``, ``"Judged@10"``.
+        ``"P@10"``, ``"R@1000"``, ``"Judged@10"``; ``trec_eval`` names (``P_10``,
+        ``ndcg_cut_10``) are translated.
     collection
         Collection name when there is one qrels file (default: from its file name).
     systems
-        One name per run file; by default the run tag (6th field), else the file name
-        without the collection name and ``_top10``-like suffixes, else the folder name.
+        One name per run file (of one run each); by default the run tag (6th field; a
+        note says so when it differs from the file name), else the file name without the
+        collection name and ``_top10``-like suffixes, else the folder name. Two runs may
+        not end up with the same name in one collection.
     missing, check_range
         See :meth:`~bayes_ir.table.ScoreTable.from_frame`.
     unretrieved
@@ -254,7 +276,8 @@ def read_runs(
     ------
     ScoreTableError
         Bad run lines (field count, rank, score), non-integer grades, duplicate
-        documents, no qrels.
+        documents, no qrels, a run with no query in common with its qrels (naming both
+        files), two runs with one system name.
     MeasureError
         A measure string that ``ir_measures`` cannot parse.
     """
@@ -268,7 +291,7 @@ def read_runs(
     if unretrieved not in ("zero", "missing"):
         raise ScoreTableError(f"unretrieved must be 'zero' or 'missing', got {unretrieved!r}")
     names = [measure] if isinstance(measure, str) else list(measure)
-    parsed = [parse_measure(m) for m in names]
+    parsed = [parse_measure(canonical_measure(m)) for m in names]
     paths = [Path(p) for p in paths]
     if systems is not None and len(systems) != len(paths):
         raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} run files")
@@ -276,6 +299,7 @@ def read_runs(
     judgments: dict[str, dict[str, dict[str, int]]] = {}
     rows: list[tuple[str, str, str, str, float]] = []
     notes: list[str] = []
+    origin: dict[tuple[str, str], Path] = {}
     for i, path in enumerate(paths):
         coll = _match_collection(path, list(by_coll))
         if coll not in judgments:
@@ -289,43 +313,30 @@ def read_runs(
                     f"document ({_ids(no_rel)}); most measures score them 0"
                 )
         qrels_c = judgments[coll]
-        run = read_run(path)
-        if not run.docs:
-            raise ScoreTableError("the run is empty", source=str(path))
-        system = systems[i] if systems is not None else _system_name(path, run.tag, coll)
-        unjudged = [q for q in run.docs if q not in qrels_c]
-        if unjudged:
-            msg = (
-                f"{path}: {_queries(unjudged, 'retrieved')} no judgments in {by_coll[coll]} "
-                f"and cannot be scored ({_ids(unjudged)})"
-            )
-            notes.append(msg)
-            warnings.warn(msg, DataWarning, stacklevel=3)
-        lost = [q for q in qrels_c if q not in run.docs]
-        if lost:
-            how = "scored 0 (trec_eval -c convention)" if unretrieved == "zero" else "left missing"
-            notes.append(
-                f"{path}: run {system!r} did not retrieve {len(lost)} judged "
-                f"quer{'y' if len(lost) == 1 else 'ies'} ({_ids(lost)}); {how}"
-            )
-        run_judged = {q: d for q, d in run.docs.items() if q in qrels_c}
-        got: dict[tuple[str, str], float] = {}
-        try:
-            for metric in ir_measures.iter_calc(parsed, qrels_c, run_judged):
-                got[(str(metric.measure), str(metric.query_id))] = float(metric.value)
-        except Exception as exc:  # providers raise assorted types for odd inputs
+        parts = read_run_tags(path)
+        if systems is not None and len(parts) > 1:
             raise ScoreTableError(
-                f"ir_measures could not compute {', '.join(map(str, parsed))}: {exc}",
+                f"the file holds {len(parts)} runs (tags "
+                f"{_ids([r.tag or '' for r in parts], 5)}) but systems= gives it one name; "
+                "leave systems= out to name each run by its tag",
                 source=str(path),
-            ) from None
-        for m in parsed:
-            label = str(m)
-            for q in qrels_c:
-                if q not in run.docs:
-                    if unretrieved == "zero":
-                        rows.append((coll, label, system, q, 0.0))
-                elif (label, q) in got:
-                    rows.append((coll, label, system, q, got[(label, q)]))
+            )
+        for run in parts:
+            system = systems[i] if systems is not None else _system_name(path, run.tag, coll)
+            key = (coll, system)
+            if key in origin:
+                raise ScoreTableError(
+                    f"system {system!r} of collection {coll!r} comes from two run files "
+                    f"({origin[key]} and {path}); pass systems= with one name per file",
+                    source=str(path),
+                )
+            origin[key] = path
+            _name_note(notes, path, run.tag, system, len(parts))
+            rows.extend(
+                _score_run(
+                    run, system, path, coll, qrels_c, by_coll[coll], parsed, unretrieved, notes
+                )
+            )
     if not rows:
         raise ScoreTableError(
             "no judged query was retrieved by any run", source=", ".join(map(str, paths))
@@ -341,6 +352,80 @@ def read_runs(
 
 
 read_runs.multi_file = True  # type: ignore[attr-defined]
+
+
+def _name_note(notes: list[str], path: Path, tag: str | None, system: str, n_runs: int) -> None:
+    """Say where a system's name came from when it is not plainly the file's name."""
+    stem = path.name.split(".")[0]
+    if n_runs > 1:
+        notes.append(f"{path}: run tag {tag!r} read as system {system!r} (one of {n_runs} runs)")
+    elif tag and system == tag and tag != stem:
+        notes.append(f"{path}: system named {system!r} after the run tag (6th field), not the file")
+
+
+def _score_run(
+    run: Run,
+    system: str,
+    path: Path,
+    coll: str,
+    qrels_c: dict[str, dict[str, int]],
+    qrels_path: Path,
+    parsed: list,
+    unretrieved: Unretrieved,
+    notes: list[str],
+) -> list[tuple[str, str, str, str, float]]:
+    """Rows ``(collection, measure, system, topic, score)`` of one run, with its notes.
+
+    Raises
+    ------
+    ScoreTableError
+        When the run and the qrels have no query in common (naming both files): every
+        score would be 0 (or missing), a meaningless table.
+    """
+    common = [q for q in run.docs if q in qrels_c]
+    if not common:
+        raise ScoreTableError(
+            f"run {system!r} and the qrels {qrels_path} have no query in common (run queries "
+            f"{_ids(list(run.docs), 3)}; judged queries {_ids(list(qrels_c), 3)}): "
+            "is it the right qrels file?",
+            source=str(path),
+        )
+    unjudged = [q for q in run.docs if q not in qrels_c]
+    if unjudged:
+        msg = (
+            f"{path}: {_queries(unjudged, 'retrieved')} no judgments in {qrels_path} "
+            f"and cannot be scored ({_ids(unjudged)})"
+        )
+        notes.append(msg)
+        warnings.warn(msg, DataWarning, stacklevel=4)
+    lost = [q for q in qrels_c if q not in run.docs]
+    if lost:
+        how = "scored 0 (trec_eval -c convention)" if unretrieved == "zero" else "left missing"
+        notes.append(
+            f"{path}: run {system!r} retrieved {len(common)} of {len(qrels_c)} judged queries; "
+            f"it did not retrieve {len(lost)} judged "
+            f"quer{'y' if len(lost) == 1 else 'ies'} ({_ids(lost)}); {how}"
+        )
+    run_judged = {q: run.docs[q] for q in common}
+    got: dict[tuple[str, str], float] = {}
+    try:
+        for metric in ir_measures.iter_calc(parsed, qrels_c, run_judged):
+            got[(str(metric.measure), str(metric.query_id))] = float(metric.value)
+    except Exception as exc:  # providers raise assorted types for odd inputs
+        raise ScoreTableError(
+            f"ir_measures could not compute {', '.join(map(str, parsed))}: {exc}",
+            source=str(path),
+        ) from None
+    rows = []
+    for m in parsed:
+        label = str(m)
+        for q in qrels_c:
+            if q not in run.docs:
+                if unretrieved == "zero":
+                    rows.append((coll, label, system, q, 0.0))
+            elif (label, q) in got:
+                rows.append((coll, label, system, q, got[(label, q)]))
+    return rows
 
 
 def _describe(paths: Sequence[Path]) -> str:

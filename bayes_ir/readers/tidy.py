@@ -8,10 +8,10 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.measures import canonical_measure
-from bayes_ir.readers._io import head_lines, read_delimited
+from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.table import ScoreTable, _normalise_columns
 
-_TOPIC = {"topic", "query_id", "qid", "query", "sample"}
+_TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}
 _SCORE = {"score", "value"}
 
@@ -54,12 +54,13 @@ def read_tidy(
     path = Path(path)
     lines = None
     if path.suffix.lower() == ".parquet":
+        check_input(path)
         try:
             frame = pd.read_parquet(path)
         except Exception as exc:  # pyarrow raises many types for corrupt files
             raise ScoreTableError(f"cannot read Parquet: {exc}", source=str(path)) from None
     else:
-        frame = read_delimited(path)
+        frame = read_delimited(path, numeric=_SCORE)
         lines = frame.index.to_numpy()
     frame = _normalise_columns(frame, source=str(path))
     if measure is not None and "measure" in frame:
@@ -67,7 +68,8 @@ def read_tidy(
         keep = (names == measure).to_numpy()
         if not keep.any():
             wanted = canonical_measure(measure)
-            keep = names.map(lambda m: canonical_measure(m) == wanted).to_numpy()
+            same = [m for m in names.unique() if canonical_measure(m) == wanted]
+            keep = names.isin(same).to_numpy()
         if not keep.any():
             have = ", ".join(map(str, frame["measure"].unique()[:10]))
             raise ScoreTableError(

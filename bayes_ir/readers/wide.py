@@ -15,7 +15,8 @@ from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_lines, read_delimited
 from bayes_ir.table import ScoreTable
 
-_TOPIC_COLUMNS = ("topic", "query_id", "qid", "query")
+#: Names of an id column (compared case-insensitively): it holds topic ids, not scores.
+TOPIC_COLUMNS = ("topic", "topic_id", "topics", "qid", "query_id", "query", "id")
 
 
 def _is_number(text: str) -> bool:
@@ -50,8 +51,10 @@ def read_wide(
     Parameters
     ----------
     path
-        CSV/TSV with a header of system names. A first column named ``topic`` (or
-        ``query_id``, ``qid``) gives topic ids; without one, topics are numbered 1..n.
+        CSV/TSV with a header of system names. A column named ``topic``, ``topic_id``,
+        ``qid``, ``query_id``, ``query`` or ``id`` (any case), or else a first column of
+        text, gives the topic ids (``table.notes`` says which); without one, topics are
+        numbered 1..n.
     measure, collection
         Names to record; by default the measure is guessed from a file name such as
         ``adhoc6_ap.csv`` (``AP``) and the collection from the rest of the name.
@@ -68,21 +71,60 @@ def read_wide(
             source=str(path),
             line=1,
         )
-    if len(set(frame.columns)) != len(frame.columns):
-        dup = next(c for c in frame.columns if list(frame.columns).count(c) > 1)
-        raise ScoreTableError(
-            f"system column {dup!r} appears twice in the header", source=str(path)
-        )
-    row_lines = frame.index.to_numpy()
-    topic_col = next((c for c in frame.columns if c.lower() in _TOPIC_COLUMNS), None)
-    if topic_col is not None:
-        topics = frame[topic_col].astype(str).tolist()
-        frame = frame.drop(columns=topic_col)
-    else:
-        topics = [str(i + 1) for i in range(len(frame))]
-    if frame.shape[1] == 0:
-        raise ScoreTableError("no system columns", source=str(path))
     guessed_coll, guessed_meas = _guess_names(path)
+    long, lines, notes = wide_to_long(frame, source=str(path))
+    return ScoreTable.from_frame(
+        long,
+        collection=collection or guessed_coll,
+        measure=measure or guessed_meas,
+        missing=missing,
+        source=str(path),
+        check_range=check_range,
+        lines=lines,
+        notes=notes,
+    )
+
+
+def wide_to_long(
+    frame: pd.DataFrame, *, source: str
+) -> tuple[pd.DataFrame, np.ndarray | None, list[str]]:
+    """Turn a topic x system frame into long rows ``topic, system, score``.
+
+    The topic ids are, in this order: a column named like an id (:data:`TOPIC_COLUMNS`,
+    any case); else a first column of text (unique, non-empty cells, at least half of
+    them not numbers); else the frame's index when it is not the default ``0..n-1``
+    (frames in memory); else the row numbers ``1..n``. Empty or NaN cells are missing.
+
+    Returns
+    -------
+    long, lines, notes
+        The long frame, the file line of each long row (``None`` for frames without line
+        numbers in their index) and one note saying where the topic ids came from.
+    """
+    columns = [str(c).strip() for c in frame.columns]
+    if len(set(columns)) != len(columns):
+        dup = next(c for c in columns if columns.count(c) > 1)
+        raise ScoreTableError(f"system column {dup!r} appears twice in the header", source=source)
+    frame = frame.set_axis(columns, axis=1)
+    topic_col = next((c for c in columns if c.lower() in TOPIC_COLUMNS), None)
+    has_lines = frame.index.name == "line"
+    if topic_col is not None:
+        note = f"topic ids from column {topic_col!r}"
+    elif columns and _is_id_column(frame[columns[0]]):
+        topic_col = columns[0]
+        note = f"topic ids from the first column {topic_col!r} (text, not scores)"
+    if topic_col is not None:
+        topics = frame[topic_col].astype(str).str.strip().to_numpy(dtype=object)
+        frame = frame.drop(columns=topic_col)
+    elif not has_lines and not isinstance(frame.index, pd.RangeIndex):
+        topics = frame.index.astype(str).to_numpy(dtype=object)
+        named = "" if frame.index.name is None else f" {frame.index.name!r}"
+        note = f"topic ids from the index{named}"
+    else:
+        topics = np.arange(1, len(frame) + 1).astype(str).astype(object)
+        note = "no topic column: topics numbered by row from 1"
+    if frame.shape[1] == 0:
+        raise ScoreTableError("no system columns", source=source)
     n_sys = frame.shape[1]
     cells = frame.to_numpy(dtype=object).ravel()
     long = pd.DataFrame(
@@ -92,17 +134,21 @@ def read_wide(
             "score": cells,
         }
     )
-    lines = np.repeat(row_lines, n_sys)
-    present = np.array([str(c).strip() != "" for c in cells], dtype=bool)
-    return ScoreTable.from_frame(
-        long[present],
-        collection=collection or guessed_coll,
-        measure=measure or guessed_meas,
-        missing=missing,
-        source=str(path),
-        check_range=check_range,
-        lines=lines[present],
-    )
+    present = ~pd.isna(cells) & (pd.Series(cells, dtype=object).astype(str).str.strip() != "")
+    present = np.asarray(present, dtype=bool)
+    lines = np.repeat(frame.index.to_numpy(), n_sys)[present] if has_lines else None
+    return long[present].reset_index(drop=True), lines, [note]
+
+
+def _is_id_column(values: pd.Series) -> bool:
+    """Tell whether the cells are unique, non-empty and at least half not numbers."""
+    if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+        return False
+    text = values.astype(str).str.strip()
+    if len(text) == 0 or (text == "").any() or pd.isna(values).any() or text.duplicated().any():
+        return False
+    numeric = pd.to_numeric(text, errors="coerce").notna()
+    return int((~numeric).sum()) * 2 >= len(text)
 
 
 _MEASURE_SUFFIXES = {"ap": "AP", "map": "AP", "p10": "P@10", "rr": "RR", "ndcg": "nDCG"}
