@@ -24,7 +24,7 @@ from bayes_ir.cli import meta as _meta  # noqa: F401  (registers the command)
 from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers the command)
 from bayes_ir.cli import review as _review  # noqa: F401  (registers the command)
 from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
-from bayes_ir.cli._app import app, cli_wording, console_err
+from bayes_ir.cli._app import app, cli_wording, console_err, warn
 from bayes_ir.errors import BayesIRError, BayesIRWarning
 
 
@@ -37,8 +37,7 @@ def _error(message: str) -> None:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Print the package's own warnings as one ``warning: ...`` line; others as Python does."""
     if issubclass(category, BayesIRWarning):
-        text = " ".join(cli_wording(str(message)).split())
-        console_err.print(f"[yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+        warn(str(message))
     else:
         _python_showwarning(message, category, filename, lineno, file, line)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -398,6 +399,18 @@ def save_output(frame, output: Path | None) -> None:
     """Write ``frame`` to ``output`` (if given) and say where."""
     if output is not None:
         say_wrote(write_table(frame, output))
+
+
+def warn(message: str, *, style: str = "yellow") -> None:
+    """Print ``warning: message`` on stderr as one line, in the CLI's words, shown as written."""
+    text = " ".join(cli_wording(message).split())
+    console_err.print(f"[{style}]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def warn_failed_checks(messages: Iterable[str]) -> None:
+    """Print one ``warning: diagnostics failed: ...`` line per failed diagnostics check."""
+    for message in messages:
+        warn(f"diagnostics failed: {message}", style="bold red")
 
 
 def say_wrote(path: Path) -> None:

@@ -45,6 +45,7 @@ from bayes_ir.cli._app import (
     load_with_roles,
     save_output,
     say_wrote,
+    warn_failed_checks,
 )
 from bayes_ir.errors import BayesIRError, ConvergenceWarning
 from bayes_ir.files import atomic_path
@@ -267,6 +268,8 @@ def fit(
         )
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
+    if not passed:
+        warn_failed_checks(comparison.gate.messages)
     diag_text = (
         escape(result.diagnostics.summary()) if hasattr(result.diagnostics, "summary") else ""
     )
@@ -360,6 +363,7 @@ def _run_sweep(
     console.print(view)
     if not result.diagnostics_passed:
         console.print(result.gate.banner(), style="bold red", highlight=False, markup=False)
+        warn_failed_checks(result.gate.messages)
     if figures is not None:
         import matplotlib
 

@@ -9,7 +9,6 @@ from typing import Annotated
 import pandas as pd
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from bayes_ir import defaults
@@ -39,13 +38,13 @@ from bayes_ir.cli._app import (
     Tune,
     app,
     check_figure,
-    cli_wording,
     compact_table,
     console,
-    console_err,
     load_with_roles,
     save_output,
     say_wrote,
+    warn,
+    warn_failed_checks,
 )
 from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
 from bayes_ir.files import atomic_path, write_text
@@ -135,12 +134,11 @@ def risk(
             seed=seed,
             **fit_options,
         )
-    for w in caught:  # every package warning, the loud ones in red
-        if issubclass(w.category, BayesIRWarning):
-            style = "bold red" if issubclass(w.category, ConvergenceWarning) else "yellow"
-            console_err.print(
-                f"[{style}]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
-            )
+    for w in caught:  # every package warning; failed diagnostics one line per check
+        if issubclass(w.category, BayesIRWarning) and w.category is not ConvergenceWarning:
+            warn(str(w.message))
+    if review.brisk is not None and not review.brisk.diagnostics_passed:
+        warn_failed_checks(review.brisk.diagnostics_messages)
     console.print(review.header, highlight=False, markup=False, soft_wrap=True)
     for view in risk_tables(review.display_frame(), width=console.width):
         console.print(view)

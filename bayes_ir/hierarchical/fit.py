@@ -17,7 +17,13 @@ import xarray as xr
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
-from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
+from bayes_ir.hierarchical.diagnostics import (
+    Diagnostics,
+    GateStatus,
+    Thresholds,
+    contrast_draws,
+    diagnose,
+)
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.model import Design, check_likelihood, design_of
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
@@ -230,7 +236,10 @@ class HierarchicalFit:
         return frame
 
     def summary(self, *, ci_prob: float | None = None) -> str:
-        """Return a metafor-like printout: header, diagnostics, variance components, systems."""
+        """Return a metafor-like printout: header, diagnostics, variance components, systems.
+
+        A fit that failed its diagnostics starts with the DIAGNOSTICS FAILED banner.
+        """
         p = defaults.ci_prob(ci_prob)
         prov = self.provenance
         post = self.draws
@@ -281,6 +290,8 @@ class HierarchicalFit:
             )
         if n_art:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
+        if not self.diagnostics.passed:
+            lines.insert(0, GateStatus.of(self).banner())
         return "\n".join(lines)
 
     def __str__(self) -> str:
