@@ -474,3 +474,15 @@ def test_cli_meta_config_with_a_quoted_boolean(tmp_path, capsys):
         f"error: {config}:4: hk must be true or false, got 'false' (a string); "
         "write hk: true or hk: false, without quotes"
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "match"),
+    [("draws", 0, "^draws must be at least 1"), ("chains", 65, "^chains must be at most 64"),
+     ("tune", -1, "^tune must be at least 0"), ("target_accept", NAN, "^target_accept must"),
+     ("strict", "no", "^strict must be True or False"),
+     ("draws", 10**10, "^the one-to-one posterior draws would need about")],
+)  # fmt: skip
+def test_one_to_one_checks_before_fitting(small, option, value, match):
+    with pytest.raises(OptionError, match=match):
+        one_to_one(small, challenger="chal_dense", **{option: value})
