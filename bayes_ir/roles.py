@@ -7,7 +7,12 @@ comparison); challengers are the candidates; artifacts are other known runs
 System selectors accept an exact name, a glob pattern (``"chal*"``), a regular
 expression with the prefix ``re:`` (``"re:^input\.uog"``), or the path of a text
 file holding one selector per line (``#`` starts a comment; prefix the path with ``@``
-to make sure it is read as a file). A name of a system wins over a file of that name.
+to make sure it is read as a file).
+
+An exact name always wins: a selector equal to the name of a system picks that system
+and nothing else, even when the name contains glob or regex characters (a system named
+``a[1]``, ``chal_*`` or ``re:x`` is matched literally, not as a pattern), and even when
+a file of that name exists.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bayes_ir import validate
 from bayes_ir.errors import RoleError, UnknownSystemError
 
 ROLE_NAMES = ("champion", "challenger", "artifact")
@@ -113,13 +119,17 @@ def match_systems(
 ) -> list[str]:
     """Resolve selectors (names, globs, ``re:`` regexes, files) to known system names.
 
-    Every selector must match at least one system; otherwise :class:`UnknownSystemError`
-    names it and lists close matches. The result keeps the order of ``known``.
+    A selector equal to a known name picks that system only (an exact name wins over
+    its glob or regex reading). Every selector must match at least one system; otherwise
+    :class:`UnknownSystemError` names it and lists close matches. The result keeps the
+    order of ``known``.
     """
     chosen: set[str] = set()
     known = list(known)
     for sel in _expand_files(_as_list(selectors), known):
-        if sel.startswith("re:"):
+        if sel in known:  # an exact name wins over any pattern reading of it
+            hits = {sel}
+        elif sel.startswith("re:"):
             try:
                 pattern = re.compile(sel[3:])
             except re.error as exc:
@@ -130,7 +140,7 @@ def match_systems(
         elif _is_glob(sel):
             hits = set(fnmatch.filter(known, sel))
         else:
-            hits = {sel} if sel in known else set()
+            hits = set()
         if not hits:
             raise UnknownSystemError(sel, known, role=role)
         chosen |= hits
@@ -203,13 +213,13 @@ def assign_roles(
         art = [s for s in art if s not in excluded]
         if not art:
             raise RoleError(f"the artifact selectors {_as_list(artifacts)} leave no artifact run")
-    if not 0.0 <= drop_bottom < 1.0:
-        raise RoleError(f"drop_bottom must lie in [0, 1), got {drop_bottom}")
+    drop_bottom = validate.finite_float(
+        "drop_bottom", drop_bottom, minimum=0, maximum=1, open_maximum=True
+    )
     art_means = means.loc[art].sort_values(ascending=False, kind="stable")
     n_keep = len(art_means) - int(len(art_means) * drop_bottom)
     if top_m is not None:
-        if top_m < 0:
-            raise RoleError(f"top_m must be >= 0, got {top_m}")
+        top_m = validate.integer("top_m", top_m, minimum=0)
         n_keep = min(n_keep, top_m)
     kept = list(art_means.index[:n_keep])
     art = [s for s in known if s in set(kept)]

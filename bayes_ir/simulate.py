@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from bayes_ir import validate
 from bayes_ir.errors import OptionError
 from bayes_ir.table import ScoreTable
 
@@ -70,10 +71,10 @@ class SystemSpec:
     loss: float = 0.0
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.loss_prob <= 1.0:
-            raise OptionError(f"loss_prob must lie in [0, 1], got {self.loss_prob}")
-        if self.spread < 0:
-            raise OptionError(f"spread must be >= 0, got {self.spread}")
+        validate.finite_float("effect", self.effect)
+        validate.finite_float("spread", self.spread, minimum=0.0)
+        validate.probability("loss_prob", self.loss_prob, open=False)
+        validate.finite_float("loss", self.loss)
 
 
 #: Challengers of the example data: names and designed behaviours.
@@ -86,8 +87,7 @@ DEFAULT_CHALLENGERS: Mapping[str, SystemSpec] = {
 
 
 def _logit(p: float) -> float:
-    if not 0.0 < p < 1.0:
-        raise OptionError(f"baseline must lie strictly between 0 and 1, got {p}")
+    p = validate.probability("baseline", p)
     return math.log(p / (1.0 - p))
 
 
@@ -208,10 +208,8 @@ def simulate_scores(
     (45, 50)
     """
     challengers = dict(DEFAULT_CHALLENGERS if challengers is None else challengers)
-    if n_artifacts < 0:
-        raise OptionError(f"n_artifacts must be >= 0, got {n_artifacts}")
-    if not 0.0 <= zero_inflation <= 1.0:
-        raise OptionError(f"zero_inflation must lie in [0, 1], got {zero_inflation}")
+    n_artifacts = validate.integer("n_artifacts", n_artifacts, minimum=0)
+    validate.probability("zero_inflation", zero_inflation, open=False)
     for name, value in (
         ("topic_sd", topic_sd),
         ("artifact_sd", artifact_sd),
@@ -219,16 +217,20 @@ def simulate_scores(
         ("collection_sd", collection_sd),
         ("collection_level_sd", collection_level_sd),
     ):
-        if value < 0:
-            raise OptionError(f"{name} must be >= 0, got {value}")
+        validate.finite_float(name, value, minimum=0.0)
+    for name, value in (("artifact_mean", artifact_mean), ("skew", skew)):
+        validate.finite_float(name, value)
+    first_topic = validate.integer("first_topic", first_topic)
+    if decimals is not None:
+        decimals = validate.integer("decimals", decimals, minimum=0)
+    seed = validate.seed(seed)
     colls = ["example"] if collections is None else [str(c) for c in collections]
     if not colls or len(set(colls)) != len(colls):
         raise OptionError(f"collections must be distinct names, got {colls}")
-    sizes = [int(n_topics)] * len(colls) if np.ndim(n_topics) == 0 else [int(n) for n in n_topics]
+    sizes = [n_topics] * len(colls) if np.ndim(n_topics) == 0 else list(n_topics)
+    sizes = [validate.positive_int("n_topics", n) for n in sizes]
     if len(sizes) != len(colls):
         raise OptionError(f"n_topics has {len(sizes)} entries for {len(colls)} collections")
-    if any(n < 1 for n in sizes):
-        raise OptionError(f"every collection needs at least one topic, got {sizes}")
     artifacts = [
         f"{artifact_prefix}{i:0{max(2, len(str(n_artifacts)))}d}" for i in range(1, n_artifacts + 1)
     ]
@@ -322,10 +324,13 @@ def simulate_judged(
     :math:`p_{cs} = \operatorname{expit}(\operatorname{logit}(r_s) + N(0, \text{rate\_sd}^2))`;
     for each topic, :math:`\text{Judged@}k = \text{Binomial}(k, p_{cs}) / k`.
     """
-    if depth < 1:
-        raise OptionError(f"depth must be >= 1, got {depth}")
+    depth = validate.positive_int("depth", depth)
+    validate.finite_float("rate_sd", rate_sd, minimum=0.0)
+    seed = validate.seed(seed)
     if not rates:
         raise OptionError("rates must name at least one system")
+    for system, rate in rates.items():
+        validate.probability(f"rates[{system!r}]", rate)
     rng = np.random.default_rng(seed)
     default = float(np.mean(list(rates.values())))
     df = table.data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayes_ir.errors import RoleError, UnknownSystemError
+from bayes_ir.errors import OptionError, RoleError, UnknownSystemError
 from bayes_ir.roles import assign_roles, match_systems
 from bayes_ir.table import ScoreTable
 
@@ -87,11 +87,49 @@ def test_empty_roles(table):
         table.with_roles(champion="bm25", challengers="re:(")
 
 
-def test_bad_policy_values(table):
-    with pytest.raises(RoleError, match="drop_bottom"):
-        table.with_roles(champion="bm25", drop_bottom=1.0)
-    with pytest.raises(RoleError, match="top_m"):
-        table.with_roles(champion="bm25", top_m=-1)
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("drop_bottom", 1.0), ("drop_bottom", -0.1), ("drop_bottom", float("nan")),
+     ("drop_bottom", "0.25"), ("top_m", -1), ("top_m", 2.5), ("top_m", True)],
+)  # fmt: skip
+def test_bad_policy_values(table, option, value):
+    with pytest.raises(OptionError, match=rf"^{option} must .*got"):
+        table.with_roles(champion="bm25", **{option: value})
+
+
+def _literal_table(names):
+    rng = np.random.default_rng(2)
+    return ScoreTable.from_matrix(
+        rng.uniform(0.1, 0.9, size=(6, len(names))),
+        systems=names,
+        topics=[f"q{i}" for i in range(6)],
+        measure="AP",
+    )
+
+
+@pytest.mark.parametrize(
+    ("names", "selector"),
+    [
+        (["a[1]", "a1", "b"], "a[1]"),  # as a glob, a[1] would pick a1 and not itself
+        (["chal_*", "chal_x", "chal_y", "b"], "chal_*"),  # as a glob: all three
+        (["re:x", "x", "xx", "b"], "re:x"),  # as a regex: x and xx
+        (["a?", "ab", "ac", "b"], "a?"),
+    ],
+)
+def test_exact_name_wins_over_pattern(names, selector):
+    table = _literal_table(names).with_roles(champion="b", challengers=selector)
+    assert table.challengers == (selector,)
+    assert table.with_roles(champion=selector).champion == selector
+    assert match_systems(selector, names) == [selector]
+    # a pattern that is not a name still acts as one
+    assert match_systems("*", names) == names
+
+
+def test_missing_system_is_unknown_system_error(table):
+    with pytest.raises(UnknownSystemError, match="challenger 'nope' is not in the data"):
+        table.with_roles(champion="bm25", challengers="nope")
+    with pytest.raises(UnknownSystemError, match="champion 'nope'"):
+        table.with_roles(champion="nope")
 
 
 def test_roles_object():

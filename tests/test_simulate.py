@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bayes_ir.errors import OptionError
 from bayes_ir.simulate import DEFAULT_CHALLENGERS, SystemSpec, simulate_judged, simulate_scores
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -164,3 +165,24 @@ def test_close_to_real_robust04(shared_data):
         [[w.to_numpy().mean(), w.mean(axis=1).std(), w.mean(axis=0).std()] for w in sims], axis=0
     )
     np.testing.assert_allclose(got, target, rtol=0.35)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("seed", -3), ("seed", 1.7), ("seed", 1 + 2j), ("n_topics", 0), ("n_topics", 2.5),
+     ("n_artifacts", -1), ("n_artifacts", 1e3), ("noise_sd", float("nan")),
+     ("topic_sd", float("inf")), ("skew", "3"), ("zero_inflation", 1.5), ("baseline", 1.0),
+     ("decimals", -1), ("first_topic", 1.0)],
+)  # fmt: skip
+def test_bad_options_name_the_argument(option, value):
+    with pytest.raises(OptionError, match=f"^{option} must"):
+        simulate_scores(**{"n_topics": 5, "n_artifacts": 2, option: value})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("effect", float("nan")), ("spread", -0.1), ("loss_prob", 1.1),
+                         ("loss", 1j)],
+)  # fmt: skip
+def test_bad_system_spec(field, value):
+    with pytest.raises(OptionError, match=f"^{field} must"):
+        SystemSpec(**{field: value})

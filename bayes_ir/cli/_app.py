@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 from typer._click.globals import get_current_context
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import check_output_path, declare_inputs
 from bayes_ir.readers import READERS, read_scores
@@ -42,11 +42,7 @@ LIKELIHOODS = {"gaussian": "gaussian", "normal": "gaussian", "skew_normal": "ske
 
 def _check_ci_prob(value: float | None) -> float | None:
     """Option callback: an interval probability strictly between 0 and 1."""
-    if value is not None and not 0.0 < value < 1.0:
-        raise BayesIRError(
-            f"--ci-prob must lie strictly between 0 and 1 (e.g. 0.95 for 95%), got {value:g}"
-        )
-    return value
+    return None if value is None else validate.probability("--ci-prob", value)
 
 
 def _check_output(value: Path | None) -> Path | None:
@@ -69,9 +65,12 @@ def _check_likelihood(value: str) -> str:
 
 def _check_target_accept(value: float | None) -> float | None:
     """Option callback: a NUTS target acceptance rate strictly between 0 and 1."""
-    if value is not None and not 0.0 < value < 1.0:
-        raise BayesIRError(f"--target-accept must lie strictly between 0 and 1, got {value:g}")
-    return value
+    return None if value is None else validate.probability("--target-accept", value)
+
+
+def _check_chains(value: int) -> int:
+    """Option callback: a number of chains up to :data:`bayes_ir.defaults.MAX_CHAINS`."""
+    return validate.positive_int("--chains", value, maximum=defaults.MAX_CHAINS)
 
 
 #: Library wording (keyword arguments) -> the command-line option that does the same.
@@ -85,6 +84,19 @@ _CLI_WORDING = (
     (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
     (re.compile(r"raise target_accept"), "raise --target-accept"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
+    (
+        re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|sd|alpha) must"),
+        lambda m: f"--{m.group(1).replace('_', '-')} must",
+    ),
+    (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
+    (
+        re.compile(r"^the loss weight r \(= 1 \+ alpha\) must"),
+        "--r (the loss weight r = 1 + alpha) must",
+    ),
+    (
+        re.compile(r"raise bayes_ir\.defaults\.MEMORY_LIMIT or BAYES_IR_MEMORY_LIMIT"),
+        "set BAYES_IR_MEMORY_LIMIT (bytes)",
+    ),
     (
         re.compile(r"per-collection rows: to_frame\(\), leave_one_out\(\)"),
         "per-collection rows below (--output writes them); --leave-one-out",
@@ -144,7 +156,8 @@ Challengers = Annotated[
     typer.Option(
         "--challengers",
         "-C",
-        help="Challenger names, globs ('chal_*'), re:regex or a file of names (repeatable).",
+        help="Challenger names, globs ('chal_*'), re:regex or a file of names (repeatable); "
+        "an exact system name always wins over its pattern reading.",
     ),
 ]
 Artifacts = Annotated[
@@ -193,7 +206,7 @@ TargetAccept = Annotated[
         callback=_check_target_accept,
     ),
 ]
-Chains = Annotated[int, typer.Option("--chains", min=1, help="Number of chains.")]
+Chains = Annotated[int, typer.Option("--chains", help="Number of chains.", callback=_check_chains)]
 CiProb = Annotated[
     float | None,
     typer.Option(

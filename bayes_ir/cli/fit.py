@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     Artifacts,
@@ -53,7 +53,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 MinGain = Annotated[
-    float, typer.Option("--min-gain", help="Minimal worthwhile gain, in score units.")
+    float,
+    typer.Option(
+        "--min-gain",
+        help="Minimal worthwhile gain, in score units.",
+        callback=lambda value: validate.finite_float("--min-gain", value),
+    ),
 ]
 
 

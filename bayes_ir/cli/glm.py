@@ -11,7 +11,7 @@ from rich.console import Group
 from rich.markup import escape
 from rich.text import Text
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     Collection,
     EscapedTable,
@@ -75,12 +75,8 @@ def glm(
     (deviance, AIC, BIC, logLik, iterations, convergence, significant pairs per link).
     """
     names = [name.strip() for item in (links or []) for name in item.split(",") if name.strip()]
-    if boundary not in ("clip", "drop_systems", "none"):
-        raise typer.BadParameter(
-            f"{boundary!r}: choose clip, drop_systems or none", param_hint="--boundary"
-        )
-    if not 0.0 < alpha < 1.0:
-        raise typer.BadParameter(f"{alpha} is not in (0, 1)", param_hint="--alpha")
+    validate.choice("--boundary", boundary, ("clip", "drop_systems", "none"))
+    validate.probability("--alpha", alpha)
     table = load(
         files,
         input_format=input_format,

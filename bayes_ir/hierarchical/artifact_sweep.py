@@ -27,8 +27,8 @@ from typing import Any
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
-from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
+from bayes_ir import defaults, validate
+from bayes_ir.errors import DataWarning, InsufficientDataError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
     _draw_diagnostics,
@@ -265,11 +265,9 @@ def artifact_sweep(
     if not table.challengers:
         raise InsufficientDataError("artifact_sweep needs at least one challenger")
     available = len(table.artifacts)
-    requested = [int(m) for m in m_values]
+    requested = [validate.integer("m_values", m, minimum=0) for m in m_values]
     if not requested:
         raise InsufficientDataError("artifact_sweep needs at least one value of m")
-    if any(m < 0 for m in requested):
-        raise OptionError(f"m_values must be >= 0, got {requested}")
     capped = list(dict.fromkeys(min(m, available) for m in requested))
     if capped != requested:
         warnings.warn(
@@ -278,7 +276,7 @@ def artifact_sweep(
             stacklevel=2,
         )
     options = dict(fit_options)
-    options["seed"] = defaults.SEED if seed is None else seed
+    options["seed"] = validate.seed(seed)
     points = sweep(
         partial(_fit_point, table=table, fit_options=options),
         capped,

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus
 
@@ -510,7 +510,7 @@ def compare(
         challengers=tuple(chosen),
         differences=diff,
         ci_prob=p,
-        min_gain=float(min_gain),
+        min_gain=validate.finite_float("min_gain", min_gain),
         hdi=bool(hdi),
         gate=_gate(fit, diag, "challenger - champion"),
         header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayes_ir import validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.priors import Priors
 
@@ -416,6 +417,7 @@ def sample_exact(
     """
     import xarray as xr
 
+    validate.choice("hyper_sampler", hyper_sampler, ("imh", "nuts"))
     stats = balanced_statistics(matrix)
     if not priors.is_resolved:
         raise BayesIRError("resolve the priors first (Priors.resolve)")
@@ -428,7 +430,7 @@ def sample_exact(
             {"accepted": (("chain", "draw"), accepted)},
             coords={"chain": np.arange(chains), "draw": np.arange(draws)},
         )
-    elif hyper_sampler == "nuts":
+    else:  # "nuts"
         from bayes_ir.hierarchical.sampling import nutpie_sample
 
         trace = nutpie_sample(
@@ -445,8 +447,6 @@ def sample_exact(
         post = trace["posterior"]
         scales = {name: np.asarray(post[name].values, dtype=float) for name in SCALES}
         sample_stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace else None
-    else:
-        raise BayesIRError(f"hyper_sampler must be 'imh' or 'nuts', got {hyper_sampler!r}")
     rng = np.random.default_rng([int(seed), 8])
     out = draw_effects(
         scales["sigma"], scales["sigma_topic"], scales["sigma_system"], stats, priors, rng

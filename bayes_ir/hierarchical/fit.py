@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
 from bayes_ir.hierarchical.exact import sample_exact
@@ -339,8 +339,7 @@ class HierarchicalFit:
 
 # ---------------------------------------------------------------------- fitting
 def _resolve_method(method: str, likelihood: str, design: Design) -> str:
-    if method not in ("auto", "exact", "nuts"):
-        raise BayesIRError(f"method must be 'auto', 'exact' or 'nuts', got {method!r}")
+    validate.choice("method", method, ("auto", "exact", "nuts"))
     exact_ok = likelihood == "gaussian" and design.complete
     if method == "auto":
         return "exact" if exact_ok else "nuts"
@@ -444,6 +443,14 @@ def _sampler_name(method: str, likelihood: str, sampler: str) -> str:
     return sampler
 
 
+def _check_memory(design: Design, chains: int, draws: int, log_likelihood: bool) -> None:
+    """Refuse a fit whose draws (and pointwise log-likelihood) exceed the memory limit."""
+    shape = {"chains": chains, "draws": draws}
+    n_par = len(_HYPER) + len(design.topics) + len(design.systems)
+    cells = n_par + (len(design.score) if log_likelihood else 0)
+    validate.memory("the posterior draws", {**shape, "values per draw": cells})
+
+
 def fit(
     table: ScoreTable,
     *,
@@ -512,18 +519,22 @@ def fit(
     inferential risk evaluation on multiple IR systems. *SIGIR 2020*, 339-348.
     doi:10.1145/3397271.3401033
     """
-    design = design_of(table)
     likelihood = check_likelihood(likelihood)
+    seed = validate.seed(seed)
+    chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
+    draws = None if draws is None else validate.positive_int("draws", draws)
+    tune = None if tune is None else validate.positive_int("tune", tune, minimum=0)
+    target_accept = validate.probability("target_accept", target_accept)
+    validate.choice("sampler", sampler, ("nutpie", "pymc"))
+    strict = validate.flag("strict", strict)
+    log_likelihood = validate.flag("log_likelihood", log_likelihood)
+    design = design_of(table)
     method = _resolve_method(method, likelihood, design)
-    seed = defaults.SEED if seed is None else int(seed)
-    if int(chains) < 1:
-        raise BayesIRError(f"chains must be at least 1, got {chains}")
-    if not 0.0 < float(target_accept) < 1.0:
-        raise BayesIRError(f"target_accept must lie in (0, 1), got {target_accept}")
     pri = autoscale_priors(design.score, priors)
     if method == "exact":
-        draws = EXACT_DRAWS if draws is None else int(draws)
-        tune = EXACT_TUNE if tune is None else int(tune)
+        draws = EXACT_DRAWS if draws is None else draws
+        tune = EXACT_TUNE if tune is None else tune
+        _check_memory(design, chains, draws, log_likelihood)
         post, stats = sample_exact(
             design.matrix,
             pri,
@@ -538,8 +549,9 @@ def fit(
         default_draws, default_tune = (
             (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE) if skew else (defaults.DRAWS, defaults.TUNE)
         )
-        draws = default_draws if draws is None else int(draws)
-        tune = default_tune if tune is None else int(tune)
+        draws = default_draws if draws is None else draws
+        tune = default_tune if tune is None else tune
+        _check_memory(design, chains, draws, log_likelihood)
         post, stats = sample_nuts(
             design,
             pri,

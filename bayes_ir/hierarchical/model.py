@@ -60,6 +60,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from bayes_ir import validate
 from bayes_ir.errors import BayesIRError, InsufficientDataError, ScoreTableError
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_logpdf
@@ -91,11 +92,9 @@ SIGN_LOGODDS = "skew_sign_logodds"
 
 def check_likelihood(likelihood: str) -> str:
     """Return the canonical likelihood name or raise a clear error."""
-    key = str(likelihood).lower()
+    key = likelihood.lower() if isinstance(likelihood, str) else likelihood
     if key not in _LIKELIHOOD_ALIASES:
-        raise BayesIRError(
-            f"unknown likelihood {likelihood!r}: choose one of {', '.join(LIKELIHOODS)}"
-        )
+        validate.choice("likelihood", likelihood, LIKELIHOODS)
     return _LIKELIHOOD_ALIASES[key]
 
 
@@ -159,8 +158,7 @@ def design_of(table: ScoreTable) -> Design:
     InsufficientDataError
         Fewer than 2 topics or 2 systems.
     """
-    if not isinstance(table, ScoreTable):
-        raise BayesIRError(f"expected a ScoreTable, got {type(table).__name__}")
+    validate.instance("table", table, ScoreTable)
     if table.roles is None:
         raise ScoreTableError(
             "the hierarchical model needs roles: call "
@@ -286,8 +284,7 @@ def build_model(
     design = table if isinstance(table, Design) else design_of(table)
     likelihood = check_likelihood(likelihood)
     pri = autoscale_priors(design.score, priors)
-    if loglik not in ("auto", "sufficient", "full"):
-        raise BayesIRError(f"loglik must be 'auto', 'sufficient' or 'full', got {loglik!r}")
+    validate.choice("loglik", loglik, ("auto", "sufficient", "full"))
     use_suff = likelihood == "gaussian" and design.complete and loglik != "full"
     if loglik == "sufficient" and not use_suff:
         raise BayesIRError(

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
@@ -214,7 +214,7 @@ def posterior_predictive(
     inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
     """
     p = defaults.ci_prob(ci_prob)
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     post = _posterior(fit)
     u = system_draws(fit)
     a = topic_draws(fit)
@@ -225,6 +225,10 @@ def posterior_predictive(
         else _check_systems(systems, [str(s) for s in u["system"].values], "system")
     )
     topics = [str(t) for t in a["topic"].values]
+    # per system: the topic means, the simulated scores and their copies, draws x topics each
+    samples = post.sizes["chain"] * post.sizes["draw"]
+    shape = {"draws": samples, "topics": len(topics), "arrays at once": 4}
+    validate.memory("the posterior predictive draws", shape)
     missing = set(map(str, observed.index)) - set(topics)
     if missing:
         raise TypeError(f"the fit's topics do not match its table (e.g. {sorted(missing)[0]!r})")

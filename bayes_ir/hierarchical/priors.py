@@ -44,13 +44,13 @@ topic and system effects are ``ZeroSumNormal`` (they sum to zero), see
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 
-from bayes_ir.errors import BayesIRError
+from bayes_ir import validate
+from bayes_ir.errors import InsufficientDataError
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 
 __all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
@@ -96,14 +96,15 @@ class Priors:
             value = getattr(self, f.name)
             if value is None:
                 continue
-            if not math.isfinite(float(value)):
-                raise BayesIRError(f"prior {f.name} must be finite, got {value}")
-            if f.name != "b0_mu" and float(value) <= 0:
-                raise BayesIRError(f"prior {f.name} must be positive, got {value}")
-        if self.skewness_max is not None and not self.skewness_max < SKEWNESS_MAX:
-            raise BayesIRError(
-                f"prior skewness_max must be below {SKEWNESS_MAX:.4f} (the largest skewness "
-                f"of a skew-normal), got {self.skewness_max}"
+            positive = f.name != "b0_mu"
+            validate.finite_float(
+                f"prior {f.name}",
+                value,
+                minimum=0.0 if positive else None,
+                open_minimum=positive,
+                # the largest skewness of a skew-normal
+                maximum=SKEWNESS_MAX if f.name == "skewness_max" else None,
+                open_maximum=True,
             )
 
     def resolve(self, scores: np.ndarray) -> Priors:
@@ -122,11 +123,12 @@ class Priors:
         y = np.asarray(scores, dtype=float)
         y = y[np.isfinite(y)]
         if y.size < 2:
-            raise BayesIRError("the priors need at least two observed scores to autoscale")
+            raise InsufficientDataError("the priors need at least two observed scores to autoscale")
         s_y = float(np.std(y, ddof=1))
-        if not s_y > 0:
-            raise BayesIRError(
-                "all scores are identical: the hierarchical model has nothing to explain"
+        if not s_y > 1e-12 * float(np.abs(y).max()):
+            raise InsufficientDataError(
+                f"every score is {y[0]:g}: with no variance the hierarchical model has nothing "
+                "to explain"
             )
         auto = {
             "b0_mu": float(np.mean(y)),
@@ -169,8 +171,7 @@ def autoscale_priors(scores: np.ndarray, priors: Priors | None = None) -> Priors
     """
     if priors is None:
         priors = Priors()
-    if not isinstance(priors, Priors):
-        raise BayesIRError(f"priors must be a bayes_ir.hierarchical.Priors, got {type(priors)}")
+    validate.instance("priors", priors, Priors)
     return priors.resolve(scores)
 
 
@@ -281,16 +282,21 @@ def prior_predictive(
     Gabry, J., Simpson, D., Vehtari, A., Betancourt, M., Gelman, A. (2019).
     Visualization in Bayesian workflow. *JRSS A* 182(2), 389-402.
     """
-    from bayes_ir import defaults
+    from bayes_ir import validate
     from bayes_ir.hierarchical.model import check_likelihood, design_of
     from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
     from bayes_ir.measures import measure_range
 
+    draws = validate.positive_int("draws", draws)
+    rng = np.random.default_rng(validate.seed(seed))
     design = design_of(table)
     likelihood = check_likelihood(likelihood)
     p = autoscale_priors(design.score, priors)
-    rng = np.random.default_rng(defaults.SEED if seed is None else int(seed))
     n_t, n_s = design.shape
+    # mu and y (and the skew-normal's location and scale) are draws x cells each
+    validate.memory(
+        "the prior predictive draws", {"draws": draws, "cells": n_t * n_s, "arrays at once": 4}
+    )
     b0 = rng.normal(p.b0_mu, p.b0_sd, size=draws)
     sig = rng.exponential(1 / p.sigma_rate, size=draws)
     tau = rng.exponential(1 / p.sigma_topic_rate, size=draws)

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import xarray as xr
 
-from bayes_ir.errors import BayesIRError
+from bayes_ir import validate
 from bayes_ir.hierarchical.model import (
     SIGN_LOGODDS,
     Design,
@@ -159,6 +159,7 @@ def sample_nuts(
     posterior, sample_stats
         Datasets with dims ``chain, draw`` (+ ``topic``, ``system``) labelled by the design.
     """
+    validate.choice("sampler", sampler, ("nutpie", "pymc"))
     keep = ["b0", "sigma", "sigma_topic", "sigma_system", "topic_effect", "system_effect"]
     if likelihood == "skew_normal":
         keep += ["abs_skewness", SIGN_LOGODDS]
@@ -188,7 +189,7 @@ def sample_nuts(
         )
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
-    elif sampler == "pymc":
+    else:  # "pymc"
         import pymc as pm
 
         model = build_model(design, likelihood=likelihood, priors=priors)
@@ -206,8 +207,6 @@ def sample_nuts(
             )
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
-    else:
-        raise BayesIRError(f"sampler must be 'nutpie' or 'pymc', got {sampler!r}")
     if likelihood == "skew_normal":
         post = _signed_shape(post, seed)
     post = _relabel(post, design)

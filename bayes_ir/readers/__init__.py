@@ -23,14 +23,15 @@ Files may be gzipped; they are only ever read. Bad input raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 
 import pandas as pd
 
-from bayes_ir.errors import ScoreTableError
+from bayes_ir import validate
+from bayes_ir.errors import OptionError, ScoreTableError
 from bayes_ir.readers._io import read_text
 from bayes_ir.readers.lines import looks_lines, read_lines
 from bayes_ir.readers.runs import looks_qrels, looks_run, read_qrels, read_run, read_runs
@@ -137,7 +138,15 @@ def read_scores(
     """
     if isinstance(paths, pd.DataFrame):
         return ScoreTable.from_frame(paths, **options)
-    files = [Path(paths)] if isinstance(paths, str | PathLike) else [Path(p) for p in paths]
+    if isinstance(paths, str | PathLike):
+        many = [paths]
+    elif isinstance(paths, Iterable) and not isinstance(paths, bytes | Mapping):
+        many = list(paths)
+    else:
+        raise OptionError(
+            f"paths must be a file path, a list of paths or a DataFrame, got {type(paths).__name__}"
+        )
+    files = [Path(validate.instance(f"paths[{i}]", p, (str, PathLike))) for i, p in enumerate(many)]
     if not files:
         raise ScoreTableError("no input files given")
     if format is None and options.get("qrels") is not None:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+from bayes_ir import validate
 from bayes_ir.errors import InsufficientDataError, OptionError
 
 __all__ = ["kendall_tau", "tau_ap"]
@@ -82,8 +83,7 @@ def kendall_tau(
     a = _as_scores(x, ranks=ranks, name="x")
     b = _as_scores(y, ranks=ranks, name="y")
     _check_pair(a, b)
-    if variant not in ("b", "c"):
-        raise OptionError(f"variant must be 'b' or 'c', got {variant!r}")
+    validate.choice("variant", variant, ("b", "c"))
     return float(stats.kendalltau(a, b, variant=variant).statistic)
 
 

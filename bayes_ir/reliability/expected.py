@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayes_ir.defaults import RELIABILITY_ESTIMATOR, SEED
+from bayes_ir import validate
+from bayes_ir.defaults import RELIABILITY_ESTIMATOR
 from bayes_ir.errors import DataWarning, OptionError
 from bayes_ir.reliability.estimators import (
     check_matrix,
@@ -262,7 +263,7 @@ def expected_correlation(
     order = sort_by_mean(x)
     xs = x[:, order]
     names = tuple(systems[k] for k in order)
-    seed = SEED if seed is None else seed
+    seed = validate.seed(seed)
     est = _estimate(xs, spec, np.random.default_rng(seed))
     m = len(names)
     notes: list[str] = []

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayes_ir.defaults import RELIABILITY_BOOTSTRAP, SEED
+from bayes_ir import validate
+from bayes_ir.defaults import RELIABILITY_BOOTSTRAP
 from bayes_ir.defaults import ci_prob as _ci_prob
-from bayes_ir.errors import BayesIRError, InsufficientDataError
+from bayes_ir.errors import BayesIRError
 from bayes_ir.reliability.correlation import _tau_ap_batch, _tau_batch
 from bayes_ir.reliability.estimators import _bootstrap_means
 from bayes_ir.reliability.expected import table_matrix
@@ -153,11 +154,11 @@ def bootstrap_interval(
     J. Urbano and M. Marrero, "Toward Estimating the Rank Correlation between the Test
     Collection Results and the True System Performance", SIGIR 2016, 1033-1036.
     """
+    n_boot = validate.positive_int(
+        "n_boot", RELIABILITY_BOOTSTRAP if n_boot is None else n_boot, minimum=2
+    )
+    seed = validate.seed(seed)
     x, systems, coll, meas = table_matrix(table, collection=collection, measure=measure)
-    n_boot = RELIABILITY_BOOTSTRAP if n_boot is None else int(n_boot)
-    if n_boot < 2:
-        raise InsufficientDataError(f"n_boot must be at least 2, got {n_boot}")
-    seed = SEED if seed is None else seed
     boot = _bootstrap_means(x, n_boot, np.random.default_rng(seed))
     # bootstrap world: the observed means are the truth, a resample is the observation
     return _interval("bootstrap", x.mean(axis=0), boot, x, systems, coll, meas, ci_prob, seed)
@@ -246,7 +247,7 @@ def bayesian_interval(
         sub = table.select(collection=coll, measure=meas)
         if sub.roles is None:  # the model needs roles; any champion gives the same posterior
             sub = sub.with_roles(champion=systems[0], challengers=[], artifacts=None)
-        fit = hierarchical.fit(sub, seed=SEED if seed is None else seed, **fit_kwargs)
+        fit = hierarchical.fit(sub, seed=validate.seed(seed), **fit_kwargs)
     means = fit.system_mean_draws()
     known = {str(s) for s in means["system"].to_numpy()}
     missing = [s for s in systems if s not in known]

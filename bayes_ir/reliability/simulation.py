@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from bayes_ir.defaults import ARTIFACT_DROP_BOTTOM, SEED
+from bayes_ir import validate
+from bayes_ir.defaults import ARTIFACT_DROP_BOTTOM
 from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.reliability.correlation import _tau_ap_batch, _tau_batch
 from bayes_ir.reliability.estimators import _dpi_bandwidth, sort_by_mean
@@ -128,7 +129,7 @@ class TopicSetSimulator:
         the population means a little from the original collection's (on TREC-6/7/8 AP,
         Kendall tau of 0.96-0.98 between the two rankings).
         """
-        rng = np.random.default_rng(SEED if seed is None else seed)
+        rng = np.random.default_rng(validate.seed(seed))
         total = np.zeros(len(self.systems))
         done = 0
         while done < n_topics:
@@ -139,9 +140,8 @@ class TopicSetSimulator:
 
     def sample(self, n_topics: int, *, seed: int | None = None) -> ScoreTable:
         """Draw a new topic set of ``n_topics`` topics as a :class:`ScoreTable`."""
-        if n_topics < 1:
-            raise InsufficientDataError(f"n_topics must be at least 1, got {n_topics}")
-        y = self.sample_matrix(n_topics, np.random.default_rng(SEED if seed is None else seed))
+        n_topics = validate.positive_int("n_topics", n_topics)
+        y = self.sample_matrix(n_topics, np.random.default_rng(validate.seed(seed)))
         return ScoreTable.from_matrix(
             y,
             systems=self.systems,
@@ -436,21 +436,20 @@ def simulation_study(
         tables = {tables.collections[0] if len(tables.collections) == 1 else "table": tables}
     if not tables:
         raise InsufficientDataError("simulation_study needs at least one table")
-    if method not in ("simulate", "subsample"):
-        raise OptionError(f"method must be 'simulate' or 'subsample', got {method!r}")
-    if truth not in ("population", "original"):
-        raise OptionError(f"truth must be 'population' or 'original', got {truth!r}")
-    sizes = tuple(int(s) for s in sizes)
+    validate.choice("method", method, ("simulate", "subsample"))
+    validate.choice("truth", truth, ("population", "original"))
+    trials = validate.positive_int("trials", trials)
+    seed = validate.seed(seed)
+    sizes = tuple(validate.integer("sizes", s, minimum=2) for s in sizes)
     specs = tuple(parse_reliability(e) for e in estimators)
     for spec in specs:
         if spec.kind != "estimator":
             raise OptionError(f"{spec!r} is a correlation coefficient, not an estimator")
-    if trials < 1 or not sizes or min(sizes) < 2:
-        raise InsufficientDataError("need at least 1 trial and topic set sizes of at least 2")
+    if not sizes:
+        raise InsufficientDataError("simulation_study needs at least one topic set size")
     if any(s.name in ("SHw", "SHwo") for s in specs) and min(sizes) < 4:
         raise InsufficientDataError("the split-half estimators need topic sets of at least 4")
     names = list(tables)
-    seed = SEED if seed is None else int(seed)
     sources: list[Any] = []
     for name in names:
         if method == "simulate":

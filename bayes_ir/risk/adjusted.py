@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayes_ir import validate
 from bayes_ir.defaults import RISK_R
-from bayes_ir.errors import InsufficientDataError, MeasureError, ScoreTableError
+from bayes_ir.errors import InsufficientDataError, ScoreTableError
 from bayes_ir.roles import check_known
 from bayes_ir.table import ScoreTable
 
@@ -32,16 +33,21 @@ MIN_TOPICS = 3
 
 
 def check_r(r: float) -> float:
-    """Return the loss weight ``r`` as a float, or raise :class:`MeasureError` if ``r < 1``."""
-    try:
-        value = float(r)
-    except (TypeError, ValueError):
-        raise MeasureError(f"the loss weight r must be a number >= 1, got {r!r}") from None
-    if not np.isfinite(value) or value < 1.0:
-        raise MeasureError(
-            f"the loss weight r must be a finite number >= 1 (r = 1 + alpha), got {r!r}"
-        )
-    return value
+    """Return the loss weight ``r = 1 + alpha`` as a float, or raise :class:`OptionError`.
+
+    ``r`` must be a finite real number of at least 1 (:func:`bayes_ir.validate.finite_float`).
+    """
+    return validate.finite_float("the loss weight r (= 1 + alpha)", r, minimum=1.0)
+
+
+def constant_columns(adjusted: np.ndarray) -> np.ndarray:
+    """Flag the columns that hold the same value on every topic, e.g. identical systems.
+
+    Same up to rounding: a spread of at most ``1e-12`` times the column's largest
+    absolute value. TRisk and the BCa interval are undefined for such a column.
+    """
+    adjusted = np.asarray(adjusted, dtype=float)
+    return np.ptp(adjusted, axis=0) <= 1e-12 * np.abs(adjusted).max(axis=0)
 
 
 def _adjust(delta: np.ndarray, r: float) -> np.ndarray:

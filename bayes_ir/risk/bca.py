@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -9,10 +10,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayes_ir.defaults import BCA_RESAMPLES, RISK_R, SEED
+from bayes_ir import validate
+from bayes_ir.defaults import BCA_RESAMPLES, RISK_R
 from bayes_ir.defaults import ci_prob as _ci_prob
-from bayes_ir.errors import OptionError
-from bayes_ir.risk.adjusted import check_r, resolve_pair
+from bayes_ir.errors import DataWarning
+from bayes_ir.risk.adjusted import check_r, constant_columns, resolve_pair
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.table import ScoreTable
 
@@ -31,8 +33,7 @@ def bonferroni_level(ci_prob: float, k: int) -> float:
     Dunn, O. J. (1961). Multiple comparisons among means. *Journal of the American
     Statistical Association* 56(293), 52-64. doi:10.1080/01621459.1961.10482090
     """
-    if k < 1:
-        raise OptionError(f"the number of comparisons must be >= 1, got {k}")
+    k = validate.positive_int("the number of comparisons k", k)
     return 1.0 - (1.0 - ci_prob) / k
 
 
@@ -207,9 +208,8 @@ def bca_urisk(
     """
     r = check_r(r)
     p = _ci_prob(ci_prob)
-    seed = SEED if seed is None else int(seed)
-    if int(n_resamples) < 100:
-        raise OptionError(f"n_resamples must be at least 100, got {n_resamples}")
+    seed = validate.seed(seed)
+    n_resamples = validate.positive_int("n_resamples", n_resamples, minimum=100)
     pair = resolve_pair(
         table,
         champion=champion,
@@ -221,8 +221,23 @@ def bca_urisk(
     adjusted = pair.adjusted(r)
     k = adjusted.shape[1]
     level = bonferroni_level(p, k) if bonferroni else p
+    constant = constant_columns(adjusted)
+    if constant.any():
+        names = ", ".join(repr(s) for s, c in zip(pair.challengers, constant, strict=True) if c)
+        warnings.warn(
+            f"the BCa interval is undefined (NaN) for {names}: the risk-adjusted differences "
+            "against the champion are the same on every topic, so every resample has the "
+            "same mean",
+            DataWarning,
+            stacklevel=2,
+        )
     bounds = np.array(
-        [_bca_one(adjusted[:, j], level, int(n_resamples), system_rng(seed, j)) for j in range(k)]
+        [
+            (np.nan, np.nan)
+            if constant[j]
+            else _bca_one(adjusted[:, j], level, n_resamples, system_rng(seed, j))
+            for j in range(k)
+        ]
     )
     return BCaResult(
         **pair.labels(),

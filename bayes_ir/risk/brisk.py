@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
-from bayes_ir.errors import MeasureError
+from bayes_ir import defaults, validate
+from bayes_ir.errors import MeasureError, RoleError, UnknownSystemError
 from bayes_ir.risk.adjusted import check_r, risk_adjusted_scores
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
@@ -190,11 +190,11 @@ class BRiskResult:
 
         if self.fit is None:
             raise MeasureError("this BRisk result keeps no fit; refit to forecast")
-        if challenger not in self.systems or challenger == self.champion:
-            raise MeasureError(
-                f"{challenger!r} is not a non-champion system of this fit "
-                f"(have: {', '.join(s for s in self.systems if s != self.champion)})"
-            )
+        if challenger == self.champion:
+            raise RoleError(f"{challenger!r} is the champion: forecast a challenger")
+        if challenger not in self.systems:
+            others = [s for s in self.systems if s != self.champion]
+            raise UnknownSystemError(challenger, others, role="challenger")
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
         pred = posterior_predictive(
             self.fit, ci_prob=p, seed=self.seed if seed is None else seed, systems=[challenger]
@@ -341,9 +341,9 @@ def brisk(
 
     r = check_r(r)
     p = defaults.ci_prob(ci_prob)
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     if table.roles is None and champion is None:
-        raise MeasureError("BRisk needs roles: call table.with_roles(champion=...) first")
+        raise RoleError("BRisk needs roles: call table.with_roles(champion=...) first")
     adjusted = risk_adjusted_scores(
         table, r=r, champion=champion, collection=collection, measure=measure
     )

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.risk.bca import BCaResult, bca_urisk
 from bayes_ir.risk.brisk import BRiskResult, brisk
@@ -277,7 +277,7 @@ def risk_review(
     """
     r = check_r(r)
     p = defaults.ci_prob(ci_prob)
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     pair = resolve_pair(
         table,
         champion=champion,

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.defaults import RISK_R, TRISK_SD
-from bayes_ir.errors import MeasureError
+from bayes_ir.errors import MeasureError, OptionError
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.risk.trisk import _trisk, _trisk_topics, check_sd
 from bayes_ir.risk.zrisk import zrisk
@@ -157,7 +157,10 @@ def parse_risk(spec: str | RiskSpec) -> RiskSpec:
             r = float(params.get("r", RISK_R))
     except ValueError:
         raise MeasureError(f"{spec!r}: r and alpha must be numbers") from None
-    return RiskSpec(name=name, r=r, sd=params.get("sd"))
+    try:
+        return RiskSpec(name=name, r=r, sd=params.get("sd"))
+    except OptionError as exc:
+        raise MeasureError(f"{spec!r}: {exc}") from None
 
 
 def iter_risk(
@@ -219,7 +222,7 @@ def iter_risk(
         systems = list(pair.challengers)
         values = pair.adjusted(spec.r)
         if spec.name == "TRisk":
-            values = _trisk_topics(values, spec.sd)
+            values = _trisk_topics(values, spec.sd, systems)
     for j, system in enumerate(systems):
         for i, topic in enumerate(topics):
             yield TopicRisk(topic, system, label, float(values[i, j]))
@@ -267,7 +270,7 @@ def calc_risk(
             if spec.name == "URisk":
                 values = adjusted.mean(axis=0)
             else:
-                values = _trisk(adjusted, spec.sd)[2]
+                values = _trisk(adjusted, spec.sd, pair.challengers)[2]
             rows += [
                 (s, repr(spec), float(v)) for s, v in zip(pair.challengers, values, strict=True)
             ]

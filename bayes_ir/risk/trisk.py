@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -10,9 +11,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayes_ir import validate
 from bayes_ir.defaults import RISK_R, TRISK_SD
-from bayes_ir.errors import MeasureError
-from bayes_ir.risk.adjusted import check_r, resolve_pair
+from bayes_ir.errors import DataWarning
+from bayes_ir.risk.adjusted import check_r, constant_columns, resolve_pair
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.table import ScoreTable
 
@@ -24,27 +26,48 @@ _DDOF = {"population": 0, "sample": 1}
 
 def check_sd(sd: str) -> str:
     """Validate the ``sd`` option of TRisk."""
-    if sd not in _DDOF:
-        raise MeasureError(f"sd must be 'population' or 'sample', got {sd!r}")
-    return sd
+    return validate.choice("sd", sd, _DDOF)
 
 
-def _trisk(adjusted: np.ndarray, sd: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """URisk, standard error, TRisk and two-sided p of each column of adjusted differences."""
+def _sd(adjusted: np.ndarray, sd: str, systems: Sequence[str]) -> np.ndarray:
+    """SD of each column; NaN, with a :class:`DataWarning`, where the column is constant.
+
+    A constant column (:func:`~bayes_ir.risk.adjusted.constant_columns`) leaves TRisk
+    undefined; dividing by the rounding residue of its SD would give absurd values such
+    as -7e15.
+    """
+    s = adjusted.std(axis=0, ddof=_DDOF[sd])
+    constant = constant_columns(adjusted)
+    if constant.any():
+        names = ", ".join(repr(n) for n, c in zip(systems, constant, strict=True) if c)
+        warnings.warn(
+            f"TRisk is undefined (NaN) for {names}: the risk-adjusted differences against "
+            "the champion are the same on every topic (SD 0); URisk is still reported",
+            DataWarning,
+            stacklevel=4,
+        )
+    return np.where(constant, np.nan, s)
+
+
+def _trisk(
+    adjusted: np.ndarray, sd: str, systems: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """URisk, standard error, TRisk and two-sided p of each column of adjusted differences.
+
+    TRisk and p are NaN for a column whose differences are constant (see :func:`_sd`).
+    """
     n = adjusted.shape[0]
     u = adjusted.mean(axis=0)
-    se = adjusted.std(axis=0, ddof=_DDOF[sd]) / np.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se > 0, u / se, np.where(u == 0, np.nan, np.sign(u) * np.inf))
+    s = _sd(adjusted, sd, systems)
+    se = np.where(np.isnan(s), 0.0, s) / np.sqrt(n)
+    t = u / (s / np.sqrt(n))
     p = 2.0 * stats.t.sf(np.abs(t), df=n - 1)
     return u, se, t, p
 
 
-def _trisk_topics(adjusted: np.ndarray, sd: str) -> np.ndarray:
+def _trisk_topics(adjusted: np.ndarray, sd: str, systems: Sequence[str]) -> np.ndarray:
     """Per-topic TRisk (rmit-ir/trisk's exploratory mode): adjusted difference / SD."""
-    s = adjusted.std(axis=0, ddof=_DDOF[sd])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return adjusted / s
+    return adjusted / _sd(adjusted, sd, systems)
 
 
 @dataclass(frozen=True)
@@ -169,7 +192,9 @@ def trisk(
     with :math:`d = 0` (population) or :math:`d = 1` (sample). rmit-ir/trisk's
     ``alpha`` is the loss weight minus one: its ``alpha = 5`` is ``r = 6`` here
     (checked on rb04 and TREC 2018, see ``tests/results/risk.py``). The reported
-    :math:`T_{\mathrm{Risk}}^- = -T_{\mathrm{Risk}}` (Benham et al. 2020).
+    :math:`T_{\mathrm{Risk}}^- = -T_{\mathrm{Risk}}` (Benham et al. 2020). When the
+    differences are the same on every topic (:math:`s = 0`, e.g. identical systems)
+    TRisk and p are undefined: NaN, with a :class:`~bayes_ir.errors.DataWarning`.
 
     References
     ----------
@@ -192,7 +217,7 @@ def trisk(
         method="TRisk",
     )
     adjusted = pair.adjusted(r)
-    u, se, t, p = _trisk(adjusted, sd)
+    u, se, t, p = _trisk(adjusted, sd, pair.challengers)
     return TRiskResult(
         **pair.labels(),
         r=r,

@@ -60,8 +60,14 @@ def test_errors_are_one_line(capsys):
         main(["glm", str(EXAMPLE), "--links", "sqrt"])
     assert exc.value.code == 2
     assert "unknown link 'sqrt'" in capsys.readouterr().err
-    result = CliRunner().invoke(app, ["glm", str(EXAMPLE), "--boundary", "winsor"])
-    assert result.exit_code == 2 and "boundary" in result.output
+    with pytest.raises(SystemExit) as exc:
+        main(["glm", str(EXAMPLE), "--boundary", "winsor"])
+    assert exc.value.code == 2
+    assert "error: --boundary must be one of 'clip'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["glm", str(EXAMPLE), "--alpha", "nan"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip() == "error: --alpha must be a finite number, got nan"
     # -l is --likelihood in fit and risk: glm does not reuse it for another option
     result = CliRunner().invoke(app, ["glm", str(EXAMPLE), "-l", "logit"])
     assert result.exit_code == 2 and "-l" in result.output

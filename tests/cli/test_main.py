@@ -107,7 +107,10 @@ EXAMPLE = DATA / "example_scores.csv"
         (["fit", str(EXAMPLE)], "Missing option '--champion'"),
         (["fit", str(EXAMPLE), "-c", "bm25", "--chains", "abc"], "Invalid value for '--chains'"),
         (["inspect", str(EXAMPLE), "--bogus"], "No such option: --bogus"),
-        (["glm", str(EXAMPLE), "--boundary", "winsor"], "'winsor': choose clip"),
+        (
+            ["glm", str(EXAMPLE), "--boundary", "winsor"],
+            "--boundary must be one of 'clip', 'drop_systems', 'none', got 'winsor'",
+        ),
         # --ci-prob 95 was a ValueError traceback (status 1).
         (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--ci-prob", "95"], "--ci-prob"),
         (["reliability", str(EXAMPLE), "--intervals", "--ci-prob", "2"], "strictly between 0"),

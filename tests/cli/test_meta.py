@@ -65,7 +65,7 @@ def test_tidy_file_with_control_and_treatment(tmp_path):
     ("args", "message"),
     [
         (["--measure", "nDCG@10", "--effect", "OR"], "unknown effect measure"),
-        (["--measure", "nDCG@10", "--method", "XYZ"], "unknown method"),
+        (["--measure", "nDCG@10", "--method", "XYZ"], "--method must be one of 'FE', 'DL'"),
         (["--measure", "nDCG@10", "--method", "REML", "--ranger-compatible"], "ranger_compatible"),
         (["--measure", "nDCG@10", "--control", "nope", "--treatment", "dense"], "'nope'"),
         ([], "several measures"),

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayes_ir.errors import BayesIRError, InsufficientDataError, ScoreTableError
+from bayes_ir.errors import BayesIRError, InsufficientDataError, OptionError, ScoreTableError
 from bayes_ir.hierarchical import build_model, skewnormal_location_scale, skewnormal_moments
 from bayes_ir.table import ScoreTable
 
@@ -97,7 +97,7 @@ def test_build_model_rejects_bad_input():
     table2 = ScoreTable.from_frame(two).with_roles(champion="champ", challengers="chal*")
     with pytest.raises(ScoreTableError, match="several measures"):
         build_model(table2)
-    with pytest.raises(BayesIRError, match="unknown likelihood"):
+    with pytest.raises(OptionError, match="^likelihood must be one of 'gaussian', 'skew_normal'"):
         build_model(table, likelihood="student")
     with pytest.raises(BayesIRError, match="complete"):
         build_model(_table(6, 5, seed=0, missing=2), loglik="sufficient")

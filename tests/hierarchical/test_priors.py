@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.hierarchical import Priors, prior_predictive
+from bayes_ir.hierarchical.priors import autoscale_priors
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 from bayes_ir.table import ScoreTable
 
@@ -33,14 +34,20 @@ def test_autoscale_rules(table):
 
 
 def test_bad_priors():
-    with pytest.raises(BayesIRError, match="positive"):
+    with pytest.raises(OptionError, match="^prior b0_sd must be greater than 0, got -1$"):
         Priors(b0_sd=-1.0)
-    with pytest.raises(BayesIRError, match="finite"):
+    with pytest.raises(OptionError, match="^prior b0_mu must be a finite number, got nan$"):
         Priors(b0_mu=float("nan"))
-    with pytest.raises(BayesIRError, match="below"):
+    with pytest.raises(OptionError, match="^prior sigma_rate must be a real number, got '1'"):
+        Priors(sigma_rate="1")
+    with pytest.raises(OptionError, match="^prior skewness_max must be less than 0.995272, got 1$"):
         Priors(skewness_max=1.0)
-    with pytest.raises(BayesIRError, match="identical"):
+    with pytest.raises(OptionError, match="^priors must be a Priors, got dict$"):
+        autoscale_priors(np.arange(4.0), {"b0_sd": 1})
+    with pytest.raises(InsufficientDataError, match="every score is 0.5: with no variance"):
         Priors().resolve(np.full(10, 0.5))
+    with pytest.raises(InsufficientDataError, match="every score is 0.3"):  # rounding residue
+        Priors().resolve(np.full(10, 0.1) + np.full(10, 0.2))
 
 
 def test_prior_predictive_moments(table):

@@ -5,7 +5,7 @@ import pytest
 from results.reliability import HAND_CASES, THREE_CYCLE_SWAPPED_TAU_AP
 from scipy import stats
 
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.reliability import kendall_tau, tau_ap
 from bayes_ir.reliability.correlation import _tau_ap_batch, _tau_batch
 
@@ -118,5 +118,5 @@ def test_bad_input():
         kendall_tau([1.0], [2.0])
     with pytest.raises(ValueError, match="NaN"):
         tau_ap([1, np.nan], [1, 2])
-    with pytest.raises(ValueError, match="variant"):
+    with pytest.raises(OptionError, match="^variant must be one of .b., .c., got"):
         kendall_tau([1, 2], [1, 2], variant="a")

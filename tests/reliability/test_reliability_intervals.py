@@ -3,7 +3,7 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from bayes_ir.errors import BayesIRError, InsufficientDataError
+from bayes_ir.errors import BayesIRError, OptionError
 from bayes_ir.reliability import bayesian_interval, bootstrap_interval, tau_ap
 from bayes_ir.reliability.estimators import _bootstrap_means
 
@@ -28,8 +28,12 @@ def test_bootstrap_draws_are_correlations_with_resampled_rankings(table):
     lo, hi = np.quantile(ref_tau, [0.05, 0.95])
     assert ci.loc[0, "ci_lower"] == pytest.approx(lo) and ci.loc[0, "ci_upper"] == pytest.approx(hi)
     assert "bootstrap" in res.summary() and "95% interval" in res.summary()
-    with pytest.raises(InsufficientDataError):
-        bootstrap_interval(table, n_boot=1)
+    for bad in (1, 0, 2.5, "100"):
+        with pytest.raises(OptionError, match="^n_boot must"):
+            bootstrap_interval(table, n_boot=bad)
+    for bad in (-3, 1.7, True, 2j):
+        with pytest.raises(OptionError, match="^seed must"):
+            bootstrap_interval(table, seed=bad)
     with pytest.raises(ValueError):
         res.conf_int(ci_prob=1.5)
 

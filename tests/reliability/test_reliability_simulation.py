@@ -5,7 +5,7 @@ import pytest
 from results.reliability import PAPER_ERROR
 from scipy import stats
 
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.readers import read_scores
 from bayes_ir.reliability import fit_simulator, simulation_study
 from bayes_ir.table import ScoreTable
@@ -119,3 +119,14 @@ def test_subsampling_robust04(shared_data):
     # the 50-topic sets share a fifth of the topics with the truth: actual tau is higher
     rec = study.records
     assert rec[rec.n_topics == 50]["actual"].mean() > rec[rec.n_topics == 10]["actual"].mean()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("trials", 0), ("trials", 1.5), ("trials", True), ("seed", -3), ("seed", 1.7),
+     ("seed", 1 + 2j), ("sizes", (1,)), ("sizes", (2.5,)), ("truth", "pop"),
+     ("method", "simulated")],
+)  # fmt: skip
+def test_bad_options_name_the_argument(small, option, value):
+    with pytest.raises(OptionError, match=f"^{option} must"):
+        simulation_study(small, estimators=["ML"], **{"trials": 1, "sizes": (5,), option: value})

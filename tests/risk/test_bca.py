@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from bayes_ir.errors import DataWarning, OptionError
 from bayes_ir.risk import bca_urisk, bonferroni_level, risk_adjusted_differences
+from bayes_ir.table import ScoreTable
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +60,26 @@ def test_seed_reproducible(toy, bca):
     np.testing.assert_array_equal(again.ci_lower, bca.ci_lower)
     with pytest.raises(ValueError):
         bca_urisk(toy, n_resamples=10)
+
+
+def test_constant_differences_give_nan_interval_with_a_warning(toy):
+    # 'same2' is the champion itself, 'up' the champion + 0.05 on every topic: every
+    # resample has the same mean, so BCa (and its acceleration) is undefined.
+    wide = toy.wide()
+    frame = wide.assign(twin=wide["base"], up=wide["base"] + 0.05)
+    table = ScoreTable.from_matrix(
+        frame.to_numpy(), systems=list(frame.columns), topics=list(frame.index), measure="AP"
+    ).with_roles(champion="base", challengers=["good", "twin", "up"])
+    with pytest.warns(DataWarning, match=r"undefined \(NaN\) for 'twin', 'up'"):
+        res = bca_urisk(table, r=5, n_resamples=500, seed=1)
+    out = res.to_frame().set_index("system")
+    assert out.loc[["twin", "up"], ["ci_lower", "ci_upper"]].isna().all().all()
+    assert out.loc["up", "urisk"] == pytest.approx(0.05, abs=1e-12)
+    assert out.loc["good", ["ci_lower", "ci_upper"]].notna().all()
+    assert not bool(out.loc["up", "significant"])
+
+
+@pytest.mark.parametrize("bad", [99, 0, -5, 1e4, "1000", True])
+def test_bad_n_resamples(toy, bad):
+    with pytest.raises(OptionError, match="n_resamples"):
+        bca_urisk(toy, n_resamples=bad)

@@ -12,7 +12,7 @@ from results.risk import (
     RSTANARM_TOL_MEAN,
 )
 
-from bayes_ir.errors import MeasureError
+from bayes_ir.errors import RoleError, UnknownSystemError
 from bayes_ir.risk import BRiskSweep, brisk, brisk_sweep, urisk
 from bayes_ir.risk.brisk import BRISK_COLUMNS
 from bayes_ir.table import ScoreTable
@@ -84,8 +84,10 @@ def test_forecast_uses_the_fit(spread):
     )
     np.testing.assert_allclose(frame["adjusted_score"], adj.loc[frame["topic"]])
     assert 0.7 <= fc.coverage <= 1.0
-    with pytest.raises(MeasureError):
+    with pytest.raises(RoleError, match="'champ' is the champion"):
         res.forecast("champ")
+    with pytest.raises(UnknownSystemError, match="challenger 'dwn' is not in the data"):
+        res.forecast("dwn")
 
 
 def test_rb04_r1_matches_rstanarm(rb04):

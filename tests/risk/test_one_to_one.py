@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayes_ir.errors import MeasureError
+from bayes_ir.errors import MeasureError, OptionError
 from bayes_ir.hierarchical.skewnormal import skewnormal_moments
 from bayes_ir.risk import build_one_to_one_model, one_to_one
 from bayes_ir.risk.one_to_one import COLUMNS
@@ -100,5 +100,5 @@ def test_model_structure_without_sampling():
 def test_bad_arguments(skewed_table):
     with pytest.raises(MeasureError):
         one_to_one(skewed_table, challenger="chal", r_levels=())
-    with pytest.raises(MeasureError):
+    with pytest.raises(OptionError, match="loss weight r"):
         one_to_one(skewed_table, challenger="chal", r_levels=(0.5,))

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from results.risk import ADJUSTED_EXAMPLE
 
-from bayes_ir.errors import InsufficientDataError, MeasureError, ScoreTableError, UnknownSystemError
+from bayes_ir.errors import (
+    InsufficientDataError,
+    OptionError,
+    ScoreTableError,
+    UnknownSystemError,
+)
 from bayes_ir.risk import risk_adjusted_differences, risk_adjusted_scores, risk_measure_name
 from bayes_ir.table import ScoreTable
 
@@ -55,9 +60,9 @@ def test_adjusted_table_keeps_roles_and_names_the_measure(toy):
     assert (adj.wide()["risky"] < 0).any()
 
 
-@pytest.mark.parametrize("r", [0.5, -1, float("nan"), "x"])
+@pytest.mark.parametrize("r", [0.5, -1, float("nan"), "x", 2j, True])
 def test_bad_r(toy, r):
-    with pytest.raises(MeasureError, match="r"):
+    with pytest.raises(OptionError, match=r"loss weight r .* got"):
         risk_adjusted_differences(toy, r=r)
 
 

@@ -7,9 +7,10 @@ import pytest
 from results.risk import TRISK_REFERENCE, TRISK_TOL
 from scipy import stats
 
-from bayes_ir.errors import MeasureError
+from bayes_ir.errors import DataWarning, OptionError
 from bayes_ir.readers import read_scores
-from bayes_ir.risk import risk_adjusted_differences, trisk
+from bayes_ir.risk import calc_risk, iter_risk, risk_adjusted_differences, trisk
+from bayes_ir.table import ScoreTable
 
 
 def test_sample_sd_is_scipys_one_sample_t_test(toy):
@@ -34,7 +35,7 @@ def test_population_sd_scales_by_sqrt_n_over_n_minus_1(toy):
 
 
 def test_bad_sd(toy):
-    with pytest.raises(MeasureError, match="sd"):
+    with pytest.raises(OptionError, match="^sd must be one of 'population', 'sample', got 'n-1'"):
         trisk(toy, sd="n-1")
 
 
@@ -52,3 +53,45 @@ def test_rmit_trisk_reference(shared_data, file, challenger, alpha, r, u_ref, t_
     if alpha > 1:
         other = trisk(table, r=alpha, challengers=[challenger])
         assert abs(other.urisk[0] - u_ref) > 10 * TRISK_TOL["urisk"]
+
+
+@pytest.fixture()
+def shifted():
+    """``up`` = champion + 0.1 and ``twin`` = champion on every topic: constant differences."""
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0.1, 0.8, size=25)
+    other = rng.uniform(0.1, 0.8, size=25)
+    return ScoreTable.from_matrix(
+        np.column_stack([base, base + 0.1, base, other]),
+        systems=["base", "up", "twin", "other"],
+        topics=[f"q{i}" for i in range(25)],
+        measure="AP",
+    ).with_roles(champion="base", challengers=["up", "twin", "other"])
+
+
+def test_constant_differences_give_nan_trisk_with_a_warning(shifted):
+    # The rounding residue of the SD of base + 0.1 - base is ~1e-17: dividing by it gave
+    # TRisk ~ -7e15. TRisk is undefined there; URisk is the constant itself.
+    d = risk_adjusted_differences(shifted, r=5).sel(system="up").values
+    assert 0 < d.std() < 1e-15  # the trap: not exactly zero
+    with pytest.warns(DataWarning, match=r"TRisk is undefined \(NaN\) for '\w+', '\w+':") as w:
+        res = trisk(shifted, r=5)
+    assert "'up'" in str(w[0].message) and "'twin'" in str(w[0].message)
+    frame = res.to_frame().set_index("system")
+    assert np.isnan(frame.loc["up", "trisk"]) and np.isnan(frame.loc["up", "p_value"])
+    assert np.isnan(frame.loc["twin", "trisk"]) and np.isnan(frame.loc["twin", "p_value"])
+    assert frame.loc["up", "urisk"] == pytest.approx(0.1, abs=1e-12)
+    assert frame.loc["twin", "urisk"] == 0.0
+    ref = stats.ttest_1samp(risk_adjusted_differences(shifted, r=5).sel(system="other"), 0.0)
+    n = 25
+    assert frame.loc["other", "trisk"] == pytest.approx(ref.statistic * np.sqrt(n / (n - 1)))
+
+
+def test_constant_differences_in_calc_and_iter_risk(shifted):
+    with pytest.warns(DataWarning, match="TRisk is undefined.*'twin', 'up'"):
+        out = calc_risk(shifted, "TRisk").set_index("system")["value"]
+    assert np.isnan(out["up"]) and np.isnan(out["twin"]) and np.isfinite(out["other"])
+    with pytest.warns(DataWarning, match="TRisk is undefined.*'twin', 'up'"):
+        values = list(iter_risk(shifted, "TRisk"))
+    assert all(np.isnan(v.value) for v in values if v.system in ("up", "twin"))
+    assert all(np.isfinite(v.value) for v in values if v.system == "other")

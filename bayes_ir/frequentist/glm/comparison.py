@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bayes_ir import defaults
-from bayes_ir.errors import BayesIRError, ConvergenceError, OptionError
+from bayes_ir import defaults, validate
+from bayes_ir.errors import BayesIRError, ConvergenceError
 from bayes_ir.frequentist.glm.fit import GLMFitResult, _fit_matrix, _matrix
 from bayes_ir.frequentist.glm.links import get_link, link_names
 from bayes_ir.frequentist.glm.tukey import TukeyHSDResult, _tukey_from_fit
@@ -295,9 +295,7 @@ def compare_links(
     names = tuple(get_link(name).name for name in (links or link_names()))
     if not names:
         raise BayesIRError("links is empty: name at least one link")
-    alpha = defaults.GLM_ALPHA if alpha is None else float(alpha)
-    if not 0.0 < alpha < 1.0:
-        raise OptionError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    alpha = validate.probability("alpha", defaults.GLM_ALPHA if alpha is None else alpha)
     wanted_c = set(collections) if collections is not None else None
     wanted_m = set(measures) if measures is not None else None
     items = []

@@ -33,12 +33,11 @@ import pandas as pd
 import scipy.linalg
 from scipy import stats
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import (
     ConvergenceError,
     ConvergenceWarning,
     InsufficientDataError,
-    OptionError,
     ScoreTableError,
 )
 from bayes_ir.frequentist.glm.links import LinkSpec, get_link
@@ -423,16 +422,16 @@ def _fit_matrix(
     method: str,
 ) -> GLMFitResult:
     """Fit one link to a validated (T, S) matrix (shared by ``fit_glm`` and the comparison)."""
-    eps = defaults.GLM_EPSILON if epsilon is None else float(epsilon)
-    floor = defaults.GLM_MIN_MEAN if min_mean is None else float(min_mean)
-    tol = defaults.GLM_TOL if tol is None else float(tol)
-    maxiter = defaults.GLM_MAXITER if maxiter is None else int(maxiter)
-    if boundary not in ("clip", "drop_systems", "none"):
-        raise OptionError(f"boundary must be 'clip', 'drop_systems' or 'none', got {boundary!r}")
-    if method not in ("irls", "statsmodels"):
-        raise OptionError(f"method must be 'irls' or 'statsmodels', got {method!r}")
-    if not 0.0 <= eps < 0.5:
-        raise OptionError(f"epsilon must lie in [0, 0.5), got {eps}")
+    eps = defaults.GLM_EPSILON if epsilon is None else epsilon
+    eps = validate.finite_float("epsilon", eps, minimum=0.0, maximum=0.5, open_maximum=True)
+    floor = defaults.GLM_MIN_MEAN if min_mean is None else min_mean
+    floor = validate.finite_float("min_mean", floor, minimum=0.0)
+    tol = defaults.GLM_TOL if tol is None else tol
+    tol = validate.finite_float("tol", tol, minimum=0.0, open_minimum=True)
+    maxiter = defaults.GLM_MAXITER if maxiter is None else maxiter
+    maxiter = validate.positive_int("maxiter", maxiter)
+    validate.choice("boundary", boundary, ("clip", "drop_systems", "none"))
+    validate.choice("method", method, ("irls", "statsmodels"))
     y, systems, dropped, n_clipped, note = _apply_boundary(
         raw, systems, spec, boundary=boundary, epsilon=eps, min_mean=floor, where=(coll, meas)
     )
@@ -526,6 +525,11 @@ def _matrix(
     systems = [str(s) for s in da.system.values]
     topics = [str(t) for t in da.topic.values]
     _check_size(len(systems), len(topics), coll, meas)
+    if np.ptp(values) <= 1e-12 * np.abs(values).max():
+        raise InsufficientDataError(
+            f"every score is {values.flat[0]:g} (collection {coll!r}, measure {meas!r}): "
+            "with no variance the GLM has nothing to explain and no pair of systems can differ"
+        )
     return values, systems, topics, coll, meas
 
 

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import studentized_range
 
-from bayes_ir import defaults
-from bayes_ir.errors import ConvergenceWarning, OptionError, ScoreTableError
+from bayes_ir import defaults, validate
+from bayes_ir.errors import ConvergenceWarning, ScoreTableError
 from bayes_ir.frequentist.glm.fit import GLMFitResult, fit_glm
 from bayes_ir.table import ScoreTable
 
@@ -289,9 +289,7 @@ def tukey_hsd(
     Carterette, B. (2012). Multiple testing in statistical analysis of systems-based
     information retrieval experiments. *ACM TOIS*, 30(1), 4:1-4:34.
     """
-    alpha = defaults.GLM_ALPHA if alpha is None else float(alpha)
-    if not 0.0 < alpha < 1.0:
-        raise OptionError(f"alpha must lie strictly between 0 and 1, got {alpha}")
+    alpha = validate.probability("alpha", defaults.GLM_ALPHA if alpha is None else alpha)
     if isinstance(fit_or_table, ScoreTable):
         fit = fit_glm(
             fit_or_table, link=link, collection=collection, measure=measure, **fit_options

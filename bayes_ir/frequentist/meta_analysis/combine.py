@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayes_ir import validate
 from bayes_ir.defaults import META_METHOD
 from bayes_ir.defaults import ci_prob as _ci_prob
 from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
@@ -614,15 +615,20 @@ def meta_analysis(
     >>> round(res.estimate, 6), round(res.heterogeneity().i2, 2)
     (0.018856, 44.53)
     """
+    hk = validate.flag("hk", hk)
+    ranger_compatible = validate.flag("ranger_compatible", ranger_compatible)
+    p = _ci_prob(ci_prob)
     if isinstance(effects, pd.DataFrame):
         effects = EffectSizes.from_frame(effects)
     if not isinstance(effects, EffectSizes):
-        raise TypeError(f"effects must be EffectSizes or a DataFrame, got {type(effects).__name__}")
+        raise OptionError(
+            f"effects must be EffectSizes or a DataFrame, got {type(effects).__name__}"
+        )
     if method is None:
         method = "DL" if ranger_compatible else META_METHOD
-    method = str(method).upper()
-    if method not in TAU2_METHODS:
-        raise OptionError(f"unknown method {method!r}; choose one of {', '.join(TAU2_METHODS)}")
+    method = validate.choice(
+        "method", method.upper() if isinstance(method, str) else method, TAU2_METHODS
+    )
     if ranger_compatible and (method != "DL" or hk):
         raise OptionError("ranger_compatible=True means DerSimonian-Laird without hk")
     if ranger_compatible and not effects.ranger_compatible and effects.control is not None:
@@ -641,7 +647,7 @@ def meta_analysis(
         effects=effects,
         method=method,
         hk=hk,
-        ci_prob=_ci_prob(ci_prob),
+        ci_prob=p,
         ranger_compatible=ranger_compatible,
         **fit,
     )

@@ -28,6 +28,7 @@ Ranger's own layout (``qrels:``, ``available_rankings:`` or ``eval_metrics:``, a
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from os import PathLike
@@ -36,7 +37,9 @@ from typing import Any
 
 import yaml
 
-from bayes_ir.errors import ScoreTableError
+from bayes_ir.errors import BayesIRError, ScoreTableError
+from bayes_ir.frequentist.meta_analysis.effect_size import _check_measure as _check_effect
+from bayes_ir.frequentist.meta_analysis.tau2 import TAU2_METHODS
 from bayes_ir.readers import read_scores
 from bayes_ir.table import ScoreTable, concat
 
@@ -179,11 +182,151 @@ class MetaConfig:
         return concat(parts, source=str(self.path))
 
 
-def _path(base: Path, value: Any, what: str, source: Path) -> Path:
-    if not isinstance(value, str | PathLike):
-        raise ScoreTableError(f"{what} must be a file path, got {value!r}", source=str(source))
+def _path(base: Path, value: str) -> Path:
     p = Path(value)
     return p if p.is_absolute() else (base / p)
+
+
+#: The schema: the kind of value of every key, at the top level and in a collection.
+#: Kinds: "name" (a string; a YAML number is accepted and read as text), "text",
+#: "bool", "path", "names" (a string or a list of strings), "files" ({system: path}),
+#: "labels" ({name: text}), "collections" ({collection: mapping}).
+_TOP_KEYS: dict[str, str] = {
+    "control": "name",
+    "treatment": "name",
+    "measure": "text",
+    "extra_measures": "names",
+    "effect": "text",
+    "method": "text",
+    "hk": "bool",
+    "scores": "path",
+    "collections": "collections",
+    "display_names": "labels",
+}
+_COLLECTION_KEYS: dict[str, str] = {
+    "display_name": "text",
+    "qrels": "path",
+    "runs": "files",
+    "scores": "files",
+    "format": "text",
+}
+#: Ranger's own keys (its layout is translated by :func:`_from_ranger`).
+_RANGER_KEYS: dict[str, str] = {
+    "available_rankings": "ranger",
+    "eval_metrics": "ranger",
+    "qrels": "ranger",
+    "format": "text",
+}
+_KIND_WORDS = {
+    "name": "a name",
+    "text": "a string",
+    "bool": "true or false",
+    "path": "a file path",
+    "names": "a string or a list of strings",
+    "files": "a mapping {system: file}",
+    "labels": "a mapping {name: label}",
+    "collections": "a mapping {collection: settings}",
+    "ranger": "a mapping",
+}
+
+
+class _Checker:
+    """Check a parsed config against the schema; errors name the file and line."""
+
+    def __init__(self, path: Path, root: yaml.Node | None):
+        self.path = path
+        self.lines: dict[tuple[str, ...], int] = {}
+        self._index(root, ())
+
+    def _index(self, node: yaml.Node | None, prefix: tuple[str, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                where = (*prefix, str(key.value))
+                self.lines.setdefault(where, key.start_mark.line + 1)
+                self._index(value, where)
+
+    def error(self, message: str, where: tuple[str, ...] = ()) -> ScoreTableError:
+        line = None
+        for n in range(len(where), 0, -1):  # the key itself, else its closest parent
+            line = self.lines.get(tuple(where[:n]))
+            if line is not None:
+                break
+        return ScoreTableError(message, source=str(self.path), line=line)
+
+    def keys(self, raw: dict, schema: dict[str, str], where: tuple[str, ...]) -> None:
+        for key in raw:
+            if key not in schema:
+                close = difflib.get_close_matches(str(key), list(schema), n=3, cutoff=0.6)
+                hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+                known = ", ".join(schema)
+                what = f"in collection {where[-1]!r}" if where else "at the top level"
+                raise self.error(
+                    f"unknown key {key!r} {what}{hint}; known keys: {known}", (*where, str(key))
+                )
+
+    def value(self, value: Any, kind: str, where: tuple[str, ...]) -> Any:
+        """Return ``value`` checked against ``kind`` (``None`` passes: the key is unset)."""
+        if value is None:
+            return None
+        name = "/".join(where)
+        got = f"got {value!r} ({_yaml_type(value)})"
+        ok = {
+            "name": isinstance(value, str | int | float) and not isinstance(value, bool),
+            "text": isinstance(value, str),
+            "bool": isinstance(value, bool),
+            "path": isinstance(value, str),
+            "names": isinstance(value, str)
+            or (isinstance(value, list) and all(isinstance(v, str) for v in value)),
+            "files": isinstance(value, dict)
+            and all(isinstance(v, str) and not isinstance(k, bool) for k, v in value.items()),
+            "labels": isinstance(value, dict)
+            and all(isinstance(v, str | int | float) for v in value.values()),
+            "collections": isinstance(value, dict),
+            "ranger": isinstance(value, dict),
+        }[kind]
+        if not ok:
+            hint = ""
+            if kind == "bool" and isinstance(value, str):
+                hint = f"; write {where[-1]}: true or {where[-1]}: false, without quotes"
+            elif kind == "name" and isinstance(value, bool):
+                hint = "; quote the name (YAML reads yes/no/on/off as booleans)"
+            raise self.error(f"{name} must be {_KIND_WORDS[kind]}, {got}{hint}", where)
+        return value
+
+
+def _yaml_type(value: Any) -> str:
+    return {
+        bool: "a boolean", int: "a number", float: "a number", str: "a string",
+        list: "a list", dict: "a mapping",
+    }.get(type(value), type(value).__name__)  # fmt: skip
+
+
+def _parse_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+    """Read ``path`` as UTF-8 YAML; decoding and syntax errors name the byte or line."""
+    if not path.exists():
+        raise ScoreTableError("config file not found", source=str(path))
+    if path.is_dir():
+        raise ScoreTableError("is a folder, not a config file", source=str(path))
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScoreTableError(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "re-encode the file as UTF-8",
+            source=str(path),
+            line=data[: exc.start].count(b"\n") + 1,
+        ) from None
+    try:
+        return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScoreTableError(
+            f"not valid YAML: {problem}" + (f" (column {mark.column + 1})" if mark else ""),
+            source=str(path),
+            line=mark.line + 1 if mark else None,
+        ) from None
 
 
 def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
@@ -192,7 +335,7 @@ def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
     Parameters
     ----------
     path
-        The YAML file; relative paths inside it are resolved against its folder.
+        The YAML file (UTF-8); relative paths inside it are resolved against its folder.
 
     Returns
     -------
@@ -201,55 +344,79 @@ def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
     Raises
     ------
     ScoreTableError
-        If the file is not a mapping, or lacks the systems or the collections.
+        Naming the file and, where known, the line: a file that is not UTF-8 or not
+        YAML, not a mapping, an unknown key (with close matches), a value of the wrong
+        type (``hk: 'false'`` is a string, not a boolean), an unknown effect or
+        method, or missing systems or collections.
+
+    Notes
+    -----
+    Keys and their types: ``control``, ``treatment`` (names), ``measure``, ``effect``,
+    ``method`` (strings), ``extra_measures`` (a string or a list), ``hk`` (``true`` or
+    ``false``), ``scores`` (a path), ``display_names`` (a mapping), ``collections``
+    (a mapping of collection to ``display_name``, ``qrels``, ``runs``, ``scores``,
+    ``format``). Ranger's layout adds ``available_rankings`` / ``eval_metrics`` and
+    ``qrels``.
     """
     path = Path(path)
-    if not path.exists():
-        raise ScoreTableError("config file not found", source=str(path))
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ScoreTableError(f"not valid YAML: {exc}", source=str(path)) from None
+    raw, root = _parse_yaml(path)
     if not isinstance(raw, dict):
         raise ScoreTableError("the config must be a YAML mapping", source=str(path))
-    base = path.parent
-    if "available_rankings" in raw or "eval_metrics" in raw:
+    check = _Checker(path, root)
+    ranger = "available_rankings" in raw or "eval_metrics" in raw
+    check.keys(raw, {**_TOP_KEYS, **_RANGER_KEYS} if ranger else _TOP_KEYS, ())
+    for key, value in raw.items():
+        check.value(value, {**_TOP_KEYS, **_RANGER_KEYS}[key], (key,))
+    if ranger:
         raw = _from_ranger(raw, path)
     for key in ("control", "treatment"):
-        if not raw.get(key):
-            raise ScoreTableError(f"the config needs a {key!r} system name", source=str(path))
+        if raw.get(key) is None or raw.get(key) == "":
+            raise check.error(f"the config needs a {key!r} system name", (key,))
+    effect, method = raw.get("effect"), raw.get("method")
+    if effect is not None:
+        try:
+            effect = _check_effect(effect)
+        except BayesIRError as exc:
+            raise check.error(f"effect: {exc}", ("effect",)) from None
+    if method is not None and str(method).upper() not in TAU2_METHODS:
+        raise check.error(
+            f"method: unknown tau^2 estimator {method!r}; choose one of {', '.join(TAU2_METHODS)}",
+            ("method",),
+        )
+    base = path.parent
     specs = []
     for name, entry in (raw.get("collections") or {}).items():
+        where = ("collections", str(name))
         if not isinstance(entry, dict):
-            raise ScoreTableError(f"collection {name!r} must be a mapping", source=str(path))
+            raise check.error(f"collection {name!r} must be a mapping", where)
+        check.keys(entry, _COLLECTION_KEYS, where)
+        for key, value in entry.items():
+            check.value(value, _COLLECTION_KEYS[key], (*where, key))
         files = entry.get("runs") or entry.get("scores") or {}
-        if not isinstance(files, dict) or not files:
-            raise ScoreTableError(
+        if not files:
+            raise check.error(
                 f"collection {name!r} needs 'runs' (with 'qrels') or 'scores': "
                 "a mapping {system: file}",
-                source=str(path),
+                where,
             )
         if "runs" in entry and "qrels" not in entry:
-            raise ScoreTableError(f"collection {name!r} has runs but no qrels", source=str(path))
+            raise check.error(f"collection {name!r} has runs but no qrels", where)
         specs.append(
             CollectionSpec(
                 name=str(name),
-                files={str(s): _path(base, f, f"{name}/{s}", path) for s, f in files.items()},
-                qrels=_path(base, entry["qrels"], f"{name}/qrels", path)
-                if "qrels" in entry
-                else None,
+                files={str(s): _path(base, f) for s, f in files.items()},
+                qrels=_path(base, entry["qrels"]) if entry.get("qrels") else None,
                 format=entry.get("format"),
             )
         )
     scores = raw.get("scores")
     if not specs and scores is None:
-        raise ScoreTableError(
-            "the config needs 'collections' (per-collection files) or 'scores' (a tidy file)",
-            source=str(path),
+        raise check.error(
+            "the config needs 'collections' (per-collection files) or 'scores' (a tidy file)"
         )
     names = {str(k): str(v) for k, v in (raw.get("display_names") or {}).items()}
     for name, entry in (raw.get("collections") or {}).items():
-        if isinstance(entry, dict) and entry.get("display_name"):
+        if entry.get("display_name"):
             names[str(name)] = str(entry["display_name"])
     extra = raw.get("extra_measures") or ()
     return MetaConfig(
@@ -258,11 +425,11 @@ def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
         treatment=str(raw["treatment"]),
         measure=raw.get("measure"),
         extra_measures=tuple([extra] if isinstance(extra, str) else extra),
-        effect=raw.get("effect"),
-        method=raw.get("method"),
-        hk=bool(raw.get("hk", False)),
+        effect=effect,
+        method=None if method is None else str(method).upper(),
+        hk=bool(raw.get("hk") or False),
         collections=tuple(specs),
-        scores=_path(base, scores, "scores", path) if scores is not None else None,
+        scores=_path(base, scores) if scores is not None else None,
         display_names=names,
     )
 

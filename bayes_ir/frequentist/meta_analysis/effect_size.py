@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from bayes_ir import validate
 from bayes_ir.defaults import META_EFFECT
 from bayes_ir.errors import (
     DataWarning,
@@ -324,6 +325,8 @@ def effect_size(
     >>> effect_size(table, measure="SMD", control="bm25", treatment="dense",
     ...             score_measure="nDCG@10").to_frame()  # doctest: +SKIP
     """
+    validate.instance("table", table, ScoreTable)
+    ranger_compatible = validate.flag("ranger_compatible", ranger_compatible)
     code = _check_measure(measure)
     control, treatment = _pick_systems(table, control, treatment)
     if score_measure is None:

@@ -10,8 +10,13 @@ import pytest
 from results import glm as ref
 from scipy import stats
 
-from bayes_ir.errors import ConvergenceWarning, InsufficientDataError, ScoreTableError
-from bayes_ir.frequentist.glm import LINKS, UnknownLinkError, fit_glm
+from bayes_ir.errors import (
+    ConvergenceWarning,
+    InsufficientDataError,
+    OptionError,
+    ScoreTableError,
+)
+from bayes_ir.frequentist.glm import LINKS, UnknownLinkError, compare_links, fit_glm, tukey_hsd
 from bayes_ir.table import ScoreTable
 
 
@@ -127,3 +132,37 @@ def test_bad_input(ref_table):
         fit_glm(gappy)
     with pytest.raises(ScoreTableError, match="needs a ScoreTable"):
         fit_glm(pd.DataFrame({"a": [1]}))
+
+
+@pytest.mark.parametrize("value", [0.5, 0.0, 0.1 + 0.2])
+def test_constant_scores_are_refused(value):
+    # All-constant scores gave "26 of 28 pairs significant" (rounding residue / tiny scale).
+    table = ScoreTable.from_matrix(
+        np.full((10, 8), value), systems=[f"s{i}" for i in range(8)], measure="AP"
+    )
+    with pytest.raises(InsufficientDataError, match=f"every score is {value:g}.*no variance"):
+        fit_glm(table, link="logit")
+    with pytest.raises(InsufficientDataError, match="no variance"):
+        compare_links(table, links=["identity", "cloglog"])
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("epsilon", 0.5), ("epsilon", float("nan")), ("epsilon", -1e-3), ("maxiter", 0),
+     ("maxiter", 2.5), ("tol", 0.0), ("boundary", "clamp"), ("method", "newton")],
+)  # fmt: skip
+def test_bad_options_name_the_argument(option, value):
+    rng = np.random.default_rng(0)
+    table = ScoreTable.from_matrix(rng.uniform(0.1, 0.9, (6, 3)), systems=list("abc"))
+    with pytest.raises(OptionError, match=rf"^{option} must"):
+        fit_glm(table, **{option: value})
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, float("nan"), "0.05", 1j])
+def test_bad_alpha(alpha):
+    rng = np.random.default_rng(0)
+    table = ScoreTable.from_matrix(rng.uniform(0.1, 0.9, (6, 3)), systems=list("abc"))
+    with pytest.raises(OptionError, match="^alpha must"):
+        tukey_hsd(table, alpha=alpha)
+    with pytest.raises(OptionError, match="^alpha must"):
+        compare_links(table, links=["logit"], alpha=alpha)

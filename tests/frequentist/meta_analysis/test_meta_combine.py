@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from results import meta_analysis as ref
 
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.frequentist import meta_analysis
 
 EFFECTS = pd.DataFrame({"label": list("abcde"), "yi": ref.YI, "vi": ref.VI})
@@ -211,12 +211,23 @@ def test_bad_input():
         meta_analysis(EFFECTS.iloc[:1])
     with pytest.raises(InsufficientDataError, match="variance positive"):
         meta_analysis(pd.DataFrame({"yi": [0.1, 0.2], "vi": [0.01, 0.0]}))
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(OptionError, match="^method must be one of 'FE', 'DL', 'REML', 'PM'"):
         meta_analysis(EFFECTS, method="HS")
     with pytest.raises(ValueError, match="ranger_compatible"):
         meta_analysis(EFFECTS, method="REML", ranger_compatible=True)
     with pytest.raises(InsufficientDataError, match="leave-one-out"):
         meta_analysis(EFFECTS.iloc[:2]).leave_one_out()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("hk", "false"), ("hk", 1), ("ranger_compatible", "yes"), ("ci_prob", float("nan")),
+     ("ci_prob", 95), ("method", 3), ("method", "REM")],
+)  # fmt: skip
+def test_bad_options_name_the_argument(option, value):
+    # hk='false' (a string) turned Knapp-Hartung on
+    with pytest.raises(OptionError, match=f"^{option} must"):
+        meta_analysis(EFFECTS, **{option: value})
 
 
 def test_small_p_printed_like_metafor():
@@ -234,7 +245,7 @@ def test_ranger_mode_warns_about_ddof1_effects():
                       treatment="b")  # fmt: skip
     with pytest.warns(DataWarning, match="ddof=1"):
         meta_analysis(eff, ranger_compatible=True)
-    with pytest.raises(TypeError, match="EffectSizes or a DataFrame"):
+    with pytest.raises(OptionError, match="EffectSizes or a DataFrame"):
         meta_analysis([0.1, 0.2])
     from bayes_ir.errors import ScoreTableError
 

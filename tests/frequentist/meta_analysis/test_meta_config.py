@@ -117,3 +117,66 @@ def test_missing_system_file(tmp_path):
     )
     with pytest.raises(ScoreTableError, match="no file for system 'b'"):
         read_meta_config(tmp_path / "m.yaml").load()
+
+
+TIDY = "control: bm25\ntreatment: dense\nscores: x.csv\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # a quoted 'false' is a string: it turned Knapp-Hartung on
+        (TIDY + "hk: 'false'\n", ":4: hk must be true or false, got 'false' (a string)"),
+        (TIDY + "hk: 1\n", ":4: hk must be true or false, got 1 (a number)"),
+        (
+            TIDY + "mesure: nDCG@10\n",
+            ":4: unknown key 'mesure' at the top level (did you mean measure",
+        ),
+        (TIDY + "measure: [nDCG@10]\n", ":4: measure must be a string, got ['nDCG@10'] (a list)"),
+        (TIDY + "extra_measures: [1, 2]\n", ":4: extra_measures must be a string or a list"),
+        (TIDY + "effect: XYZ\n", ":4: effect: unknown effect measure 'XYZ'"),
+        (TIDY + "method: REM\n", ":4: method: unknown tau^2 estimator 'REM'"),
+        (TIDY + "display_names: [a, b]\n", ":4: display_names must be a mapping"),
+        ("control: no\ntreatment: dense\nscores: x.csv\n", ":1: control must be a name, got False"),
+        ("control: a\ntreatment: b\nscores: [x.csv]\n", ":3: scores must be a file path"),
+        ("control: a\ntreatment: b\ncollections: [c]\n", ":3: collections must be a mapping"),
+        (
+            "control: a\ntreatment: b\ncollections:\n  c:\n    runs: {a: x, b: y}\n    qrel: q\n",
+            ":6: unknown key 'qrel' in collection 'c' (did you mean qrels?)",
+        ),
+        (
+            "control: a\ntreatment: b\ncollections:\n  c:\n    scores: {a: 1, b: y}\n",
+            ":5: collections/c/scores must be a mapping {system: file}",
+        ),
+        ("control: a\ntreatment: [b\n", ":3: not valid YAML: expected ',' or ']'"),
+        ("control: a\n  treatment: b\n", ":2: not valid YAML: mapping values are not allowed"),
+        ("treatment: b\nscores: x.csv\n", ": the config needs a 'control' system name"),
+    ],
+)
+def test_schema_errors_name_file_line_and_key(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ScoreTableError) as info:
+        read_meta_config(path)
+    assert str(info.value).startswith(str(path)) and message in str(info.value), info.value
+
+
+def test_latin1_config_names_the_byte_offset(tmp_path):
+    path = tmp_path / "latin.yaml"
+    path.write_bytes("control: a\ntreatment: syst\xe8me\nscores: x.csv\n".encode("latin-1"))
+    with pytest.raises(ScoreTableError) as info:
+        read_meta_config(path)
+    offset = len(b"control: a\ntreatment: syst")
+    assert str(info.value) == (
+        f"{path}:2: not UTF-8 text (byte 0xe8 at offset {offset}); re-encode the file as UTF-8"
+    )
+
+
+def test_typed_values_are_read(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text(TIDY + "hk: false\nmethod: reml\neffect: smd\nextra_measures: J@10\n")
+    config = read_meta_config(path)
+    assert config.hk is False and config.method == "REML" and config.effect == "SMD"
+    assert config.extra_measures == ("J@10",)
+    path.write_text(TIDY + "hk: true\n")
+    assert read_meta_config(path).hk is True

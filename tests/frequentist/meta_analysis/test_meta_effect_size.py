@@ -9,7 +9,13 @@ import pandas as pd
 import pytest
 from results import meta_analysis as ref
 
-from bayes_ir.errors import DataWarning, InsufficientDataError, MeasureError, UnknownSystemError
+from bayes_ir.errors import (
+    DataWarning,
+    InsufficientDataError,
+    MeasureError,
+    OptionError,
+    UnknownSystemError,
+)
 from bayes_ir.frequentist import effect_size
 from bayes_ir.table import ScoreTable
 
@@ -118,3 +124,10 @@ def test_bad_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         effect_size(table, control="ctl", treatment="trt")  # complete table: no warning
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(OptionError, match="^table must be a ScoreTable, got NoneType"):
+        effect_size(None, control="ctl", treatment="trt")
+    with pytest.raises(OptionError, match="^ranger_compatible must be True or False"):
+        effect_size(paired_table(), control="ctl", treatment="trt", ranger_compatible="no")
