@@ -86,6 +86,7 @@ _LAZY: dict[str, str] = {
     "fit_glm": "bayes_ir.frequentist",
     "tukey_hsd": "bayes_ir.frequentist",
     "compare_links": "bayes_ir.frequentist",
+    "paired_tests": "bayes_ir.frequentist",
     # reliability
     "kendall_tau": "bayes_ir.reliability",
     "tau_ap": "bayes_ir.reliability",

@@ -8,7 +8,7 @@ everywhere:
 - integers are :class:`numbers.Integral` (Python or NumPy integers), never ``bool``,
   never a float (``seed=1.7``, ``draws=1e9`` are refused, not truncated);
 - real numbers are :class:`numbers.Real` (not ``bool``, not complex, not strings) and
-  finite unless said otherwise: NaN and infinity are refused;
+  finite: NaN and infinity are refused;
 - the message names the argument (the CLI passes the option, e.g. ``"--chains"``).
 
 :func:`memory` refuses, before allocating, a request whose arrays would exceed

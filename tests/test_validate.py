@@ -474,3 +474,37 @@ def test_cli_meta_config_with_a_quoted_boolean(tmp_path, capsys):
         f"error: {config}:4: hk must be true or false, got 'false' (a string); "
         "write hk: true or hk: false, without quotes"
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "match"),
+    [("draws", 0, "^draws must be at least 1"), ("chains", 65, "^chains must be at most 64"),
+     ("tune", -1, "^tune must be at least 0"), ("target_accept", NAN, "^target_accept must"),
+     ("strict", "no", "^strict must be True or False"),
+     ("draws", 10**10, "^the one-to-one posterior draws would need about")],
+)  # fmt: skip
+def test_one_to_one_checks_before_fitting(small, option, value, match):
+    with pytest.raises(OptionError, match=match):
+        one_to_one(small, challenger="chal_dense", **{option: value})
+
+
+# ---------------------------------------------------------------------- one topic
+ONE_TOPIC = {
+    "fit": (lambda t: bayes_ir.fit(t), "needs at least 2 topics"),
+    "urisk": (lambda t: urisk(t), "URisk needs at least 3 topics"),
+    "trisk": (lambda t: trisk(t), "TRisk needs at least 3 topics"),
+    "bca": (lambda t: bca_urisk(t), "needs at least 3 topics"),
+    "zrisk": (lambda t: zrisk(t), "ZRisk needs at least 3 topics"),
+    "glm": (lambda t: bayes_ir.fit_glm(t), "needs at least 3 topics"),
+    "expected": (lambda t: bayes_ir.expected_correlation(t), "at least 2 topics"),
+}
+
+
+@pytest.mark.parametrize("name", list(ONE_TOPIC))
+def test_a_single_topic_is_insufficient(name):
+    table = ScoreTable.from_matrix(
+        np.array([[0.2, 0.5, 0.4, 0.3]]), systems=list("abcd"), measure="AP"
+    ).with_roles(champion="a", challengers="b")
+    call, message = ONE_TOPIC[name]
+    with pytest.raises(InsufficientDataError, match=message):
+        call(table)

@@ -24,6 +24,7 @@ from bayes_ir.cli import meta as _meta  # noqa: F401  (registers the command)
 from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers the command)
 from bayes_ir.cli import review as _review  # noqa: F401  (registers the command)
 from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
+from bayes_ir.cli import test as _test  # noqa: F401  (registers the command)
 from bayes_ir.cli._app import app, cli_wording, console_err, warn
 from bayes_ir.errors import BayesIRError, BayesIRWarning
 

@@ -97,7 +97,7 @@ _CLI_WORDING = (
     (
         re.compile(r"raise bayes_ir\.defaults\.MEMORY_LIMIT or BAYES_IR_MEMORY_LIMIT"),
         "set BAYES_IR_MEMORY_LIMIT (bytes)",
-    ),  # fmt: skip
+    ),
     (
         re.compile(r"per-collection rows: to_frame\(\), leave_one_out\(\)"),
         "per-collection rows below (--output writes them); --leave-one-out",

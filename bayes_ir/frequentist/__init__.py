@@ -1,4 +1,4 @@
-"""Frequentist siblings of the Bayesian analysis: random-effects meta-analysis and GLMs."""
+"""Frequentist siblings of the Bayesian analysis: meta-analysis, GLMs and paired tests."""
 
 from bayes_ir.frequentist.glm import (  # noqa: F401  (GLM part)
     GLMFitResult,
@@ -16,3 +16,4 @@ from bayes_ir.frequentist.meta_analysis import (  # noqa: F401  (meta-analysis p
     meta_analysis,
     read_meta_config,
 )
+from bayes_ir.frequentist.paired import PairedTests, paired_tests  # noqa: F401  (paired tests)

@@ -157,9 +157,21 @@ def plot_predictive(
     -------
     matplotlib.figure.Figure
         Topics are sorted by predictive mean; observed scores outside their interval
-        are drawn as red crosses, and the dashed lines mark the range [0, 1].
+        are drawn as red crosses. For a bounded measure (e.g. AP in [0, 1]) the dashed
+        lines mark its range and the intervals are drawn cut at it (a score cannot leave
+        it); the title says so when the model puts predictive mass outside.
     """
+    from bayes_ir.measures import measure_range
+
     frame = result.frame
+    table = getattr(getattr(result, "fit", None), "table", None)
+    measure = table.measures[0] if table is not None and len(table.measures) == 1 else None
+    where = (
+        f"{measure} on {table.collections[0]}"
+        if measure is not None and len(table.collections) == 1
+        else measure
+    )
+    low, high = measure_range(measure)
     if systems is None:
         keep = frame.loc[frame["role"] != "artifact", "system"]
         chosen = list(dict.fromkeys(keep if len(keep) else frame["system"]))
@@ -178,26 +190,33 @@ def plot_predictive(
     for ax, system in zip(axes.flat, chosen, strict=False):
         sub = frame[frame["system"] == system].sort_values("mean")
         x = np.arange(len(sub))
-        ax.vlines(x, sub["ci_lower"], sub["ci_upper"], color="#9ecae1", lw=2.5)
+        lower = np.clip(sub["ci_lower"].to_numpy(), low, high)
+        upper = np.clip(sub["ci_upper"].to_numpy(), low, high)
+        ax.vlines(x, lower, upper, color="#9ecae1", lw=2.5)
         ax.scatter(x, sub["mean"], color="#1f77b4", s=8, marker="_", zorder=3)
         inside = sub["covered"].to_numpy()
         ax.scatter(x[inside], sub["observed"][inside], color="black", s=10, zorder=4)
         ax.scatter(
             x[~inside], sub["observed"][~inside], color="#c0392b", marker="x", s=18, zorder=4
         )
-        for bound in (0.0, 1.0):
-            ax.axhline(bound, color="grey", lw=0.6, ls="--")
+        for bound in (low, high):
+            if np.isfinite(bound):
+                ax.axhline(bound, color="grey", lw=0.6, ls="--")
         ax.set_title(f"{system} ({inside.mean():.0%} inside)", fontsize="medium")
         ax.set_xticks([])
         ax.set_xlabel("topic (by predicted score)")
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
-        ax.set_ylabel("score")
+        ax.set_ylabel(measure or "score")
+    outside = bool(((frame["ci_lower"] < low) | (frame["ci_upper"] > high)).any())
     fig.suptitle(
-        f"{100 * result.ci_prob:g}% posterior predictive intervals ({result.likelihood}) "
-        "and observed scores"
-    )
+        f"{100 * result.ci_prob:g}% posterior predictive intervals ({result.likelihood}) and "
+        f"observed scores" + (f", {where}" if where else "")
+        + (f"\nintervals cut at the range [{low:g}, {high:g}]: the model puts some mass "
+           "outside it" if outside else ""),
+        fontsize="medium",
+    )  # fmt: skip
     return fig
 
 

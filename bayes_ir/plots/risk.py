@@ -187,8 +187,10 @@ def plot_brisk_sweep(
         )
         ok = bool(sub["diagnostics_passed"].all())
         ax.set_title(f"r = {r:g}" + ("" if ok else " [FAILED]"), color="black" if ok else "red")
+    first = sweep.results[0]
     fig.suptitle(
-        "BRisk⁻ (higher = riskier) as the loss weight r grows; dashed: the champion",
+        f"BRisk⁻ of {first.measure} on {first.collection} (higher = riskier) as the loss weight "
+        "r grows; dashed: the champion",
         fontsize="medium",
     )
     fig.tight_layout()

@@ -409,6 +409,11 @@ def one_to_one(
         raise MeasureError("give at least one loss weight r")
     p = defaults.ci_prob(ci_prob)
     seed = validate.seed(seed)
+    chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
+    draws = validate.positive_int("draws", draws)
+    tune = validate.positive_int("tune", tune, minimum=0)
+    target_accept = validate.probability("target_accept", target_accept)
+    strict = validate.flag("strict", strict)
     pair = resolve_pair(
         table,
         champion=champion,
@@ -417,15 +422,20 @@ def one_to_one(
         measure=measure,
         method="one-to-one risk",
     )
+    # mu, sigma (and alpha) per likelihood and r; all are kept until the result is built
+    validate.memory(
+        "the one-to-one posterior draws",
+        {"chains": chains, "draws": draws, "parameters": 3 * len(levels) * len(likelihoods)},
+    )
     diffs = {r: pair.adjusted(r)[:, 0] for r in levels}
     func = functools.partial(
         _fit_likelihood,
         differences=diffs,
-        chains=int(chains),
-        draws=int(draws),
-        tune=int(tune),
+        chains=chains,
+        draws=draws,
+        tune=tune,
         seed=seed,
-        target_accept=float(target_accept),
+        target_accept=target_accept,
     )
     per_lik = sweep(func, likelihoods, executor=executor)
     posts, diag_rows = [], []

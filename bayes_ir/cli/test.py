@@ -1,0 +1,89 @@
+"""``bayes-ir test``: classical paired significance tests of each challenger vs the champion."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bayes_ir.cli._app import (
+    Challengers,
+    Champion,
+    Collection,
+    Files,
+    InputFormat,
+    Measure,
+    Missing,
+    Output,
+    Qrels,
+    RangeCheck,
+    Seed,
+    app,
+    console,
+    load_with_roles,
+    save_output,
+)
+from bayes_ir.errors import BayesIRError
+
+Tests = Annotated[
+    str,
+    typer.Option(
+        "--test", help="Tests, comma-separated: t, randomization, wilcoxon, sign, bootstrap."
+    ),
+]
+Correction = Annotated[
+    str, typer.Option("--correction", help="holm, bonferroni, fdr_bh (Benjamini-Hochberg), none.")
+]
+Alpha = Annotated[float, typer.Option("--alpha", help="Significance level of the marks.")]
+Alternative = Annotated[
+    str, typer.Option("--alternative", help="two-sided, greater (challenger better) or less.")
+]
+Resamples = Annotated[
+    int, typer.Option("--resamples", help="Sign flips / bootstrap resamples (exact when 2^T fit).")
+]
+
+
+@app.command(name="test")
+def test_command(
+    files: Files,
+    champion: Champion,
+    challengers: Challengers = None,
+    test: Tests = "t,randomization,wilcoxon,sign,bootstrap",
+    correction: Correction = "holm",
+    alpha: Alpha = 0.05,
+    alternative: Alternative = "two-sided",
+    resamples: Resamples = 10_000,
+    seed: Seed = None,
+    input_format: InputFormat = None,
+    measure: Measure = None,
+    collection: Collection = None,
+    qrels: Qrels = None,
+    missing: Missing = "error",
+    check_range: RangeCheck = True,
+    output: Output = None,
+) -> None:
+    """What does the t-test say? Paired tests of each challenger against the champion.
+
+    Paired t, Fisher randomisation (exact for few topics), Wilcoxon signed-rank, sign and
+    bootstrap tests, with Holm, Bonferroni or Benjamini-Hochberg correction over the
+    challengers; a ranx-style table with significance marks.
+    """
+    from bayes_ir.frequentist.paired import paired_tests
+
+    table = load_with_roles(
+        files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
+        missing=missing, check_range=check_range, champion=champion, challengers=challengers,
+    )  # fmt: skip
+    if not table.challengers:
+        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
+    result = paired_tests(
+        table,
+        test=[t for t in test.replace(" ", "").split(",") if t],
+        correction=correction,
+        alpha=alpha,
+        alternative=alternative,
+        n_resamples=resamples,
+        seed=seed,
+    )
+    console.print(result.summary(), highlight=False, markup=False, soft_wrap=True)
+    save_output(result.to_frame(), output)
