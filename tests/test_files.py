@@ -120,3 +120,32 @@ def test_concurrent_writers_leave_one_complete_file(tmp_path):
         t.join()
     assert target.read_bytes() in payloads
     assert os.listdir(tmp_path) == ["out.bin"]
+
+
+def test_no_permission_is_named_even_as_root(tmp_path, monkeypatch):
+    """The folder refuses the temporary file (EACCES, as for a user without write access)."""
+    import errno
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    monkeypatch.setattr(files.os, "open", refuse)
+    with pytest.raises(OptionError, match=r"out\.csv: cannot write \(Permission denied\)"):
+        files.write_text(tmp_path / "out.csv", "x")
+    assert os.listdir(tmp_path) == []
+
+
+def test_failed_rename_leaves_no_temp(tmp_path, monkeypatch):
+    """The rename fails (e.g. EXDEV, ENOSPC): one clear error, the old file intact, no temp."""
+    import errno
+
+    target = tmp_path / "out.csv"
+    target.write_text("old")
+
+    def no_space(src, dst):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files.os, "replace", no_space)
+    with pytest.raises(OptionError, match=r"out\.csv: cannot write \(No space left on device\)"):
+        files.write_text(target, "new")
+    assert target.read_text() == "old" and os.listdir(tmp_path) == ["out.csv"]

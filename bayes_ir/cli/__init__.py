@@ -63,10 +63,15 @@ def _stop(signum: int, frame) -> None:
 
 
 def _stop_signals(handler) -> dict:
-    """Install ``handler`` for SIGINT and SIGTERM (main thread only); return the previous ones."""
+    """Install ``handler`` for SIGINT and SIGTERM; return the previous handlers.
+
+    Only in the main thread (Python's rule), and not for a signal the parent told us to
+    ignore (a background job or ``nohup`` keeps ignoring Ctrl-C, as Python itself does).
+    """
     if threading.current_thread() is not threading.main_thread():
         return {}
-    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    wanted = [s for s in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(s) != signal.SIG_IGN]
+    return {sig: signal.signal(sig, handler) for sig in wanted}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,44 @@ def test_save_refuses_the_input_file(tmp_path):
             result.save(target)
     assert data.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.nc", "scores.csv"]
+
+
+def test_interrupted_save_leaves_the_old_file_and_no_temp(small_fit, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of writing the netCDF: the previous fit stays, whole."""
+    import xarray as xr
+
+    path = small_fit.save(tmp_path / "fit.nc")
+    before = path.read_bytes()
+
+    def write_half_then_interrupt(self, target, **kwargs):
+        Path(target).write_bytes(before[: len(before) // 2])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(xr.DataTree, "to_netcdf", write_half_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        small_fit.save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["fit.nc"]
+
+
+def test_concurrent_saves_in_threads_leave_one_whole_fit(small_fit, tmp_path):
+    """Two fits saved to one path from two threads, repeatedly: the file is one of them."""
+    import threading
+
+    other = fit(small_fit.table, chains=2, draws=1000, seed=10)
+    path = tmp_path / "fit.nc"
+    barrier = threading.Barrier(2)
+
+    def work(result):
+        barrier.wait()
+        for _ in range(4):
+            result.save(path)
+
+    threads = [threading.Thread(target=work, args=(r,)) for r in (small_fit, other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    back = HierarchicalFit.load(path)
+    assert any(back.posterior.identical(r.posterior) for r in (small_fit, other))
+    assert [p.name for p in tmp_path.iterdir()] == ["fit.nc"]

@@ -16,6 +16,8 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from bayes_ir.report import render_table, write_table
@@ -140,3 +142,50 @@ def test_risk_review_markdown_and_latex_escape_names():
     tex = review.to_latex()
     first = [re.split(r"(?<!\\)&", line)[0].strip() for line in tex.splitlines() if " & " in line]
     assert "new|x*" in first and r"a\&b\%c" in first
+
+
+# Names as users write them: any printable text without surrounding spaces (table cells
+# are stripped by every format, as they are by pandas' readers).
+_name = (
+    st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Co", "Cn")), min_size=1)
+    .map(str.strip)
+    .filter(bool)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(names=st.lists(_name, min_size=1, max_size=5, unique=True))
+def test_markdown_round_trip_of_any_names(names):
+    frame = pd.DataFrame({"system": names, "mean": np.arange(len(names)) / 10})
+    cells = _html_cells(
+        MarkdownIt("commonmark").enable("table").render(render_table(frame, "markdown"))
+    )
+    assert cells[2::2] == names
+
+
+@settings(max_examples=150, deadline=None)
+@given(names=st.lists(_name, min_size=1, max_size=5, unique=True))
+def test_csv_and_json_round_trip_of_any_names(tmp_path_factory, names):
+    folder = tmp_path_factory.mktemp("rt")
+    frame = pd.DataFrame({"system": names, "mean": np.arange(len(names)) / 10})
+    back = pd.read_csv(write_table(frame, folder / "t.csv"), dtype={"system": str},
+                       keep_default_na=False)  # fmt: skip
+    assert back["system"].tolist() == names
+    records = json.loads(write_table(frame, folder / "t.json").read_text(encoding="utf-8"))
+    assert [r["system"] for r in records] == names
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text())
+def test_latex_escape_leaves_no_special_character_bare(text):
+    escaped = latex_escape(text)
+    bare = escaped
+    for command in (r"\textbackslash{}", r"\textasciitilde{}", r"\textasciicircum{}"):
+        bare = bare.replace(command, "")
+    for char in "&%$#_{}":
+        assert bare.count(char) == bare.count("\\" + char)
+    assert "~" not in bare and "^" not in bare and "\n" not in bare
+    unescaped = bare
+    for char in "&%$#_{}":
+        unescaped = unescaped.replace("\\" + char, char)
+    assert "\\" not in unescaped  # every backslash left belongs to an escape
