@@ -381,3 +381,13 @@ def test_missing_cells_detected_from_codes(tmp_path):
     kept = read_scores(path, missing="keep")
     assert kept.is_complete is False
     assert "collection 'd', measure 'AP': 2 topics x 2 systems, 1 missing cells" in kept.summary()
+
+
+def test_file_name_does_not_choose_the_compression(tmp_path):
+    plain = tmp_path / "scores.gz"
+    plain.write_text(CLEAN, encoding="utf-8")
+    assert read_scores(plain).data["score"].tolist() == [0.25, 1.0, 0.0, 0.5]
+    junk = tmp_path / "junk.gz"
+    junk.write_bytes(b"\x01\t")
+    with pytest.raises(ScoreTableError, match=r"junk\.gz: "):
+        read_scores(junk, format="tidy")
