@@ -91,11 +91,9 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
     try:
         if limit is None:
             return gzip.decompress(raw)
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as g:
-            return g.read(limit)
+        # the head of a gzip stream: decompress what it holds, up to the limit
+        return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS).decompress(raw, limit)
     except (OSError, EOFError, zlib.error) as exc:
-        if limit is not None and isinstance(exc, EOFError):
-            return b""  # the head of a longer gzip stream cannot be told from a cut one
         raise ScoreTableError(f"corrupt gzip data: {exc}", source=str(path)) from None
 
 
