@@ -391,3 +391,12 @@ def test_file_name_does_not_choose_the_compression(tmp_path):
     junk.write_bytes(b"\x01\t")
     with pytest.raises(ScoreTableError, match=r"junk\.gz: "):
         read_scores(junk, format="tidy")
+
+
+def test_trec_eval_file_range_checked_under_its_ir_measures_name(tmp_path):
+    path = tmp_path / "run.eval"
+    path.write_text("P_10\t1\t0.3\nP_10\t2\t1.5\nrunid\tall\tr\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=r"run\.eval:2: score 1\.5 .* measure 'P@10'"):
+        read_scores(path)
+    path.write_text("P_10\t1\t0.3\nP_10\t2\t0.5\nrunid\tall\tr\n", encoding="utf-8")
+    assert read_scores(path, measure="P_10").measures == ("P@10",)
