@@ -239,11 +239,11 @@ class ScoreTable:
         """
         df = self.data
         mask = np.ones(len(df), dtype=bool)
-        if measure is not None and measure not in set(df["measure"]):
+        if measure is not None and measure not in set(df["measure"].unique()):
             measure = canonical_measure(measure)  # "P_10" selects "P@10"
         for col, value in (("collection", collection), ("measure", measure)):
             if value is not None:
-                if value not in set(df[col]):
+                if value not in set(df[col].unique()):
                     raise ScoreTableError(
                         f"{col} {value!r} is not in the data (have: {', '.join(df[col].unique())})",
                         source=self.source,

@@ -91,11 +91,9 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
     try:
         if limit is None:
             return gzip.decompress(raw)
-        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as g:
-            return g.read(limit)
+        # the head of a gzip stream: decompress what it holds, up to the limit
+        return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS).decompress(raw, limit)
     except (OSError, EOFError, zlib.error) as exc:
-        if limit is not None and isinstance(exc, EOFError):
-            return b""  # the head of a longer gzip stream cannot be told from a cut one
         raise ScoreTableError(f"corrupt gzip data: {exc}", source=str(path)) from None
 
 
@@ -310,7 +308,10 @@ def _read_clean_csv(path: Path, numeric: set[str]) -> pd.DataFrame | None:
     types = {n: pa.float64() if n.lower() in numeric else label for n in names}
     try:
         table = pacsv.read_csv(
-            source if isinstance(source, io.BytesIO) else str(source),
+            # a stream, not a file name: pyarrow would guess compression from ".gz"
+            source
+            if isinstance(source, io.BytesIO)
+            else pa.input_stream(str(source), compression=None),
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
@@ -320,7 +321,7 @@ def _read_clean_csv(path: Path, numeric: set[str]) -> pd.DataFrame | None:
                 quoted_strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowException, ValueError):
+    except (pa.ArrowException, ValueError, OSError):
         return None
     if table.num_rows == 0 or n_lines != table.num_rows + 1:
         return None  # blank lines, or a quoted line break: line numbers need the slow path

@@ -381,3 +381,22 @@ def test_missing_cells_detected_from_codes(tmp_path):
     kept = read_scores(path, missing="keep")
     assert kept.is_complete is False
     assert "collection 'd', measure 'AP': 2 topics x 2 systems, 1 missing cells" in kept.summary()
+
+
+def test_file_name_does_not_choose_the_compression(tmp_path):
+    plain = tmp_path / "scores.gz"
+    plain.write_text(CLEAN, encoding="utf-8")
+    assert read_scores(plain).data["score"].tolist() == [0.25, 1.0, 0.0, 0.5]
+    junk = tmp_path / "junk.gz"
+    junk.write_bytes(b"\x01\t")
+    with pytest.raises(ScoreTableError, match=r"junk\.gz: "):
+        read_scores(junk, format="tidy")
+
+
+def test_trec_eval_file_range_checked_under_its_ir_measures_name(tmp_path):
+    path = tmp_path / "run.eval"
+    path.write_text("P_10\t1\t0.3\nP_10\t2\t1.5\nrunid\tall\tr\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=r"run\.eval:2: score 1\.5 .* measure 'P@10'"):
+        read_scores(path)
+    path.write_text("P_10\t1\t0.3\nP_10\t2\t0.5\nrunid\tall\tr\n", encoding="utf-8")
+    assert read_scores(path, measure="P_10").measures == ("P@10",)
