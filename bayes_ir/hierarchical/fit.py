@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import warnings
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -16,7 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, IgnoredOptionWarning
 from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.model import Design, check_likelihood, design_of
@@ -29,16 +30,14 @@ __all__ = [
     "HierarchicalFit",
     "fit",
     "EXACT_DRAWS",
-    "EXACT_TUNE",
     "SKEW_NORMAL_DRAWS",
     "SKEW_NORMAL_TUNE",
 ]
 
 Method = Literal["auto", "exact", "nuts"]
-#: Draws and tuning steps per chain of the exact sampler (near-independent draws:
-#: 4 x 10,000 gives ESS >= 10,000, with margin, for every reported quantity on rb04).
+#: Draws per chain of the exact sampler (independent draws, no warm-up: 4 x 10,000
+#: gives ESS >= 10,000, with margin, for every reported quantity).
 EXACT_DRAWS: int = 10000
-EXACT_TUNE: int = 500
 #: Draws and tuning steps per chain of the skew-normal model (NUTS, low-rank mass
 #: matrix): 4 x 4,000 gives bulk and tail ESS >= 5,000 on rb04 (issue 8).
 SKEW_NORMAL_DRAWS: int = 4000
@@ -97,9 +96,9 @@ class HierarchicalFit:
         ``sigma_topic``, ``sigma_system``, ``topic_effect`` (chain, draw, topic),
         ``system_effect`` (chain, draw, system) with a ``role`` coordinate, and
         ``alpha`` and ``skewness`` for the skew-normal), ``sample_stats`` (NUTS
-        statistics; for the exact sampler ``accepted``, the independence sampler's
-        acceptances), ``observed_data`` (``score``, topic x
-        system, NaN for missing cells) and ``log_likelihood`` (``score``, when asked).
+        statistics; absent for the exact sampler, whose draws are independent),
+        ``observed_data`` (``score``, topic x system, NaN for missing cells) and
+        ``log_likelihood`` (``score``, when asked).
     table
         The :class:`~bayes_ir.table.ScoreTable` that was fitted.
     likelihood
@@ -112,7 +111,9 @@ class HierarchicalFit:
         The :class:`~bayes_ir.hierarchical.Diagnostics` of the fit.
     provenance
         Data hash, roles, collection, measure, likelihood, method, seed, sampler
-        settings, package versions and a UTC timestamp.
+        settings, ``acceptance_rate`` (the exact sampler's share of accepted
+        proposals, NUTS's mean acceptance statistic), ``ess_per_draw`` (smallest bulk
+        ESS of a hyperparameter per draw), package versions and a UTC timestamp.
 
     Notes
     -----
@@ -238,6 +239,7 @@ class HierarchicalFit:
         n_chal, n_art = roles.count("challenger"), roles.count("artifact")
         lines = [
             f"Bayesian hierarchical model (likelihood: {self.likelihood}; sampler: {self.method})",
+            self._sampler_line(),
             f"collection {prov.get('collection')!r}, measure {prov.get('measure')!r}: "
             f"{self.n_topics} topics x {self.n_systems} systems "
             f"(1 champion, {n_chal} challengers, {n_art} artifacts)",
@@ -282,6 +284,20 @@ class HierarchicalFit:
         if n_art:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
         return "\n".join(lines)
+
+    def _sampler_line(self) -> str:
+        """Say what drew the posterior, its acceptance rate and its ESS per draw."""
+        prov = self.provenance
+        rate = prov.get("acceptance_rate")
+        ess = f"ESS per draw {self.diagnostics.ess_per_draw:.2f} (bulk, min over hyperparameters)"
+        if self.method == "exact":
+            accepted = "" if rate is None else f", {rate:.1%} of {prov['proposals']:,} accepted"
+            return (
+                f"  exact: scales by rejection sampling (independent draws{accepted}), "
+                f"effects exactly given the scales; {ess}"
+            )
+        shown = "" if rate is None else f", mean acceptance statistic {rate:.2f}"
+        return f"  NUTS ({prov.get('sampler', 'nutpie')}{shown}); {ess}"
 
     def __str__(self) -> str:
         return self.summary()
@@ -438,10 +454,35 @@ def assemble_datatree(
 def _sampler_name(method: str, likelihood: str, sampler: str) -> str:
     """Name what drew the posterior, for the provenance record."""
     if method == "exact":
-        return "exact-collapsed+imh"
+        return "exact-collapsed+rejection"
     if sampler == "nutpie" and likelihood == "skew_normal":
         return "nutpie+skewnormal_kernel"
     return sampler
+
+
+def _warn_ignored(**options: Any) -> None:
+    """Warn about each option given to the exact sampler, which does not use it."""
+    why = {
+        "tune": "its draws are independent, with no warm-up to tune",
+        "target_accept": "it has no NUTS step",
+        "sampler": "it does not use NUTS",
+    }
+    for name, value in options.items():
+        if value is not None:
+            warnings.warn(
+                f"{name}={value!r} is ignored by the exact sampler (complete matrix, Gaussian "
+                f"likelihood): {why[name]}",
+                IgnoredOptionWarning,
+                stacklevel=3,
+            )
+
+
+def _nuts_acceptance(stats: xr.Dataset | None) -> dict[str, float]:
+    """Mean acceptance statistic of the NUTS draws (nutpie's or PyMC's name)."""
+    for key in ("mean_tree_accept", "acceptance_rate"):
+        if stats is not None and key in stats:
+            return {"acceptance_rate": float(stats[key].mean())}
+    return {}
 
 
 def fit(
@@ -452,13 +493,13 @@ def fit(
     chains: int = defaults.CHAINS,
     draws: int | None = None,
     tune: int | None = None,
-    target_accept: float = defaults.TARGET_ACCEPT,
+    target_accept: float | None = None,
     seed: int | None = None,
     priors: Priors | None = None,
     strict: bool = False,
     thresholds: Thresholds | str | dict[str, Any] | None = None,
     log_likelihood: bool = False,
-    sampler: Literal["nutpie", "pymc"] = "nutpie",
+    sampler: Literal["nutpie", "pymc"] | None = None,
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -474,9 +515,13 @@ def fit(
         (complete matrix, Gaussian); ``"nuts"``: NUTS on the full ZeroSumNormal model;
         ``"auto"`` (default): exact when possible, else NUTS.
     chains, draws, tune, target_accept
-        Sampler settings; ``draws``/``tune`` default to 10,000/500 per chain for the exact
-        sampler, 4,000/500 for the skew-normal and :data:`bayes_ir.defaults.DRAWS`/``TUNE``
-        for other NUTS fits (a Gaussian model with missing cells).
+        Sampler settings; ``draws``/``tune`` default to 4,000/500 per chain for the
+        skew-normal and :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits (a
+        Gaussian model with missing cells); ``target_accept`` to
+        :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler draws 10,000
+        independent draws per chain and has no warm-up and no step size: ``tune`` and
+        ``target_accept`` given with it are ignored with an
+        :class:`~bayes_ir.errors.IgnoredOptionWarning`.
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`): the same seed gives the
         same draws.
@@ -493,7 +538,7 @@ def fit(
         Add the pointwise log-likelihood group (for LOO); costs chains x draws x cells.
     sampler
         NUTS implementation: ``"nutpie"`` (default; compiled once per model structure)
-        or ``"pymc"``.
+        or ``"pymc"``; ignored, with a warning, by the exact sampler.
 
     Returns
     -------
@@ -518,22 +563,22 @@ def fit(
     seed = defaults.SEED if seed is None else int(seed)
     if int(chains) < 1:
         raise BayesIRError(f"chains must be at least 1, got {chains}")
-    if not 0.0 < float(target_accept) < 1.0:
+    if tune is not None and int(tune) < 0:
+        raise BayesIRError(f"tune must be at least 0, got {tune}")
+    if target_accept is not None and not 0.0 < float(target_accept) < 1.0:
         raise BayesIRError(f"target_accept must lie in (0, 1), got {target_accept}")
     pri = autoscale_priors(design.score, priors)
+    info: dict[str, Any] = {}
     if method == "exact":
+        _warn_ignored(tune=tune, target_accept=target_accept, sampler=sampler)
         draws = EXACT_DRAWS if draws is None else int(draws)
-        tune = EXACT_TUNE if tune is None else int(tune)
-        post, stats = sample_exact(
-            design.matrix,
-            pri,
-            chains=int(chains),
-            draws=draws,
-            tune=tune,
-            target_accept=float(target_accept),
-            seed=seed,
+        tune, target_accept = 0, None
+        post, stats, info = sample_exact(
+            design.matrix, pri, chains=int(chains), draws=draws, seed=seed
         )
     else:
+        target_accept = defaults.TARGET_ACCEPT if target_accept is None else target_accept
+        sampler = "nutpie" if sampler is None else sampler
         skew = likelihood == "skew_normal"
         default_draws, default_tune = (
             (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE) if skew else (defaults.DRAWS, defaults.TUNE)
@@ -551,6 +596,7 @@ def fit(
             seed=seed,
             sampler=sampler,
         )
+        info = _nuts_acceptance(stats)
     tree = assemble_datatree(post, design, sample_stats=stats)
     if log_likelihood:
         ll = log_likelihood_draws(tree["posterior"].to_dataset(), design, likelihood)
@@ -572,12 +618,14 @@ def fit(
         "artifacts": list(table.artifacts),
         "likelihood": likelihood,
         "method": method,
-        "sampler": _sampler_name(method, likelihood, sampler),
+        "sampler": _sampler_name(method, likelihood, sampler or "nutpie"),
         "seed": seed,
         "chains": int(chains),
         "draws": draws,
         "tune": tune,
-        "target_accept": float(target_accept),
+        "target_accept": None if target_accept is None else float(target_accept),
+        **info,
+        "ess_per_draw": diag.ess_per_draw,
         "thresholds": json.loads(json.dumps(th.__dict__)),
         "versions": dict(_versions()),
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
