@@ -71,8 +71,10 @@ AUTHORS_FILES = ("rb04_data.csv", "trec17_data.csv", "trec18_data.csv")
 # SBC_N_DATASETS datasets of 10 topics x 5 systems (19 parameters); the slow test
 # SBC_N_DATASETS_SLOW datasets of 20 x 8 (32 parameters) with 10 bins.
 # Coverage of the central 90% intervals is clustered by dataset (an unlucky sigma
-# misses several parameters at once): SBC_COVERAGE_SD is the SD of the mean coverage
-# per dataset; the tests accept 0.90 +- 4.5 SD / sqrt(datasets).
+# misses several parameters at once): SBC_COVERAGE_SD bounds the SD of the mean coverage
+# per dataset (measured: 0.124 over 400 datasets of 20 x 8, system effects only; 0.070
+# over 60 datasets of 10 x 5, all 19 parameters, seed 5000: coverage 88.9%, smallest
+# rank p-value 0.12 (sigma)); the tests accept 0.90 +- 4.5 SD / sqrt(datasets).
 SBC_LEVEL = 0.90
 SBC_ALPHA = 0.01
 SBC_N_DATASETS = 60
