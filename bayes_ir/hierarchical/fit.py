@@ -563,6 +563,8 @@ def fit(
     seed = defaults.SEED if seed is None else int(seed)
     if int(chains) < 1:
         raise BayesIRError(f"chains must be at least 1, got {chains}")
+    if draws is not None and int(draws) < 1:
+        raise BayesIRError(f"draws must be at least 1, got {draws}")
     if tune is not None and int(tune) < 0:
         raise BayesIRError(f"tune must be at least 0, got {tune}")
     if target_accept is not None and not 0.0 < float(target_accept) < 1.0:

@@ -357,3 +357,5 @@ def test_nuts_tune_is_honoured_or_refused(toy_table):
         fit(toy_table, tune=0, **opts)
     with pytest.raises(BayesIRError, match="tune"):
         fit(toy_table, tune=-1)
+    with pytest.raises(BayesIRError, match="draws"):
+        fit(toy_table, draws=0)
