@@ -165,9 +165,14 @@ class Diagnostics:
         th, out = self.thresholds, []
         bad = self.table.loc[~self.table["rhat_ok"], "parameter"].tolist()
         if bad:
+            # without a NUTS step (the exact sampler) there is nothing to tune
+            advice = (
+                "run more draws (draws=...)"
+                if self.divergences is None
+                else "run more tuning and draws (tune=..., draws=...) or raise target_accept"
+            )
             out.append(
-                f"R-hat above {th.rhat_max:g} for {_names(bad)}: the chains disagree; "
-                "run more tuning and draws (tune=..., draws=...) or raise target_accept"
+                f"R-hat above {th.rhat_max:g} for {_names(bad)}: the chains disagree; {advice}"
             )
         bad = self.table.loc[~self.table["ess_ok"], "parameter"].tolist()
         if bad:

@@ -135,3 +135,14 @@ def test_checks_without_nuts_read_na_never_pass():
         for v in ("b0", "sigma", "sigma_topic", "sigma_system")
     )
     assert d.ess_per_draw == pytest.approx(want / 4000)
+
+
+def test_advice_without_nuts_names_no_nuts_option():
+    """A stuck chain without NUTS statistics: the advice is more draws, not tune or
+    target_accept, which the exact sampler ignores."""
+    tree = _tree(shift=0.1)
+    d = diagnose(xr.DataTree.from_dict({"/posterior": tree["posterior"].to_dataset()}))
+    text = " ".join(d.failures())
+    assert "R-hat" in text and "draws=" in text
+    assert "tune" not in text and "target_accept" not in text
+    assert "target_accept" in " ".join(diagnose(tree).failures())
