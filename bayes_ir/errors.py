@@ -93,3 +93,7 @@ class ConvergenceError(BayesIRError, RuntimeError):
 
 class DataWarning(BayesIRWarning):
     """Input that was accepted but altered or partly excluded (the message says how)."""
+
+
+class IgnoredOptionWarning(BayesIRWarning):
+    """An option that the chosen method does not use (the message names it and says why)."""

@@ -84,10 +84,10 @@ class Diagnostics:
         ``contrast``), ``mean, sd, rhat, ess_bulk, ess_tail, mcse_mean, mcse_sd,
         rhat_ok, ess_ok``.
     divergences
-        Number of divergent transitions (``None`` when the sampler records none,
-        e.g. a posterior drawn without NUTS).
+        Number of divergent transitions (``None`` when the sampler has no NUTS step,
+        e.g. the exact sampler: the check does not apply and reads ``n/a``).
     bfmi
-        BFMI per chain (``None`` when no energy was recorded).
+        BFMI per chain (``None`` when no energy was recorded: ``n/a``).
     chains, draws
         Sample size.
     thresholds
@@ -112,19 +112,38 @@ class Diagnostics:
         return bool(self.table["ess_ok"].all())
 
     @property
-    def divergences_ok(self) -> bool:
-        """No more divergences than allowed."""
-        return self.divergences is None or self.divergences <= self.thresholds.max_divergences
+    def divergences_ok(self) -> bool | None:
+        """No more divergences than allowed; ``None`` (n/a) without a NUTS step."""
+        if self.divergences is None:
+            return None
+        return self.divergences <= self.thresholds.max_divergences
 
     @property
-    def bfmi_ok(self) -> bool:
-        """BFMI of every chain at least the threshold."""
-        return self.bfmi is None or bool(np.all(self.bfmi >= self.thresholds.bfmi_min))
+    def bfmi_ok(self) -> bool | None:
+        """BFMI of every chain at least the threshold; ``None`` (n/a) without energy."""
+        if self.bfmi is None:
+            return None
+        return bool(np.all(self.bfmi >= self.thresholds.bfmi_min))
 
     @property
     def passed(self) -> bool:
-        """All checks pass."""
-        return self.rhat_ok and self.ess_ok and self.divergences_ok and self.bfmi_ok
+        """Every applicable check passes (a check that does not apply does not fail)."""
+        return (
+            self.rhat_ok
+            and self.ess_ok
+            and self.divergences_ok is not False
+            and self.bfmi_ok is not False
+        )
+
+    @property
+    def ess_per_draw(self) -> float:
+        """Smallest bulk ESS of a hyperparameter divided by the number of draws.
+
+        Near 1 for independent draws (the exact sampler), below 1 for MCMC; NaN when no
+        hyperparameter was checked.
+        """
+        hyper = self.table.loc[self.table["kind"] == "hyper", "ess_bulk"]
+        return float(hyper.min() / (self.chains * self.draws)) if len(hyper) else float("nan")
 
     @property
     def min_ess_bulk(self) -> float:
@@ -146,9 +165,14 @@ class Diagnostics:
         th, out = self.thresholds, []
         bad = self.table.loc[~self.table["rhat_ok"], "parameter"].tolist()
         if bad:
+            # without a NUTS step (the exact sampler) there is nothing to tune
+            advice = (
+                "run more draws (draws=...)"
+                if self.divergences is None
+                else "run more tuning and draws (tune=..., draws=...) or raise target_accept"
+            )
             out.append(
-                f"R-hat above {th.rhat_max:g} for {_names(bad)}: the chains disagree; "
-                "run more tuning and draws (tune=..., draws=...) or raise target_accept"
+                f"R-hat above {th.rhat_max:g} for {_names(bad)}: the chains disagree; {advice}"
             )
         bad = self.table.loc[~self.table["ess_ok"], "parameter"].tolist()
         if bad:
@@ -156,12 +180,12 @@ class Diagnostics:
                 f"bulk or tail ESS below {th.ess_bulk_min:g}/{th.ess_tail_min:g} for "
                 f"{_names(bad)}: run more draws (draws=...) or more chains"
             )
-        if not self.divergences_ok:
+        if self.divergences_ok is False:
             out.append(
                 f"{self.divergences} divergent transitions: raise target_accept "
                 "(e.g. 0.95 or 0.99); the posterior may be biased"
             )
-        if not self.bfmi_ok:
+        if self.bfmi_ok is False:
             out.append(
                 f"BFMI below {th.bfmi_min:g} in some chain ({_fmt_bfmi(self.bfmi)}): the "
                 "sampler explores the energy poorly; run longer tuning"
@@ -169,25 +193,49 @@ class Diagnostics:
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        """Return the per-quantity table (a copy)."""
+        """Return the per-quantity table (a copy); :meth:`checks` has the four verdicts."""
         return self.table.copy()
 
-    def summary(self) -> str:
-        """Four lines, each PASS or FAIL: R-hat, ESS, divergences, BFMI."""
+    def checks(self) -> pd.DataFrame:
+        """One row per check: ``check, value, requirement, status``.
+
+        ``status`` is ``PASS``, ``FAIL`` or ``n/a`` (divergences and BFMI of a sampler
+        without a NUTS step, e.g. the exact sampler).
+        """
         th = self.thresholds
 
-        def flag(ok: bool) -> str:
-            return "PASS" if ok else "FAIL"
+        def flag(ok: bool | None) -> str:
+            return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
-        div = "n/a: no NUTS step" if self.divergences is None else str(self.divergences)
-        lines = [
-            f"  R-hat (max {self.max_rhat:.4f}, need <= {th.rhat_max:g}): {flag(self.rhat_ok)}",
-            f"  ESS (min bulk {self.min_ess_bulk:,.0f}, min tail {self.min_ess_tail:,.0f}, "
-            f"need >= {th.ess_bulk_min:,.0f}/{th.ess_tail_min:,.0f}): {flag(self.ess_ok)}",
-            f"  Divergences ({div}, allowed {th.max_divergences}): {flag(self.divergences_ok)}",
-            f"  BFMI (min {_fmt_bfmi(self.bfmi)}, need >= {th.bfmi_min:g}): {flag(self.bfmi_ok)}",
+        rows = [
+            ("R-hat", f"max {self.max_rhat:.4f}", f"<= {th.rhat_max:g}", flag(self.rhat_ok)),
+            (
+                "ESS",
+                f"min bulk {self.min_ess_bulk:,.0f}, min tail {self.min_ess_tail:,.0f}",
+                f">= {th.ess_bulk_min:,.0f}/{th.ess_tail_min:,.0f}",
+                flag(self.ess_ok),
+            ),
+            (
+                "Divergences",
+                "no NUTS step" if self.divergences is None else str(self.divergences),
+                f"<= {th.max_divergences}",
+                flag(self.divergences_ok),
+            ),
+            (
+                "BFMI",
+                "no energy recorded" if self.bfmi is None else f"min {_fmt_bfmi(self.bfmi)}",
+                f">= {th.bfmi_min:g}",
+                flag(self.bfmi_ok),
+            ),
         ]
-        return "\n".join(lines)
+        return pd.DataFrame(rows, columns=["check", "value", "requirement", "status"])
+
+    def summary(self) -> str:
+        """Four lines, each PASS, FAIL or n/a: R-hat, ESS, divergences, BFMI."""
+        return "\n".join(
+            f"  {row.check} ({row.value}; need {row.requirement}): {row.status}"
+            for row in self.checks().itertuples(index=False)
+        )
 
     def __str__(self) -> str:
         return self.summary()

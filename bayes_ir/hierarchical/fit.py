@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import warnings
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -16,7 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, IgnoredOptionWarning
 from bayes_ir.hierarchical.diagnostics import (
     Diagnostics,
     GateStatus,
@@ -35,16 +36,14 @@ __all__ = [
     "HierarchicalFit",
     "fit",
     "EXACT_DRAWS",
-    "EXACT_TUNE",
     "SKEW_NORMAL_DRAWS",
     "SKEW_NORMAL_TUNE",
 ]
 
 Method = Literal["auto", "exact", "nuts"]
-#: Draws and tuning steps per chain of the exact sampler (near-independent draws:
-#: 4 x 10,000 gives ESS >= 10,000, with margin, for every reported quantity on rb04).
+#: Draws per chain of the exact sampler (independent draws, no warm-up: 4 x 10,000
+#: gives ESS >= 10,000, with margin, for every reported quantity).
 EXACT_DRAWS: int = 10000
-EXACT_TUNE: int = 500
 #: Draws and tuning steps per chain of the skew-normal model (NUTS, low-rank mass
 #: matrix): 4 x 4,000 gives bulk and tail ESS >= 5,000 on rb04 (issue 8).
 SKEW_NORMAL_DRAWS: int = 4000
@@ -103,9 +102,9 @@ class HierarchicalFit:
         ``sigma_topic``, ``sigma_system``, ``topic_effect`` (chain, draw, topic),
         ``system_effect`` (chain, draw, system) with a ``role`` coordinate, and
         ``alpha`` and ``skewness`` for the skew-normal), ``sample_stats`` (NUTS
-        statistics; for the exact sampler ``accepted``, the independence sampler's
-        acceptances), ``observed_data`` (``score``, topic x
-        system, NaN for missing cells) and ``log_likelihood`` (``score``, when asked).
+        statistics; absent for the exact sampler, whose draws are independent),
+        ``observed_data`` (``score``, topic x system, NaN for missing cells) and
+        ``log_likelihood`` (``score``, when asked).
     table
         The :class:`~bayes_ir.table.ScoreTable` that was fitted.
     likelihood
@@ -118,7 +117,9 @@ class HierarchicalFit:
         The :class:`~bayes_ir.hierarchical.Diagnostics` of the fit.
     provenance
         Data hash, roles, collection, measure, likelihood, method, seed, sampler
-        settings, package versions and a UTC timestamp.
+        settings, ``acceptance_rate`` (the exact sampler's share of accepted
+        proposals, NUTS's mean acceptance statistic), ``ess_per_draw`` (smallest bulk
+        ESS of a hyperparameter per draw), package versions and a UTC timestamp.
 
     Notes
     -----
@@ -247,6 +248,7 @@ class HierarchicalFit:
         n_chal, n_art = roles.count("challenger"), roles.count("artifact")
         lines = [
             f"Bayesian hierarchical model (likelihood: {self.likelihood}; sampler: {self.method})",
+            self._sampler_line(),
             f"collection {prov.get('collection')!r}, measure {prov.get('measure')!r}: "
             f"{self.n_topics} topics x {self.n_systems} systems "
             f"(1 champion, {n_chal} challengers, {n_art} artifacts)",
@@ -293,6 +295,20 @@ class HierarchicalFit:
         if not self.diagnostics.passed:
             lines.insert(0, GateStatus.of(self).banner())
         return "\n".join(lines)
+
+    def _sampler_line(self) -> str:
+        """Say what drew the posterior, its acceptance rate and its ESS per draw."""
+        prov = self.provenance
+        rate = prov.get("acceptance_rate")
+        ess = f"ESS per draw {self.diagnostics.ess_per_draw:.2f} (bulk, min over hyperparameters)"
+        if self.method == "exact":
+            accepted = "" if rate is None else f", {rate:.1%} of {prov['proposals']:,} accepted"
+            return (
+                f"  exact: scales by rejection sampling (independent draws{accepted}), "
+                f"effects exactly given the scales; {ess}"
+            )
+        shown = "" if rate is None else f", mean acceptance statistic {rate:.2f}"
+        return f"  NUTS ({prov.get('sampler', 'nutpie')}{shown}); {ess}"
 
     def __str__(self) -> str:
         return self.summary()
@@ -448,7 +464,7 @@ def assemble_datatree(
 def _sampler_name(method: str, likelihood: str, sampler: str) -> str:
     """Name what drew the posterior, for the provenance record."""
     if method == "exact":
-        return "exact-collapsed+imh"
+        return "exact-collapsed+rejection"
     if sampler == "nutpie" and likelihood == "skew_normal":
         return "nutpie+skewnormal_kernel"
     return sampler
@@ -462,6 +478,31 @@ def _check_memory(design: Design, chains: int, draws: int, log_likelihood: bool)
     validate.memory("the posterior draws", {**shape, "values per draw": cells})
 
 
+def _warn_ignored(**options: Any) -> None:
+    """Warn about each option given to the exact sampler, which does not use it."""
+    why = {
+        "tune": "its draws are independent, with no warm-up to tune",
+        "target_accept": "it has no NUTS step",
+        "sampler": "it does not use NUTS",
+    }
+    for name, value in options.items():
+        if value is not None:
+            warnings.warn(
+                f"{name}={value!r} is ignored by the exact sampler (complete matrix, Gaussian "
+                f"likelihood): {why[name]}",
+                IgnoredOptionWarning,
+                stacklevel=3,
+            )
+
+
+def _nuts_acceptance(stats: xr.Dataset | None) -> dict[str, float]:
+    """Mean acceptance statistic of the NUTS draws (nutpie's or PyMC's name)."""
+    for key in ("mean_tree_accept", "acceptance_rate"):
+        if stats is not None and key in stats:
+            return {"acceptance_rate": float(stats[key].mean())}
+    return {}
+
+
 def fit(
     table: ScoreTable,
     *,
@@ -470,13 +511,13 @@ def fit(
     chains: int = defaults.CHAINS,
     draws: int | None = None,
     tune: int | None = None,
-    target_accept: float = defaults.TARGET_ACCEPT,
+    target_accept: float | None = None,
     seed: int | None = None,
     priors: Priors | None = None,
     strict: bool = False,
     thresholds: Thresholds | str | dict[str, Any] | None = None,
     log_likelihood: bool = False,
-    sampler: Literal["nutpie", "pymc"] = "nutpie",
+    sampler: Literal["nutpie", "pymc"] | None = None,
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -492,9 +533,13 @@ def fit(
         (complete matrix, Gaussian); ``"nuts"``: NUTS on the full ZeroSumNormal model;
         ``"auto"`` (default): exact when possible, else NUTS.
     chains, draws, tune, target_accept
-        Sampler settings; ``draws``/``tune`` default to 10,000/500 per chain for the exact
-        sampler, 4,000/500 for the skew-normal and :data:`bayes_ir.defaults.DRAWS`/``TUNE``
-        for other NUTS fits (a Gaussian model with missing cells).
+        Sampler settings; ``draws``/``tune`` default to 4,000/500 per chain for the
+        skew-normal and :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits (a
+        Gaussian model with missing cells); ``target_accept`` to
+        :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler draws 10,000
+        independent draws per chain and has no warm-up and no step size: ``tune`` and
+        ``target_accept`` given with it are ignored with an
+        :class:`~bayes_ir.errors.IgnoredOptionWarning`.
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`): the same seed gives the
         same draws.
@@ -511,7 +556,7 @@ def fit(
         Add the pointwise log-likelihood group (for LOO); costs chains x draws x cells.
     sampler
         NUTS implementation: ``"nutpie"`` (default; compiled once per model structure)
-        or ``"pymc"``.
+        or ``"pymc"``; ignored, with a warning, by the exact sampler.
 
     Returns
     -------
@@ -535,27 +580,27 @@ def fit(
     chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
     draws = None if draws is None else validate.positive_int("draws", draws)
     tune = None if tune is None else validate.positive_int("tune", tune, minimum=0)
-    target_accept = validate.probability("target_accept", target_accept)
-    validate.choice("sampler", sampler, ("nutpie", "pymc"))
+    if target_accept is not None:
+        target_accept = validate.probability("target_accept", target_accept)
+    if sampler is not None:
+        validate.choice("sampler", sampler, ("nutpie", "pymc"))
     strict = validate.flag("strict", strict)
     log_likelihood = validate.flag("log_likelihood", log_likelihood)
     design = design_of(table)
     method = _resolve_method(method, likelihood, design)
     pri = autoscale_priors(design.score, priors)
+    info: dict[str, Any] = {}
     if method == "exact":
+        _warn_ignored(tune=tune, target_accept=target_accept, sampler=sampler)
         draws = EXACT_DRAWS if draws is None else draws
-        tune = EXACT_TUNE if tune is None else tune
+        tune, target_accept = 0, None
         _check_memory(design, chains, draws, log_likelihood)
-        post, stats = sample_exact(
-            design.matrix,
-            pri,
-            chains=int(chains),
-            draws=draws,
-            tune=tune,
-            target_accept=float(target_accept),
-            seed=seed,
+        post, stats, info = sample_exact(
+            design.matrix, pri, chains=int(chains), draws=draws, seed=seed
         )
     else:
+        target_accept = defaults.TARGET_ACCEPT if target_accept is None else target_accept
+        sampler = "nutpie" if sampler is None else sampler
         skew = likelihood == "skew_normal"
         default_draws, default_tune = (
             (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE) if skew else (defaults.DRAWS, defaults.TUNE)
@@ -574,6 +619,7 @@ def fit(
             seed=seed,
             sampler=sampler,
         )
+        info = _nuts_acceptance(stats)
     tree = assemble_datatree(post, design, sample_stats=stats)
     if log_likelihood:
         ll = log_likelihood_draws(tree["posterior"].to_dataset(), design, likelihood)
@@ -595,12 +641,14 @@ def fit(
         "artifacts": list(table.artifacts),
         "likelihood": likelihood,
         "method": method,
-        "sampler": _sampler_name(method, likelihood, sampler),
+        "sampler": _sampler_name(method, likelihood, sampler or "nutpie"),
         "seed": seed,
         "chains": int(chains),
         "draws": draws,
         "tune": tune,
-        "target_accept": float(target_accept),
+        "target_accept": None if target_accept is None else float(target_accept),
+        **info,
+        "ess_per_draw": diag.ess_per_draw,
         "thresholds": json.loads(json.dumps(th.__dict__)),
         "versions": dict(_versions()),
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),

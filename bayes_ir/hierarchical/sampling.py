@@ -24,6 +24,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_ir import validate
+from bayes_ir.errors import BayesIRError, OptionError
 from bayes_ir.hierarchical.model import (
     SIGN_LOGODDS,
     Design,
@@ -36,6 +37,8 @@ from bayes_ir.hierarchical.priors import Priors
 __all__ = ["sample_nuts", "compile_count", "clear_cache", "skewnormal_model"]
 
 Sampler = Literal["nutpie", "pymc"]
+#: Fewest warm-up draws nutpie accepts (its adaptation windows need one; 0 panics).
+NUTPIE_MIN_TUNE: int = 1
 _CACHE: dict[tuple, object] = {}
 _COMPILES = [0]
 
@@ -150,7 +153,9 @@ def sample_nuts(
     design, priors, likelihood
         The data, resolved priors and likelihood name.
     chains, draws, tune, target_accept, seed
-        NUTS settings; the same seed gives the same draws.
+        NUTS settings; the same seed gives the same draws. ``tune`` is honoured as
+        given; nutpie needs at least :data:`NUTPIE_MIN_TUNE` (fewer raises
+        :class:`~bayes_ir.errors.OptionError`), PyMC accepts 0.
     sampler
         ``"nutpie"`` (default) or ``"pymc"``.
 
@@ -169,6 +174,11 @@ def sample_nuts(
         except ImportError:  # pragma: no cover - nutpie is a dependency
             sampler = "pymc"
     if sampler == "nutpie":
+        if tune < NUTPIE_MIN_TUNE:
+            raise OptionError(
+                f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE} warm-up draw "
+                "per chain to adapt its step size"
+            )
         if likelihood == "skew_normal":
             compiled = skewnormal_model(design, priors)
         else:

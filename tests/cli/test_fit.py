@@ -151,3 +151,21 @@ def test_role_summary_is_not_broken_mid_list(monkeypatch):
     # The decision table's verdict was folded ("worthwhile\ngain") at 80 columns.
     row = next(line for line in result.output.splitlines() if line.startswith("chal_fusion "))
     assert row.rstrip().endswith("worthwhile gain") and len(row) <= 80
+
+
+def test_options_the_exact_sampler_ignores_are_named():
+    """--tune with the exact sampler: one warning line naming the CLI option; none for
+    --target-accept, which the CLI passes only when given."""
+    import os
+    import subprocess
+    import sys
+
+    argv = [
+        sys.executable, "-m", "bayes_ir", "fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_fusion",
+        "--top-m", "3", "--draws", "200", "--chains", "2", "--tune", "100",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: --tune 100 is ignored by the exact sampler" in proc.stderr
+    assert "target" not in proc.stderr and "Traceback" not in proc.stderr

@@ -103,3 +103,46 @@ def test_var_names_and_bad_input():
         Thresholds.resolve("strictest")
     with pytest.raises(BayesIRError):
         diagnose(42)
+
+
+def test_checks_without_nuts_read_na_never_pass():
+    """A posterior without NUTS statistics (the exact sampler): divergences and BFMI do
+    not apply, read n/a, and neither pass nor fail the gate."""
+    import arviz_stats as azs
+
+    from bayes_ir.hierarchical.diagnostics import GateStatus
+
+    tree = _tree()
+    no_nuts = xr.DataTree.from_dict({"/posterior": tree["posterior"].to_dataset()})
+    d = diagnose(no_nuts)
+    assert d.divergences is None and d.divergences_ok is None
+    assert d.bfmi is None and d.bfmi_ok is None
+    checks = d.checks().set_index("check")["status"]
+    assert checks.to_dict() == {"R-hat": "PASS", "ESS": "PASS", "Divergences": "n/a", "BFMI": "n/a"}
+    lines = d.summary().splitlines()
+    assert lines[2].startswith("  Divergences") and lines[2].endswith(": n/a")
+    assert lines[3].startswith("  BFMI") and lines[3].endswith(": n/a")
+    assert "PASS" not in lines[2] + lines[3]
+    assert d.passed and GateStatus.of(type("F", (), {"diagnostics": d})()).passed
+    # with NUTS statistics both checks apply: PASS here, FAIL after divergences
+    assert set(diagnose(tree).checks()["status"]) == {"PASS"}
+    bad = diagnose(_tree(diverging=3)).checks().set_index("check")
+    assert bad.loc["Divergences", "status"] == "FAIL" and bad.loc["Divergences", "value"] == "3"
+    # ESS per draw: the smallest bulk ESS of a hyperparameter over chains x draws
+    post = tree["posterior"].to_dataset()
+    want = min(
+        float(azs.ess(post[v].values, method="bulk"))
+        for v in ("b0", "sigma", "sigma_topic", "sigma_system")
+    )
+    assert d.ess_per_draw == pytest.approx(want / 4000)
+
+
+def test_advice_without_nuts_names_no_nuts_option():
+    """A stuck chain without NUTS statistics: the advice is more draws, not tune or
+    target_accept, which the exact sampler ignores."""
+    tree = _tree(shift=0.1)
+    d = diagnose(xr.DataTree.from_dict({"/posterior": tree["posterior"].to_dataset()}))
+    text = " ".join(d.failures())
+    assert "R-hat" in text and "draws=" in text
+    assert "tune" not in text and "target_accept" not in text
+    assert "target_accept" in " ".join(diagnose(tree).failures())
