@@ -24,7 +24,7 @@ import numpy as np
 import xarray as xr
 
 from bayes_ir import validate
-from bayes_ir.errors import BayesIRError, OptionError
+from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.model import (
     SIGN_LOGODDS,
     Design,
