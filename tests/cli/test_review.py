@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from bayes_ir.cli import app
@@ -23,7 +24,8 @@ def test_writes_the_review(tmp_path):
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     html = out.read_text()
-    assert result.output.splitlines()[0] in html  # the printed headline is the report's
+    headline = result.output.splitlines()[0]
+    assert str(escape(headline)) in html  # the printed headline is the report's
     assert "bayes-ir review" in html  # the command is in the provenance
     assert [p.name for p in out.parent.iterdir()] == ["review.html"]  # no temporary file left
 

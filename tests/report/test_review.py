@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 import bayes_ir
 from bayes_ir.report.decision import format_probability
@@ -68,7 +69,7 @@ def test_decision_first_with_the_api_numbers(rv, page):
     html = page.read_text()
     first_section = html.index('id="decision"')
     assert first_section < html.index('id="risk"') < html.index('id="diagnostics"')
-    assert rv.headline() in html
+    assert str(escape(rv.headline())) in html
     assert "Rule." in html and "threshold of caring" in html
     frame = rv.decision.to_frame()
     comparison = rv.comparison.to_frame().set_index("challenger")
