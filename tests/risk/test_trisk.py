@@ -52,3 +52,18 @@ def test_rmit_trisk_reference(shared_data, file, challenger, alpha, r, u_ref, t_
     if alpha > 1:
         other = trisk(table, r=alpha, challengers=[challenger])
         assert abs(other.urisk[0] - u_ref) > 10 * TRISK_TOL["urisk"]
+
+
+def test_every_summary_names_its_sd_convention(toy):
+    d = risk_adjusted_differences(toy, r=3)
+    n = toy.wide().shape[0]
+    for sd, ddof, words in (
+        ("population", 0, "population SD (divide by n,"),
+        ("sample", 1, "sample SD (divide by n - 1,"),
+    ):
+        res = trisk(toy, r=3, sd=sd)
+        assert words in res.summary()
+        assert set(res.to_frame()["sd"]) == {sd}
+        # the standard error is the SD of that convention over sqrt(n)
+        se = d.std("topic", ddof=ddof).sel(system=list(res.systems)).values / np.sqrt(n)
+        np.testing.assert_allclose(res.se, se, rtol=1e-12)
