@@ -91,6 +91,14 @@ Sweep = Annotated[
         "With --output OUT.csv the sweep's table goes to OUT_artifact_sweep.csv.",
     ),
 ]
+SweepEffects = Annotated[
+    str,
+    typer.Option(
+        "--sweep-effects",
+        help="Left panel and gap of --sweep: mean (b0 + c_s), zero_sum (c_s) or "
+        "intercept_deviation (rstanarm's effects, the paper's Figure 5).",
+    ),
+]
 SavePath = Annotated[
     Path | None,
     typer.Option(
@@ -214,6 +222,7 @@ def fit(
     ci_prob: CiProb = None,
     figures: Figures = None,
     sweep: Sweep = None,
+    sweep_effects: SweepEffects = "mean",
     save: SavePath = None,
     strict: Strict = False,
     output: Output = None,
@@ -225,10 +234,15 @@ def fit(
     the saved fit and the table on request.
     """
     from bayes_ir.hierarchical import fit as hierarchical_fit
+    from bayes_ir.hierarchical.artifact_sweep import EFFECTS
     from bayes_ir.hierarchical.contrasts import compare
 
     p = defaults.ci_prob(ci_prob)
     m_values = _parse_m_values(sweep) if sweep is not None else None
+    if sweep_effects not in EFFECTS:
+        raise typer.BadParameter(
+            f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
+        )
     table = load_with_roles(
         files,
         input_format=input_format,
@@ -296,7 +310,7 @@ def fit(
         for path in paths:
             say_wrote(path)
     if m_values is not None:
-        sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p,
+        sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p, effects=sweep_effects,
                                  likelihood=_likelihood(likelihood), chains=chains, draws=draws,
                                  tune=tune, seed=seed, **sampler)  # fmt: skip
         if output is not None:
@@ -327,7 +341,13 @@ def _parse_m_values(text: str) -> list[int]:
 
 
 def _run_sweep(
-    table, m_values: list[int], figures: Path | None, *, ci_prob: float, **fit_options
+    table,
+    m_values: list[int],
+    figures: Path | None,
+    *,
+    ci_prob: float,
+    effects: str = "mean",
+    **fit_options,
 ) -> pd.DataFrame:
     """Refit with the top m artifacts for each m, print the table, draw Figure 5.
 
@@ -342,7 +362,7 @@ def _run_sweep(
     ):
         warnings.simplefilter("ignore", ConvergenceWarning)
         result = artifact_sweep(table, m_values=m_values, ci_prob=ci_prob, seed=seed, **fit_options)
-    frame = result.to_frame()
+    frame = result.to_frame(effects=effects)
     view = compact_table(
         f"Artifact sweep: challengers minus {result.champion!r} with the top m artifacts",
         caption="width: of the interval; gap > 0: the challenger's interval lies above the "
@@ -370,7 +390,7 @@ def _run_sweep(
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        fig = result.plot()
+        fig = result.plot(effects=effects)
         path = figures / FIGURE_FILES["artifact_sweep"]
         with atomic_path(path, what="--figures") as tmp:
             fig.savefig(tmp, dpi=120)

@@ -39,7 +39,7 @@ def glm(
         typer.Option(
             "--links",
             help=f"Links to compare, repeatable or comma-separated: {', '.join(link_names())} "
-            "(default: all).",
+            "(default: these, the paper's), or atanh (the inverse of the paper's tanh).",
         ),
     ] = None,
     alpha: Annotated[

@@ -55,7 +55,14 @@ RiskR = Annotated[
 NoBayes = Annotated[
     bool, typer.Option("--no-bayes", help="Skip the Bayesian BRisk model (frequentist only).")
 ]
-Sd = Annotated[str, typer.Option("--sd", help="TRisk SD: population (rmit-ir/trisk) or sample.")]
+Sd = Annotated[
+    str,
+    typer.Option(
+        "--trisk-sd",
+        "--sd",
+        help="TRisk SD: population (divide by n; rmit-ir/trisk) or sample (n - 1; Benham et al.).",
+    ),
+]
 Plot = Annotated[
     Path | None,
     typer.Option(

@@ -6,7 +6,30 @@ effects and narrows the intervals of the champion and the challengers. The paper
 Figure 5 shows the intervals as the number of artifacts grows; this module refits
 the model with the best ``m`` artifacts (by mean score) for each ``m`` and reports
 every challenger-minus-champion interval and the gap between the intervals of the
-two systems' means.
+two systems' means (or effects, see below).
+
+Which system effects?
+---------------------
+The package's model has zero-sum system effects :math:`c_s` (:math:`\sum_s c_s = 0`)
+and an intercept :math:`b_0` equal to the average of the systems in the model.
+rstanarm's ``stan_glmer(score ~ (1|topic) + (1|system))``, which the paper used, has
+i.i.d. effects :math:`b_s \sim N(0, \chi^2)` around an intercept :math:`\alpha`; its
+Figure 5 plots the :math:`b_s` (deviations from the intercept, with its uncertainty).
+The two models are the same up to the prior of the intercept: writing
+:math:`b_s = c_s + \bar b` splits i.i.d. normal effects into a zero-sum vector and an
+independent mean :math:`\bar b \sim N(0, \chi^2/S)` (:math:`S` systems in the fit),
+and :math:`b_0 = \alpha + \bar a + \bar b`. With a flat prior on :math:`\alpha` the
+data say nothing about how :math:`b_0` splits into :math:`\alpha`, :math:`\bar a` and
+:math:`\bar b`, so given the rest of the posterior :math:`\bar b` keeps its prior:
+
+.. math:: b_s = c_s + \frac{\chi}{\sqrt S}\, z, \qquad z \sim N(0, 1)
+          \text{ independently per draw.}
+
+``effects="intercept_deviation"`` reports these draws (exact for a flat intercept
+prior; the package's :math:`N(\bar y, (2.5 s_y)^2)` prior on :math:`b_0` changes them
+by a relative :math:`O(\chi^2 / (S\,b_{0,sd}^2))`, about :math:`10^{-5}` on rb04);
+``effects="zero_sum"`` the :math:`c_s`; ``effects="mean"`` (default) the system means
+:math:`b_0 + c_s`. Differences between systems are the same in all three.
 
 References
 ----------
@@ -22,8 +45,9 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 import xarray as xr
 
@@ -35,14 +59,20 @@ from bayes_ir.hierarchical.contrasts import (
     _gate,
     _Gated,
     _interval_stats,
+    _posterior,
     _text_table,
+    system_draws,
     system_mean_draws,
 )
 from bayes_ir.hierarchical.diagnostics import GateStatus
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
 
-__all__ = ["SWEEP_COLUMNS", "ArtifactSweep", "artifact_sweep"]
+__all__ = ["EFFECTS", "SWEEP_COLUMNS", "ArtifactSweep", "artifact_sweep", "system_effect_draws"]
+
+Effects = Literal["mean", "zero_sum", "intercept_deviation"]
+#: Parametrisations of the system effects (see the module notes).
+EFFECTS: tuple[str, ...] = ("mean", "zero_sum", "intercept_deviation")
 
 #: Default numbers of artifact runs (the paper's Figure 5 uses up to 40).
 M_VALUES: tuple[int, ...] = (1, 5, 10, 20, 40)
@@ -64,14 +94,91 @@ SWEEP_COLUMNS = (
 SYSTEM_COLUMNS = ("m", "system", "role", "mean", "ci_lower", "ci_upper")
 
 
+def _check_effects(effects: str) -> str:
+    if effects not in EFFECTS:
+        raise OptionError(f"effects must be one of {', '.join(EFFECTS)}; got {effects!r}")
+    return effects
+
+
+def _intercept_deviation(
+    zero_sum: np.ndarray, sigma_system: np.ndarray, n_systems: int, rng: np.random.Generator
+) -> np.ndarray:
+    r"""Return rstanarm's effects :math:`b_s = c_s + \chi z/\sqrt S` from zero-sum draws.
+
+    ``zero_sum`` has dims (chain, draw, system), ``sigma_system`` (chain, draw); one
+    standard normal :math:`z` per draw, shared by the systems of that draw.
+    """
+    shift = sigma_system / np.sqrt(n_systems) * rng.standard_normal(sigma_system.shape)
+    return zero_sum + shift[..., None]
+
+
+def system_effect_draws(
+    fit: Any, *, effects: Effects = "zero_sum", seed: int | None = None
+) -> xr.DataArray:
+    r"""Posterior draws of every system's effect in one of three parametrisations.
+
+    Parameters
+    ----------
+    fit
+        A hierarchical fit (:func:`bayes_ir.hierarchical.fit`).
+    effects
+        ``"zero_sum"`` (default): the model's :math:`c_s`, summing to zero over the
+        systems of the fit; ``"intercept_deviation"``: rstanarm's :math:`b_s`, i.i.d.
+        deviations from the intercept (the paper's Figure 5); ``"mean"``: the system
+        means :math:`b_0 + c_s`.
+    seed
+        Seed of the draws of :math:`\bar b` (``"intercept_deviation"`` only; default
+        :data:`bayes_ir.defaults.SEED`).
+
+    Returns
+    -------
+    xarray.DataArray
+        Dims ``(chain, draw, system)`` with the ``role`` coordinate.
+
+    Notes
+    -----
+    .. math:: b_s = c_s + \frac{\chi}{\sqrt S} z,\quad z \sim N(0, 1),
+
+    with :math:`\chi` the posterior draw of ``sigma_system`` and :math:`S` the number of
+    systems in the fit (see the module notes for why this is rstanarm's posterior).
+
+    References
+    ----------
+    Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348 (Figure 5).
+    """
+    _check_effects(effects)
+    if effects == "mean":
+        return system_mean_draws(fit)
+    c = system_draws(fit)
+    if effects == "zero_sum":
+        return c
+    sigma = np.asarray(_posterior(fit)["sigma_system"].values, dtype=float)
+    rng = np.random.default_rng(defaults.SEED if seed is None else seed)
+    values = _intercept_deviation(np.asarray(c.values, dtype=float), sigma, c.sizes["system"], rng)
+    return c.copy(data=values)
+
+
 @dataclass(frozen=True)
 class _Point:
-    """What one refit contributes: draws of the differences and of the system means."""
+    """What one refit contributes: draws of the differences and of the system effects."""
 
     m: int
     differences: xr.DataArray  # (chain, draw, challenger)
     means: xr.DataArray  # (chain, draw, system), champion and challengers
     gate: GateStatus
+    zero_sum: xr.DataArray  # (chain, draw, system): c_s of the champion and challengers
+    shift_sd: np.ndarray  # (chain, draw): sigma_system / sqrt(systems in the fit)
+
+    def effect_draws(self, effects: str, seed: int) -> xr.DataArray:
+        """Draws of the champion's and challengers' effects (see :func:`system_effect_draws`)."""
+        if effects == "mean":
+            return self.means
+        if effects == "zero_sum":
+            return self.zero_sum
+        rng = np.random.default_rng([seed, self.m])
+        values = _intercept_deviation(np.asarray(self.zero_sum.values), self.shift_sd, 1, rng)
+        return self.zero_sum.copy(data=values)
 
 
 def _fit_point(m: int, *, table: ScoreTable, fit_options: dict[str, Any]) -> _Point:
@@ -83,11 +190,14 @@ def _fit_point(m: int, *, table: ScoreTable, fit_options: dict[str, Any]) -> _Po
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the gate below records failures per m
         result = hierarchical_fit(sub, **fit_options)
-    means = system_mean_draws(result).sel(system=[table.champion, *table.challengers])
+    reported = [table.champion, *table.challengers]
+    means = system_mean_draws(result).sel(system=reported)
     diff = means.sel(system=list(table.challengers)) - means.sel(system=table.champion)
     diff = diff.drop_vars("role", errors="ignore").rename(system="challenger")
     gate = _gate(result, _draw_diagnostics(diff, "challenger"), "challenger - champion")
-    return _Point(m, diff, means, gate)
+    c = system_draws(result)
+    sigma = np.asarray(_posterior(result)["sigma_system"].values, dtype=float)
+    return _Point(m, diff, means, gate, c.sel(system=reported), sigma / np.sqrt(c.sizes["system"]))
 
 
 @dataclass(frozen=True)
@@ -106,6 +216,10 @@ class ArtifactSweep(_Gated):
         Interval probability.
     gate
         Passed only when every refit passed its diagnostics.
+    header
+        First line of the summary.
+    seed
+        Seed of the refits, also used for the draws of ``effects="intercept_deviation"``.
     """
 
     m_values: tuple[int, ...]
@@ -115,21 +229,32 @@ class ArtifactSweep(_Gated):
     ci_prob: float
     gate: GateStatus
     header: str
+    seed: int = defaults.SEED
 
-    def system_frame(self, ci_prob: float | None = None) -> pd.DataFrame:
-        """Intervals of the champion's and challengers' means per m: :data:`SYSTEM_COLUMNS`."""
+    def system_frame(
+        self, ci_prob: float | None = None, *, effects: Effects = "mean"
+    ) -> pd.DataFrame:
+        """Intervals of the champion's and challengers' effects per m: :data:`SYSTEM_COLUMNS`.
+
+        ``effects`` picks the parametrisation: ``"mean"`` (default) the system means
+        :math:`b_0 + c_s`, ``"zero_sum"`` the model's :math:`c_s`,
+        ``"intercept_deviation"`` rstanarm's :math:`b_s` (the paper's Figure 5; see
+        the module notes). The columns ``mean, ci_lower, ci_upper`` hold that quantity.
+        """
+        _check_effects(effects)
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
         rows = []
         for point in self.points:
-            stats = _interval_stats(point.means, "system", p, False)
+            draws = point.effect_draws(effects, self.seed)
+            stats = _interval_stats(draws, "system", p, False)
             stats = stats.rename_axis("system").reset_index()
-            stats["role"] = [str(r) for r in point.means["role"].values]
+            stats["role"] = [str(r) for r in draws["role"].values]
             stats["m"] = point.m
             rows.append(stats)
         return pd.concat(rows, ignore_index=True)[list(SYSTEM_COLUMNS)]
 
-    def to_frame(self, ci_prob: float | None = None) -> pd.DataFrame:
-        """One row per (m, challenger).
+    def to_frame(self, ci_prob: float | None = None, *, effects: Effects = "mean") -> pd.DataFrame:
+        """One row per (m, challenger); ``gap`` on the ``effects`` of :meth:`system_frame`.
 
         Columns
         -------
@@ -142,13 +267,14 @@ class ArtifactSweep(_Gated):
         p_better
             P(challenger > champion).
         gap
-            Lower limit of the challenger's mean minus the upper limit of the champion's
-            mean: positive when the two intervals do not overlap (the paper's criterion).
+            Lower limit of the challenger's mean (or effect, per ``effects``) minus the
+            upper limit of the champion's: positive when the two intervals do not
+            overlap (the paper's criterion, on ``effects="intercept_deviation"``).
         diagnostics_passed
             Whether that refit passed the diagnostics gate.
         """
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
-        systems = self.system_frame(p).set_index(["m", "system"])
+        systems = self.system_frame(p, effects=effects).set_index(["m", "system"])
         rows = []
         for point in self.points:
             stats = _interval_stats(point.differences, "challenger", p, False)
@@ -202,7 +328,7 @@ class ArtifactSweep(_Gated):
         )
 
     def plot(self, **kwargs: Any) -> Any:
-        """Intervals against m (the paper's Figure 5)."""
+        """Intervals against m (the paper's Figure 5 with ``effects="intercept_deviation"``)."""
         from bayes_ir.plots.hierarchical import plot_artifact_sweep
 
         return plot_artifact_sweep(self, **kwargs)
@@ -300,4 +426,5 @@ def artifact_sweep(
         ci_prob=p,
         gate=gate,
         header=header,
+        seed=options["seed"],
     )

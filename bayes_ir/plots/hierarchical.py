@@ -220,23 +220,42 @@ def plot_predictive(
     return fig
 
 
-def plot_artifact_sweep(sweep: Any, *, figsize: tuple[float, float] = (11.0, 4.5)) -> Figure:
-    """System-mean and difference intervals against the number of artifact runs (Figure 5).
+#: Left-panel label and title of :func:`plot_artifact_sweep` for each ``effects``.
+_SWEEP_LEFT = {
+    "mean": ("system mean", "System means"),
+    "zero_sum": ("system effect (zero-sum)", "System effects, zero-sum"),
+    "intercept_deviation": (
+        "system effect (deviation from the intercept)",
+        "System effects as in rstanarm",
+    ),
+}
+
+
+def plot_artifact_sweep(
+    sweep: Any, *, effects: str = "mean", figsize: tuple[float, float] = (11.0, 4.5)
+) -> Figure:
+    """System and difference intervals against the number of artifact runs (Figure 5).
 
     Parameters
     ----------
     sweep
         An :class:`~bayes_ir.hierarchical.artifact_sweep.ArtifactSweep`.
+    effects
+        What the left panel shows (see
+        :meth:`~bayes_ir.hierarchical.artifact_sweep.ArtifactSweep.system_frame`):
+        ``"mean"`` (default) the system means, ``"zero_sum"`` the zero-sum effects,
+        ``"intercept_deviation"`` rstanarm's deviations from the intercept, as the
+        paper's Figure 5 does.
     figsize
         Figure size in inches.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Left: intervals of the champion's and challengers' means for each ``m``;
-        right: intervals of each challenger minus the champion, with the zero line.
+        Left: intervals of the champion's and challengers' means (or effects) for each
+        ``m``; right: intervals of each challenger minus the champion, with the zero line.
     """
-    systems = sweep.system_frame()
+    systems = sweep.system_frame(effects=effects)
     diffs = sweep.to_frame()
     ms = list(sweep.m_values)
     pos = {m: i for i, m in enumerate(ms)}
@@ -254,8 +273,11 @@ def plot_artifact_sweep(sweep: Any, *, figsize: tuple[float, float] = (11.0, 4.5
         x = np.array([pos[m] for m in sub["m"]]) + offsets(len(names))[k]
         ax1.vlines(x, sub["ci_lower"], sub["ci_upper"], color=colors[name], lw=2, label=name)
         ax1.scatter(x, sub["mean"], color=colors[name], s=14, zorder=3)
-    ax1.set_ylabel("system mean")
-    ax1.set_title(f"System means, {100 * sweep.ci_prob:g}% intervals")
+    ylabel, title = _SWEEP_LEFT[effects]
+    ax1.set_ylabel(ylabel)
+    if effects != "mean":
+        ax1.axhline(0, color="0.6", lw=0.8, ls=":")
+    ax1.set_title(f"{title}, {100 * sweep.ci_prob:g}% intervals")
     for k, name in enumerate(sweep.challengers):
         sub = diffs[diffs["challenger"] == name]
         x = np.array([pos[m] for m in sub["m"]]) + offsets(len(sweep.challengers))[k]

@@ -19,7 +19,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.risk.bca import BCaResult, bca_urisk
 from bayes_ir.risk.brisk import BRiskResult, brisk
-from bayes_ir.risk.trisk import SD, TRiskResult, trisk
+from bayes_ir.risk.trisk import SD, SD_LABELS, TRiskResult, trisk
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.risk.zrisk import ZRiskResult, zrisk
 from bayes_ir.table import ScoreTable
@@ -35,6 +35,7 @@ REVIEW_COLUMNS = (
     "trisk_minus",
     "trisk_p",
     "trisk_sig",
+    "trisk_sd",
     "bca_lower_minus",
     "bca_upper_minus",
     "bca_sig",
@@ -57,7 +58,8 @@ class RiskReview:
     frame
         One row per system, columns :data:`REVIEW_COLUMNS`: ``mean`` the raw mean
         score; ``urisk_minus`` = -URisk; ``trisk_minus`` = -TRisk with its two-sided
-        p-value ``trisk_p``; ``bca_lower_minus``/``bca_upper_minus`` the BCa interval of
+        p-value ``trisk_p`` and its SD convention ``trisk_sd`` (``"population"`` or
+        ``"sample"``); ``bca_lower_minus``/``bca_upper_minus`` the BCa interval of
         URisk- (Bonferroni over the challengers); ``brisk_minus`` with its credible
         interval ``brisk_lower``/``brisk_upper`` and ``brisk_p_riskier`` = P(effect below
         the champion's); ``zrisk_minus``, ``georisk_minus``. The ``*_sig`` columns mark
@@ -95,7 +97,7 @@ class RiskReview:
             f"champion {self.champion!r}, loss weight r = {self.r:g} (= 1 + alpha); "
             f"{self.trisk.n_topics} topics",
             SIGN_NOTE,
-            f"TRisk- uses the {self.sd} SD and Student t ({self.trisk.df} df); BCa- "
+            f"TRisk- uses the {SD_LABELS[self.sd]} and Student t ({self.trisk.df} df); BCa- "
             f"{self.ci_prob:.0%} family-wise (Bonferroni over {len(self.bca.systems)} "
             f"challengers, each at {self.bca.level:.4g}, {self.bca.n_resamples} resamples); "
             f"{bayes}; ZRisk-/GeoRisk- over all {len(self.zrisk.systems)} systems. "
@@ -232,7 +234,9 @@ def risk_review(
     champion, challengers
         Default: the table's roles.
     sd
-        SD of TRisk: ``"population"`` (default, rmit-ir/trisk) or ``"sample"``.
+        SD of TRisk: ``"population"`` (default, divide by n: Dincer et al. 2014 and
+        rmit-ir/trisk) or ``"sample"`` (divide by n - 1: Benham et al. 2020). The
+        header of every rendering names it, and ``to_frame()`` has it as ``trisk_sd``.
     bayes
         Fit the hierarchical BRisk model (the slow part); ``False`` leaves it out.
     likelihood
@@ -308,6 +312,7 @@ def risk_review(
             "trisk_minus": with_champion(tr.trisk_minus),
             "trisk_p": with_champion(tr.p_value),
             "trisk_sig": np.concatenate([[False], tr.p_value < 1 - p]),
+            "trisk_sd": tr.sd,
             "bca_lower_minus": with_champion(-bc.ci_upper),
             "bca_upper_minus": with_champion(-bc.ci_lower),
             "bca_sig": np.concatenate([[False], bc.significant]),

@@ -18,10 +18,15 @@ from bayes_ir.risk.adjusted import check_r, constant_columns, resolve_pair
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.table import ScoreTable
 
-__all__ = ["TRiskResult", "trisk"]
+__all__ = ["SD_LABELS", "TRiskResult", "trisk"]
 
 SD = Literal["population", "sample"]
 _DDOF = {"population": 0, "sample": 1}
+#: How every table that prints TRisk names its SD convention.
+SD_LABELS = {
+    "population": "population SD (divide by n, as Dincer et al. 2014 and rmit-ir/trisk)",
+    "sample": "sample SD (divide by n - 1, as Benham et al. 2020 and the one-sample t test)",
+}
 
 
 def check_sd(sd: str) -> str:
@@ -133,7 +138,7 @@ class TRiskResult:
     def summary(self) -> str:
         """Printable table of URisk-, TRisk- and p per system."""
         lines = [
-            f"TRisk (r = {self.r:g}, {self.sd} SD) against champion {self.champion!r}: "
+            f"TRisk (r = {self.r:g}, {SD_LABELS[self.sd]}) against champion {self.champion!r}: "
             f"{self.n_topics} topics, collection {self.collection!r}, measure {self.measure!r}",
             SIGN_NOTE,
             f"{'system':<24} {'URisk-':>9} {'se':>8} {f't(df = {self.df})':>12} {'p':>8}",
@@ -170,8 +175,10 @@ def trisk(
     sd
         ``"population"`` (default, :data:`bayes_ir.defaults.TRISK_SD`): divide by
         :math:`n`, as Dincer et al. (2014) and their reference implementation
-        rmit-ir/trisk do; ``"sample"``: divide by :math:`n - 1` (the textbook one-sample
-        t statistic). The p-value uses :math:`n - 1` df either way.
+        rmit-ir/trisk do; ``"sample"``: divide by :math:`n - 1`, as Benham et al.
+        (2020) do (the textbook one-sample t statistic, ``scipy.stats.ttest_1samp``).
+        The p-value uses :math:`n - 1` df either way; the convention is printed by
+        :meth:`TRiskResult.summary` and kept in the ``sd`` column of ``to_frame()``.
     champion, challengers, collection, measure
         As in :func:`~bayes_ir.risk.urisk.urisk`.
 
@@ -201,6 +208,10 @@ def trisk(
     Dincer, B. T., Macdonald, C., and Ounis, I. (2014). Hypothesis testing for the
     risk-sensitive evaluation of retrieval systems. *Proceedings of SIGIR 2014*,
     23-32. doi:10.1145/2600428.2609625
+
+    Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+    inferential risk evaluation on multiple IR systems. *Proceedings of SIGIR 2020*,
+    339-348. doi:10.1145/3397271.3401033
 
     Wang, L., Bennett, P. N., and Collins-Thompson, K. (2012). Robust ranking models
     via risk-sensitive optimization. *Proceedings of SIGIR 2012*, 761-770.

@@ -111,6 +111,39 @@ def test_sweep_option(tmp_path):
     assert f"{m4['mean']:+.4f}" in result.output  # the printed row is the written row
 
 
+def test_sweep_effects_option(tmp_path, monkeypatch):
+    import importlib
+
+    # the package re-exports the function under the module's name: import the module itself
+    module = importlib.import_module("bayes_ir.hierarchical.artifact_sweep")
+    made = []
+    real = module.artifact_sweep
+    monkeypatch.setattr(
+        module, "artifact_sweep", lambda *a, **k: made.append(real(*a, **k)) or made[-1]
+    )
+    args = [
+        "fit", str(EXAMPLE), "--champion", "bm25", "--challengers", "chal_fusion",
+        "--top-m", "4", "--draws", "1000", "--chains", "2", "--seed", "1", "--sweep", "0,4",
+        "--sweep-effects", "intercept_deviation", "--figures", str(tmp_path),
+        "--output", str(tmp_path / "fit.csv"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "artifact_sweep.png").stat().st_size > 5_000
+    written = pd.read_csv(tmp_path / "fit_artifact_sweep.csv")
+    (sweep,) = made
+    np.testing.assert_allclose(written["gap"], sweep.to_frame(effects="intercept_deviation")["gap"])
+    assert not np.allclose(written["gap"], sweep.to_frame()["gap"])  # not the means' gap
+
+
+def test_bad_sweep_effects_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--sweep", "1",
+              "--sweep-effects", "centred"])  # fmt: skip
+    assert exc.value.code == 2
+    assert "--sweep-effects" in capsys.readouterr().err
+
+
 def test_bad_sweep_values_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(

@@ -55,6 +55,19 @@ def test_outputs_match_the_library(run):
     assert row["n_significant"] == pairs[pairs["link"] == "logit"]["significant"].sum()
 
 
+def test_papers_tanh_and_the_inverse_link_by_name(tmp_path):
+    out = tmp_path / "links.csv"
+    args = ["glm", str(EXAMPLE), "--links", "tanh,atanh", "--output", str(out)]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    links = pd.read_csv(out).set_index("link")
+    table = read_scores(EXAMPLE)
+    for link in ("tanh", "atanh"):  # two different models: g = tanh and g = artanh
+        fit = fit_glm(table, link=link)
+        assert links.loc[link, "deviance"] == pytest.approx(fit.deviance, rel=1e-12)
+    assert links.loc["tanh", "deviance"] != pytest.approx(links.loc["atanh", "deviance"])
+
+
 def test_errors_are_one_line(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["glm", str(EXAMPLE), "--links", "sqrt"])

@@ -67,6 +67,32 @@ def test_bayes_and_markdown(tmp_path):
     assert "BRisk-" in text and "higher = riskier" in text and "| chal_risky" in text
 
 
+def test_trisk_sd_option_is_used_and_printed(tmp_path):
+    from scipy import stats
+
+    from bayes_ir.risk import risk_adjusted_differences
+
+    out = tmp_path / "r.csv"
+    args = [*BASE, "--no-bayes", "--resamples", "200", "--trisk-sd", "sample", "--output", str(out)]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "sample SD (divide by n - 1" in " ".join(result.output.split())
+    table = pd.read_csv(out)
+    assert set(table["trisk_sd"]) == {"sample"}
+    scores = read_scores(EXAMPLE).with_roles(champion="bm25", challengers="chal_*")
+    d = risk_adjusted_differences(scores, r=5)
+    for row in table.iloc[1:].itertuples():
+        ref = stats.ttest_1samp(d.sel(system=row.system).values, 0.0)
+        assert row.trisk_minus == pytest.approx(-ref.statistic, rel=1e-9)
+
+
+def test_bad_trisk_sd_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*BASE, "--no-bayes", "--resamples", "200", "--trisk-sd", "n-1"])
+    assert exc.value.code == 2
+    assert "sd must be 'population' or 'sample', got 'n-1'" in capsys.readouterr().err
+
+
 def test_bad_champion_exits_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main([*BASE[:2], "--champion", "nobody", "--no-bayes"])

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from synthetic_posterior import CALLS, fake_fit
 
 import bayes_ir.hierarchical as hier
-from bayes_ir.errors import DataWarning, InsufficientDataError
+from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
 from bayes_ir.hierarchical.artifact_sweep import SWEEP_COLUMNS, SYSTEM_COLUMNS, artifact_sweep
 from bayes_ir.hierarchical.contrasts import compare
 from bayes_ir.table import ScoreTable
@@ -81,9 +82,147 @@ def test_rb04_sweep_with_the_real_model(rb04_table):
     frame = res.to_frame().set_index(["m", "challenger"])
     # the authors' check: Chal. 4's 2.5% quantile above the Champion's 97.5% quantile
     assert frame.loc[(40, "Chal. 4"), "gap"] > 0
+    # Figure 5 plots rstanarm's effects: there Chal. 4 and the Champion overlap with no
+    # artifacts and separate with 40 (the means are apart already at m = 0)
+    paper = res.to_frame(effects="intercept_deviation").set_index(["m", "challenger"])["gap"]
+    assert paper[(0, "Chal. 4")] < 0 < paper[(40, "Chal. 4")]
+    assert frame.loc[(0, "Chal. 4"), "gap"] > 0
     from bayes_ir.hierarchical import fit
 
     sub = rb04_table.select(systems=["Champion", *rb04_table.challengers])
     direct = compare(fit(sub, chains=2, draws=2000, seed=3)).to_frame().set_index("challenger")
     assert frame.loc[(0, "Chal. 4"), "mean"] == pytest.approx(direct.loc["Chal. 4", "mean"])
     assert frame.loc[(0, "Chal. 4"), "ci_upper"] == pytest.approx(direct.loc["Chal. 4", "ci_upper"])
+
+
+# ---------------------------------------------------------------- rstanarm's parametrisation
+def _gaussian_posterior_cov(design: np.ndarray, prior_prec: np.ndarray, sigma: float) -> np.ndarray:
+    """Posterior covariance of a Gaussian linear model with known error SD."""
+    return np.linalg.inv(design.T @ design / sigma**2 + np.diag(prior_prec))
+
+
+def test_intercept_deviation_is_the_iid_models_posterior():
+    """With known variances both models are Gaussian: the shifted zero-sum draws must
+    have the covariance of rstanarm's i.i.d. effects (flat intercept), computed directly."""
+    from bayes_ir.hierarchical.artifact_sweep import _intercept_deviation
+
+    n_t, n_s, sigma, tau, chi = 6, 5, 0.1, 0.2, 0.03
+    topic = np.repeat(np.arange(n_t), n_s)
+    system = np.tile(np.arange(n_s), n_t)
+    t_dummies, s_dummies = np.eye(n_t)[topic], np.eye(n_s)[system]
+    # rstanarm: y = alpha + a_t + b_s, b_s ~ N(0, chi^2) i.i.d., flat alpha
+    iid = np.column_stack([np.ones(n_t * n_s), t_dummies, s_dummies])
+    prec = np.r_[0.0, np.full(n_t, tau**-2), np.full(n_s, chi**-2)]
+    cov_b = _gaussian_posterior_cov(iid, prec, sigma)[1 + n_t :, 1 + n_t :]
+
+    # the package: zero-sum effects = orthonormal sum-zero basis with N(0, scale^2) weights
+    def basis(n):
+        q, _ = np.linalg.qr(np.eye(n) - 1.0 / n)
+        return q[:, : n - 1]
+
+    q_t, q_s = basis(n_t), basis(n_s)
+    zs = np.column_stack([np.ones(n_t * n_s), t_dummies @ q_t, s_dummies @ q_s])
+    prec_zs = np.r_[0.0, np.full(n_t - 1, tau**-2), np.full(n_s - 1, chi**-2)]
+    cov_c = q_s @ _gaussian_posterior_cov(zs, prec_zs, sigma)[n_t:, n_t:] @ q_s.T
+    rng = np.random.default_rng(11)
+    n = 400_000
+    c = rng.multivariate_normal(np.zeros(n_s), cov_c, size=(2, n // 2), method="eigh")
+    b = _intercept_deviation(c, np.full((2, n // 2), chi), n_s, rng)
+    got = np.cov(b.reshape(n, n_s).T)
+    # Monte Carlo error of a covariance entry ~ var * sqrt(2 / n) ~ 0.2% of the variance
+    np.testing.assert_allclose(got, cov_b, atol=0.01 * cov_b.diagonal().max())
+    # the shift is what makes them differ: zero-sum effects have chi^2 / S less covariance
+    np.testing.assert_allclose(cov_b - cov_c, np.full((n_s, n_s), chi**2 / n_s), rtol=1e-8)
+
+
+def test_system_effect_draws_closed_relation(rb04_fit):
+    from scipy import stats
+
+    from bayes_ir.hierarchical.artifact_sweep import system_effect_draws
+
+    c = system_effect_draws(rb04_fit, effects="zero_sum")
+    b = system_effect_draws(rb04_fit, effects="intercept_deviation", seed=5)
+    mean = system_effect_draws(rb04_fit, effects="mean")
+    n_s = c.sizes["system"]
+    assert np.abs(c.sum("system")).max() < 1e-9  # the model's effects are zero-sum
+    shift = b.mean("system")
+    np.testing.assert_allclose(b - shift, c, atol=1e-12)  # same effects, shifted per draw
+    b0 = np.asarray(rb04_fit.posterior["posterior"]["b0"].values)[..., None]
+    np.testing.assert_allclose((mean - c).values, np.broadcast_to(b0, c.shape), atol=1e-12)
+    sd = rb04_fit.posterior["posterior"]["sigma_system"] / np.sqrt(n_s)
+    z = (shift / sd).values.ravel()
+    assert stats.kstest(z, "norm").pvalue > 1e-3  # the shift is N(0, sigma_system^2 / S)
+    again = system_effect_draws(rb04_fit, effects="intercept_deviation", seed=5)
+    np.testing.assert_array_equal(again.values, b.values)  # reproducible from the seed
+    with pytest.raises(OptionError, match="effects must be one of"):
+        system_effect_draws(rb04_fit, effects="centred")
+
+
+def _assert_like_lme4(b, ranef):
+    post = b.mean(("chain", "draw")).to_series()
+    ref = pd.Series({s: v[0] for s, v in ranef.items()})
+    post = post.loc[ref.index]
+    # lme4's conditional modes are the REML plug-in version of the posterior means
+    np.testing.assert_allclose(post, ref, atol=0.002)
+    big = ref.abs() > 0.005
+    assert (np.sign(post[big]) == np.sign(ref[big])).all()
+    assert post.rank().corr(ref.rank()) > 0.99
+
+
+def test_rb04_intercept_deviations_agree_with_lme4(rb04_fit):
+    from results.system_effects import RANEF
+
+    from bayes_ir.hierarchical.artifact_sweep import system_effect_draws
+
+    b = system_effect_draws(rb04_fit, effects="intercept_deviation")
+    _assert_like_lme4(b, RANEF)
+    # posterior SDs are near lme4's conditional SD (0.0109, given the REML variances);
+    # the full posterior adds the variances' uncertainty, most for the extreme systems
+    cond_sd = np.array([v[1] for v in RANEF.values()])
+    post_sd = b.std(("chain", "draw")).to_series().loc[list(RANEF)].to_numpy()
+    assert 0.95 < np.median(post_sd / cond_sd) < 1.15
+
+
+def test_rb04_lme4_live(rb04_table, shared_data, rscript, tmp_path, rb04_fit):
+    import subprocess
+
+    from results import system_effects as ref
+
+    from bayes_ir.hierarchical.artifact_sweep import system_effect_draws
+
+    if subprocess.run([rscript, "-e", "quit(status = !requireNamespace('lme4'))"]).returncode:
+        pytest.skip("R package lme4 is not installed")
+    (tmp_path / "ranef.R").write_text(ref.R_SCRIPT)
+    data = shared_data / "bayesian_risk" / "rb04_data.csv"
+    out = tmp_path / "out.csv"
+    subprocess.run([rscript, str(tmp_path / "ranef.R"), str(data), str(out)], check=True,
+                   capture_output=True, timeout=300)  # fmt: skip
+    live = pd.read_csv(out).set_index("system")
+    for system, (mode, sd) in ref.RANEF.items():
+        assert live.loc[system, "ranef"] == pytest.approx(mode, rel=1e-6, abs=1e-9)
+        assert live.loc[system, "cond_sd"] == pytest.approx(sd, rel=1e-6)
+    ranef = {s: (row.ranef, row.cond_sd) for s, row in live.iterrows()}
+    _assert_like_lme4(system_effect_draws(rb04_fit, effects="intercept_deviation"), ranef)
+
+
+def test_sweep_effects_option(table, patched):
+    res = artifact_sweep(table, m_values=(0, 8), seed=4, max_workers=1, draws=400)
+    means = res.system_frame()
+    zero_sum = res.system_frame(effects="zero_sum")
+    dev = res.system_frame(effects="intercept_deviation")
+    assert list(dev.columns) == list(SYSTEM_COLUMNS)
+    assert res.system_frame(effects="mean").equals(means)
+    # the shift is common to the systems of a draw: the intervals widen, the centres barely move
+    assert (
+        (dev["ci_upper"] - dev["ci_lower"]) > (zero_sum["ci_upper"] - zero_sum["ci_lower"])
+    ).all()
+    np.testing.assert_allclose(dev["mean"], zero_sum["mean"], atol=0.01)
+    # differences do not depend on the parametrisation; the gap is on the chosen effects
+    frame = res.to_frame(effects="intercept_deviation")
+    np.testing.assert_allclose(frame["mean"], res.to_frame()["mean"])
+    d8 = dev[dev["m"] == 8].set_index("system")
+    g = frame[(frame["m"] == 8) & (frame["challenger"] == "chal_x")]["gap"].iat[0]
+    assert g == pytest.approx(d8.loc["chal_x", "ci_lower"] - d8.loc["champ", "ci_upper"])
+    assert res.system_frame(effects="intercept_deviation").equals(dev)  # seeded
+    with pytest.raises(OptionError, match="effects must be one of"):
+        res.system_frame(effects="centred")

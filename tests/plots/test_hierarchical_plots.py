@@ -116,6 +116,15 @@ def test_figure5_draws_each_m(monkeypatch, tmp_path):
     )
     assert [t.get_text() for t in right.get_xticklabels()] == ["0", "1", "3"]
     fig.savefig(tmp_path / "fig5.png")
+    # the paper's parametrisation: rstanarm's deviations from the intercept on the left
+    paper = plot_artifact_sweep(sweep, effects="intercept_deviation")
+    dev = sweep.system_frame(effects="intercept_deviation")
+    assert np.allclose(
+        sorted(_segments(paper.axes[0])), sorted(zip(dev["ci_lower"], dev["ci_upper"], strict=True))
+    )
+    assert "deviation from the intercept" in paper.axes[0].get_ylabel()
+    assert sorted(_segments(paper.axes[1])) == sorted(_segments(right))
+    assert sweep.plot(effects="zero_sum").axes[0].get_ylabel() == "system effect (zero-sum)"
 
 
 def test_role_legend_never_covers_an_interval():

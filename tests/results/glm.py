@@ -16,12 +16,12 @@ as ``fit_glm(boundary="clip")`` does, then
     glm(y ~ system + topic, family = gaussian(link = L),
         control = glm.control(epsilon = 1e-14, maxit = 500))
 
-with custom ``link-glm`` objects for exp (g = exp, g^-1 = log) and tanh (g = atanh,
-g^-1 = tanh). ``TukeyHSD(aov(score ~ system + topic), "system")`` is run on the raw
-scores, and ``glht(fit_logit, linfct = mcp(system = "Tukey"))`` gives the logit-scale
-pair estimates and standard errors. The numbers below were pasted from the R output
-(``tests/frequentist/glm/test_r_reference.py::test_live_r`` re-runs the script when R is
-installed and compares live).
+with custom ``link-glm`` objects for exp (g = exp, g^-1 = log), tanh (the paper's: g = tanh,
+g^-1 = atanh) and atanh (g = atanh, g^-1 = tanh). ``TukeyHSD(aov(score ~ system + topic),
+"system")`` is run on the raw scores, and ``glht(fit_logit, linfct = mcp(system =
+"Tukey"))`` gives the logit-scale pair estimates and standard errors. The numbers below
+were pasted from the R output (``tests/frequentist/glm/test_glm_r.py`` re-runs the script
+when R is installed and compares live).
 """
 
 from __future__ import annotations
@@ -68,19 +68,23 @@ explink <- structure(list(
   valideta = function(eta) all(is.finite(eta)) && all(eta > 0), name = "exp"),
   class = "link-glm")
 tanhlink <- structure(list(
+  linkfun = function(mu) tanh(mu), linkinv = function(eta) atanh(eta),
+  mu.eta = function(eta) 1 / (1 - eta^2), valideta = function(eta) all(abs(eta) < 1),
+  name = "tanh"), class = "link-glm")
+atanhlink <- structure(list(
   linkfun = function(mu) atanh(mu), linkinv = function(eta) tanh(eta),
-  mu.eta = function(eta) 1 - tanh(eta)^2, valideta = function(eta) TRUE, name = "tanh"),
+  mu.eta = function(eta) 1 - tanh(eta)^2, valideta = function(eta) TRUE, name = "atanh"),
   class = "link-glm")
 ranges <- list(identity = c(-Inf, Inf), log = c(0, Inf), exp = c(-Inf, Inf),
-               tanh = c(-1, 1), logit = c(0, 1), probit = c(0, 1),
-               cauchit = c(0, 1), cloglog = c(0, 1))
+               tanh = c(-Inf, Inf), logit = c(0, 1), probit = c(0, 1),
+               cauchit = c(0, 1), cloglog = c(0, 1), atanh = c(-1, 1))
 stats_rows <- list(); coef_rows <- list()
 for (name in names(ranges)) {
   r <- ranges[[name]]
   y <- d$score
   if (is.finite(r[1])) y <- pmax(y, r[1] + eps)
   if (is.finite(r[2])) y <- pmin(y, r[2] - eps)
-  lk <- switch(name, exp = explink, tanh = tanhlink, name)
+  lk <- switch(name, exp = explink, tanh = tanhlink, atanh = atanhlink, name)
   fit <- glm(y ~ system + topic, family = gaussian(link = lk), data = d,
              control = glm.control(epsilon = 1e-14, maxit = 500))
   s <- summary(fit)$coefficients
@@ -133,12 +137,12 @@ R_STATS = {
         "n_clipped": 0,
     },
     "tanh": {
-        "deviance": 0.953809805150895,
-        "llf": 250.773129321844,
-        "aic": -441.546258643688,
-        "bic": -342.596737647247,
+        "deviance": 0.930094793895005,
+        "llf": 253.290906924857,
+        "aic": -446.581813849713,
+        "bic": -347.632292853272,
         "df_resid": 171,
-        "n_clipped": 1,
+        "n_clipped": 0,
     },
     "logit": {
         "deviance": 0.912163364117828,
@@ -171,6 +175,14 @@ R_STATS = {
         "bic": -351.644267903567,
         "df_resid": 171,
         "n_clipped": 2,
+    },
+    "atanh": {
+        "deviance": 0.953809805150895,
+        "llf": 250.773129321844,
+        "aic": -441.546258643688,
+        "bic": -342.596737647247,
+        "df_resid": 171,
+        "n_clipped": 1,
     },
 }
 # R: summary(fit)$coefficients[, 1:2] per link, rows in R's order (Intercept), system*, topic*
@@ -369,66 +381,66 @@ R_COEF = {
     },
     "tanh": {
         "estimate": [
-            0.0701240090218871,
-            0.000482704643966198,
-            0.0662184885108313,
-            0.0187221511947217,
-            0.0297396357918734,
-            0.00646291091980891,
-            0.0333858327619153,
-            0.0671045231435626,
-            -0.0053822248432752,
-            -0.0319138993292571,
-            0.0534246796458738,
-            0.681968747405433,
-            -0.035605681871739,
-            0.646448622259476,
-            0.258363832565933,
-            0.135262557476094,
-            0.368815144099051,
-            1.34295859363191,
-            0.360890375064808,
-            0.276790414920216,
-            0.284823568111563,
-            0.13636698368239,
-            0.585315129658231,
-            0.0298382699943913,
-            0.0396074210092974,
-            0.166474683866179,
-            0.44811471718768,
-            -0.018267690677097,
-            0.0217623762223619,
+            0.0736689678490458,
+            5.71947698467379e-05,
+            0.0526822536558392,
+            0.0154309436922704,
+            0.0277671740788914,
+            -2.57620123067237e-05,
+            0.0261794136440284,
+            0.04805227114048,
+            -0.00612706581497036,
+            -0.0228431631525346,
+            0.0521715611940099,
+            0.482596660987399,
+            -0.0350457254652805,
+            0.466223670980293,
+            0.233141411922194,
+            0.128580447260489,
+            0.317113960502323,
+            0.623480840850539,
+            0.310476019703594,
+            0.248033627338041,
+            0.254293678764636,
+            0.129813531080482,
+            0.440065263509543,
+            0.029229917908277,
+            0.0389079024625467,
+            0.156266904380873,
+            0.368148729563901,
+            -0.0179606018078914,
+            0.0214870057193892,
         ],
         "std_err": [
-            0.029958480705705,
-            0.0270744993124432,
-            0.027550011403442,
-            0.0271943311805428,
-            0.0272711278784641,
-            0.0271127978676749,
-            0.0272972887909708,
-            0.0275572687618186,
-            0.0270378660881371,
-            0.0268833911725379,
-            0.0338993044226074,
-            0.0470810049954936,
-            0.0336076512288639,
-            0.0455448398906106,
-            0.0356996085927138,
-            0.0344162722895959,
-            0.0374663193549374,
-            0.117702383898653,
-            0.0373173102201807,
-            0.0359503926833791,
-            0.036064939656312,
-            0.0344249794825133,
-            0.043208740935643,
-            0.0337954243514933,
-            0.0338360788677604,
-            0.0346809980466463,
-            0.0391725188537389,
-            0.0336432410762128,
-            0.0337643255866216,
+            0.0266158708032572,
+            0.0196540501842492,
+            0.0190719676183718,
+            0.0194949379354504,
+            0.0193608073828908,
+            0.0196548848232102,
+            0.0193783969063975,
+            0.019127485028864,
+            0.0197155731739576,
+            0.0198748532671212,
+            0.0325135566141092,
+            0.02794756139289,
+            0.0327911638551813,
+            0.0281923105263956,
+            0.0311724637071504,
+            0.0320689591499398,
+            0.0302340961393453,
+            0.0258057535299595,
+            0.0303146726451248,
+            0.031019406246355,
+            0.0309532832116979,
+            0.0320602853573643,
+            0.0285770705790039,
+            0.0326106620476657,
+            0.0325717769521096,
+            0.0318630233805929,
+            0.0295816797600296,
+            0.0327564425557371,
+            0.0326395788695693,
         ],
     },
     "logit": {
@@ -685,6 +697,70 @@ R_COEF = {
             0.283719015420203,
             0.4389892916726,
             0.352859432734989,
+        ],
+    },
+    "atanh": {
+        "estimate": [
+            0.0701240090218871,
+            0.000482704643966198,
+            0.0662184885108313,
+            0.0187221511947217,
+            0.0297396357918734,
+            0.00646291091980891,
+            0.0333858327619153,
+            0.0671045231435626,
+            -0.0053822248432752,
+            -0.0319138993292571,
+            0.0534246796458738,
+            0.681968747405433,
+            -0.035605681871739,
+            0.646448622259476,
+            0.258363832565933,
+            0.135262557476094,
+            0.368815144099051,
+            1.34295859363191,
+            0.360890375064808,
+            0.276790414920216,
+            0.284823568111563,
+            0.13636698368239,
+            0.585315129658231,
+            0.0298382699943913,
+            0.0396074210092974,
+            0.166474683866179,
+            0.44811471718768,
+            -0.018267690677097,
+            0.0217623762223619,
+        ],
+        "std_err": [
+            0.029958480705705,
+            0.0270744993124432,
+            0.027550011403442,
+            0.0271943311805428,
+            0.0272711278784641,
+            0.0271127978676749,
+            0.0272972887909708,
+            0.0275572687618186,
+            0.0270378660881371,
+            0.0268833911725379,
+            0.0338993044226074,
+            0.0470810049954936,
+            0.0336076512288639,
+            0.0455448398906106,
+            0.0356996085927138,
+            0.0344162722895959,
+            0.0374663193549374,
+            0.117702383898653,
+            0.0373173102201807,
+            0.0359503926833791,
+            0.036064939656312,
+            0.0344249794825133,
+            0.043208740935643,
+            0.0337954243514933,
+            0.0338360788677604,
+            0.0346809980466463,
+            0.0391725188537389,
+            0.0336432410762128,
+            0.0337643255866216,
         ],
     },
 }
@@ -1077,14 +1153,15 @@ R_GLHT_LOGIT = {
 #   y <- score clipped into [lo + 1e-6, hi - 1e-6] of the link's mean range
 #   glm(y ~ system + topic, family = gaussian(link = L),
 #       control = glm.control(epsilon = 1e-10, maxit = 100))
-# (exp and tanh as the link-glm objects of R_SCRIPT), printed with sprintf("%.10f", deviance(fit)).
+# (exp and tanh as the link-glm objects of R_SCRIPT before tanh followed the paper: the "tanh"
+# of that run is today's atanh), printed with sprintf("%.10f", deviance(fit)).
 # sum(TukeyHSD(aov(score ~ system + topic, data = d), "system")$system[, "p adj"] < 0.05)
 # gives 3427 of 5995 pairs.
 ROBUST04_AP_DEVIANCE = {
     "identity": 356.7887633005,
     "log": 334.0556551686,
     "exp": 375.1868428004,
-    "tanh": 368.6797265943,
+    "atanh": 368.6797265943,
     "logit": 329.4634961367,
     "probit": 330.3621285161,
     "cauchit": 332.4936650111,
@@ -1092,3 +1169,72 @@ ROBUST04_AP_DEVIANCE = {
 }
 ROBUST04_AP_TUKEY_IDENTITY_SIGNIFICANT = 3427
 ROBUST04_AP_PAIRS = 5995
+
+# ---------------------------------------------------------------- Faggioli et al. (2022), Robust04
+# The paper's Table 1 (residual deviance) and Table 2 (significant pairs of the topic-blocked
+# Tukey HSD at alpha = 0.05) for the links whose definition matters, as quoted in issue 14.
+PAPER_DEVIANCE = {
+    "ap": {"tanh": 348.91, "exp": 387.52},
+    "p10": {"tanh": 894.19, "exp": 955.56},
+}
+PAPER_TANH_SIGNIFICANT = {"ap": 3509, "p10": 2354}
+
+# R 4.2.2, ROBUST04_R_SCRIPT run as ``Rscript robust04.R robust2004_ap.csv out_`` (and _p10),
+# the CSV pasted. glm with R's default control (epsilon 1e-8, maxit 25); Tukey HSD on the
+# link-scale system coefficients: q = sqrt(2)|b_i - b_j| / se_ij, p = ptukey(q, S, df_resid).
+# exp_mu_eta_exp is the exp link with mu.eta = exp(eta) (the log link's derivative) instead of
+# 1/eta: its IRLS creeps to a fixed point that is not the least-squares fit and stops at 25.
+ROBUST04_R_SCRIPT = r"""
+# Rscript robust04.R robust2004_ap.csv out_prefix [links, comma-separated; default all]
+args <- commandArgs(trailingOnly = TRUE)
+w <- read.csv(args[1], check.names = FALSE)
+topic <- as.character(w$topic); w$topic <- NULL
+d <- data.frame(system = rep(names(w), each = nrow(w)), topic = rep(topic, ncol(w)),
+                score = unlist(w, use.names = FALSE))
+d$system <- factor(d$system, levels = names(w))
+d$topic <- factor(d$topic, levels = unique(topic))
+mk <- function(linkfun, linkinv, mu.eta, valideta, name) structure(list(
+  linkfun = linkfun, linkinv = linkinv, mu.eta = mu.eta, valideta = valideta, name = name),
+  class = "link-glm")
+links <- list(
+  # the paper's tanh: g(mu) = tanh(mu), g^-1(eta) = atanh(eta)
+  tanh = mk(function(mu) tanh(mu), function(eta) atanh(eta), function(eta) 1 / (1 - eta^2),
+            function(eta) all(abs(eta) < 1), "tanh"),
+  # g(mu) = exp(mu), g^-1(eta) = log(eta), correct derivative d mu / d eta = 1 / eta
+  exp = mk(function(mu) exp(mu), function(eta) log(eta), function(eta) 1 / eta,
+           function(eta) all(is.finite(eta)) && all(eta > 0), "exp"),
+  # the same link with mu.eta = exp(eta), the derivative of the log link's inverse
+  exp_mu_eta_exp = mk(function(mu) exp(mu), function(eta) log(eta), function(eta) exp(eta),
+                      function(eta) all(is.finite(eta)) && all(eta > 0), "exp"))
+S <- nlevels(d$system)
+rows <- list()
+run <- if (length(args) > 2) strsplit(args[3], ",")[[1]] else names(links)
+for (name in run) {
+  # R's default control (epsilon 1e-8, maxit 25): tanh and exp converge in 5-6
+  # iterations; exp_mu_eta_exp creeps (about 200 iterations to meet epsilon) and stops at 25
+  fit <- suppressWarnings(glm(score ~ system + topic, family = gaussian(link = links[[name]]),
+                              data = d))
+  # all-pairs Tukey HSD on the link-scale system coefficients (blocked by topic)
+  b <- c(0, coef(fit)[2:S]); V <- matrix(0, S, S); V[2:S, 2:S] <- vcov(fit)[2:S, 2:S]
+  ij <- which(upper.tri(V), arr.ind = TRUE)
+  se <- sqrt(diag(V)[ij[, 1]] + diag(V)[ij[, 2]] - 2 * V[ij])
+  q <- sqrt(2) * abs(b[ij[, 1]] - b[ij[, 2]]) / se
+  p <- ptukey(q, S, fit$df.residual, lower.tail = FALSE)
+  rows[[name]] <- data.frame(link = name, deviance = sprintf("%.10f", deviance(fit)),
+                             iter = fit$iter, converged = fit$converged,
+                             n_pairs = length(p), n_significant = sum(p < 0.05))
+}
+write.csv(do.call(rbind, rows), paste0(args[2], "robust04.csv"), row.names = FALSE)
+"""
+ROBUST04_R = {
+    "ap": {
+        "tanh": {"deviance": 348.9077346042, "iter": 5, "n_significant": 3509},
+        "exp": {"deviance": 375.1868428004, "iter": 5, "n_significant": 3213},
+        "exp_mu_eta_exp": {"deviance": 391.1522408327, "iter": 25, "n_significant": 5540},
+    },
+    "p10": {
+        "tanh": {"deviance": 894.1898822083, "iter": 5, "n_significant": 2354},
+        "exp": {"deviance": 927.6313916045, "iter": 5, "n_significant": 2070},
+        "exp_mu_eta_exp": {"deviance": 989.9016891752, "iter": 25, "n_significant": 5599},
+    },
+}

@@ -82,3 +82,23 @@ def test_other_champion_without_roles(toy):
     rv = risk_review(plain, champion="good", challengers=["base"], n_resamples=500, bayes=False)
     assert rv.champion == "good"
     assert rv.to_frame()["system"].tolist() == ["good", "base"]
+
+
+def test_sample_sd_reaches_the_review_and_is_printed(toy):
+    from scipy import stats
+
+    from bayes_ir.risk import risk_adjusted_differences
+
+    rev = risk_review(toy, r=5, sd="sample", bayes=False, n_resamples=200, seed=1)
+    frame = rev.to_frame()
+    assert set(frame["trisk_sd"]) == {"sample"} and rev.sd == "sample"
+    d = risk_adjusted_differences(toy, r=5)
+    for row in frame.iloc[1:].itertuples():
+        ref = stats.ttest_1samp(d.sel(system=row.system).values, 0.0)
+        assert row.trisk_minus == pytest.approx(-ref.statistic, rel=1e-12)
+        assert row.trisk_p == pytest.approx(ref.pvalue, rel=1e-10)
+    for text in (rev.summary(), rev.to_markdown(), rev.to_latex()):
+        assert "TRisk- uses the sample SD (divide by n - 1" in text
+    default = risk_review(toy, r=5, bayes=False, n_resamples=200, seed=1)
+    assert set(default.to_frame()["trisk_sd"]) == {"population"}
+    assert "TRisk- uses the population SD (divide by n," in default.summary()

@@ -95,3 +95,18 @@ def test_constant_differences_in_calc_and_iter_risk(shifted):
         values = list(iter_risk(shifted, "TRisk"))
     assert all(np.isnan(v.value) for v in values if v.system in ("up", "twin"))
     assert all(np.isfinite(v.value) for v in values if v.system == "other")
+
+
+def test_every_summary_names_its_sd_convention(toy):
+    d = risk_adjusted_differences(toy, r=3)
+    n = toy.wide().shape[0]
+    for sd, ddof, words in (
+        ("population", 0, "population SD (divide by n,"),
+        ("sample", 1, "sample SD (divide by n - 1,"),
+    ):
+        res = trisk(toy, r=3, sd=sd)
+        assert words in res.summary()
+        assert set(res.to_frame()["sd"]) == {sd}
+        # the standard error is the SD of that convention over sqrt(n)
+        se = d.std("topic", ddof=ddof).sel(system=list(res.systems)).values / np.sqrt(n)
+        np.testing.assert_allclose(res.se, se, rtol=1e-12)

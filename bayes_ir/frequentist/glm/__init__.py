@@ -12,12 +12,23 @@ comparison of links over measures x collections (the paper's Tables 1 and 2).
 
 from bayes_ir.frequentist.glm.comparison import STATISTICS, LinkComparison, compare_links
 from bayes_ir.frequentist.glm.fit import GLMFitResult, fit_glm
-from bayes_ir.frequentist.glm.links import LINKS, Exp, Tanh, UnknownLinkError, get_link, link_names
+from bayes_ir.frequentist.glm.links import (
+    EXTRA_LINKS,
+    LINKS,
+    Atanh,
+    Exp,
+    Tanh,
+    UnknownLinkError,
+    get_link,
+    link_names,
+)
 from bayes_ir.frequentist.glm.tukey import TukeyHSDResult, tukey_hsd
 
 __all__ = [
+    "EXTRA_LINKS",
     "LINKS",
     "STATISTICS",
+    "Atanh",
     "Exp",
     "GLMFitResult",
     "LinkComparison",

@@ -288,12 +288,13 @@ def fit_glm(
         or pass ``collection=`` and ``measure=`` to pick the block.
     link
         ``"identity"``, ``"log"``, ``"exp"``, ``"tanh"``, ``"logit"``, ``"probit"``,
-        ``"cauchit"`` or ``"cloglog"``.
+        ``"cauchit"`` or ``"cloglog"`` (the paper's), or ``"atanh"`` (see
+        :mod:`~bayes_ir.frequentist.glm.links`).
     collection, measure
         Block of the table to fit.
     boundary
         What to do with scores on the edge of the link's mean range (0 for log-type
-        links, 0 and 1 for logit, probit, cauchit and cloglog, 1 for tanh), which
+        links, 0 and 1 for logit, probit, cauchit and cloglog, 1 for atanh), which
         make :math:`g(y)` infinite and, when a whole system or topic sits there, push
         its coefficient to :math:`\pm\infty`:
 
@@ -352,11 +353,11 @@ def fit_glm(
     :math:`\sum w`, the column sums :math:`w_{\cdot j}` (systems), the row sums
     :math:`w_{i\cdot}` (topics, both diagonal) and :math:`w_{ij}` itself (system-topic
     cross block), so it is assembled without forming :math:`X`. Steps that leave the
-    link's domain (``exp`` needs :math:`\eta > 0`) or increase the deviance are halved
-    (as R's ``glm.fit`` and ``glm2`` do). The start is the identity fit (row mean +
-    column mean - grand mean) moved 0.01 inside the link's mean range, projected on
-    the additive model; iteration counts therefore differ from R's (which starts
-    from :math:`\mu = y`), the optimum does not. At convergence
+    link's domain (``exp`` needs :math:`\eta > 0`, ``tanh`` :math:`|\eta| < 1`) or
+    increase the deviance are halved (as R's ``glm.fit`` and ``glm2`` do). The start
+    is the identity fit (row mean + column mean - grand mean) moved 0.01 inside the
+    link's mean range, projected on the additive model; iteration counts therefore
+    differ from R's (which starts from :math:`\mu = y`), the optimum does not. At convergence
     :math:`\operatorname{Cov}(\hat\beta) = \hat\phi (X^\top W X)^{-1}` with
     :math:`\hat\phi = D / (n - p)`, and
 
@@ -658,12 +659,6 @@ def _project(eta: np.ndarray) -> np.ndarray:
     return np.concatenate([[row[0] + col[0] - mean], col[1:] - col[0], row[1:] - row[0]])
 
 
-def _valid_eta(eta: np.ndarray, spec: LinkSpec) -> bool:
-    if not np.all(np.isfinite(eta)):
-        return False
-    return not (spec.positive_eta and np.any(eta <= 0))
-
-
 def _on_boundary(y: np.ndarray, spec: LinkSpec, systems: list[str], topics: list[str]) -> str:
     r"""Name the systems/topics whose scores all sit on or beyond a bound of the link's range.
 
@@ -710,7 +705,7 @@ def _start(y: np.ndarray, spec: LinkSpec) -> np.ndarray:
     with np.errstate(all="ignore"):
         theta = _project(np.asarray(link(mu0), dtype=float))
     eta = _additive(theta, *y.shape)
-    if not _valid_eta(eta, spec):
+    if not spec.valid_eta(eta):
         # the projection left the domain (possible for exp): start from the grand mean
         with np.errstate(all="ignore"):
             const = float(link(np.clip(np.mean(mu0), lo + _START_MARGIN, hi - _START_MARGIN)))
@@ -748,7 +743,7 @@ def _irls(
         dev = math.inf
         for _ in range(40):  # step halving: leave no domain, never increase the deviance
             eta_new = _additive(new, t_n, s_n)
-            if _valid_eta(eta_new, spec):
+            if spec.valid_eta(eta_new):
                 with np.errstate(all="ignore"):
                     mu_new = link.inverse(eta_new)
                 dev = float(np.sum((y - mu_new) ** 2))
@@ -811,6 +806,6 @@ def _statsmodels_fit(
     cov = np.asarray(res.cov_params()) / res.scale
     iterations = int(res.fit_history["iteration"])
     fitted = np.asarray(res.fittedvalues).reshape(t_n, s_n)
-    if not _valid_eta(_additive(np.asarray(res.params), t_n, s_n), spec):
+    if not spec.valid_eta(_additive(np.asarray(res.params), t_n, s_n)):
         raise ConvergenceError(f"statsmodels left the domain of the {spec.name} link")
     return np.asarray(res.params), cov, fitted, iterations, converged, detail

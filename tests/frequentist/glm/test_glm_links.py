@@ -1,4 +1,4 @@
-"""The exp and tanh links: derivatives against finite differences, domains, the logit identity."""
+"""The exp, tanh and atanh links: derivatives, domains, closed forms, the logit identity."""
 
 from __future__ import annotations
 
@@ -8,10 +8,18 @@ import statsmodels.api as sm
 from scipy.special import expit
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.frequentist.glm.links import LINKS, Exp, Tanh, UnknownLinkError, get_link
+from bayes_ir.frequentist.glm.links import (
+    LINKS,
+    Atanh,
+    Exp,
+    Tanh,
+    UnknownLinkError,
+    get_link,
+    link_names,
+)
 
 
-@pytest.mark.parametrize("link", [Exp(), Tanh()], ids=["exp", "tanh"])
+@pytest.mark.parametrize("link", [Exp(), Tanh(), Atanh()], ids=["exp", "tanh", "atanh"])
 def test_derivatives_match_finite_differences(link):
     mu = np.linspace(0.05, 0.95, 19)
     eta = link(mu)
@@ -38,8 +46,21 @@ def test_derivatives_match_finite_differences(link):
 def test_closed_forms():
     mu = np.array([0.1, 0.5, 0.9])
     np.testing.assert_allclose(Exp()(mu), np.exp(mu))
-    np.testing.assert_allclose(Tanh()(mu), 0.5 * np.log((1 + mu) / (1 - mu)))
+    # the paper's tanh: g(mu) = tanh(mu) = (e^mu - e^-mu) / (e^mu + e^-mu)
+    np.testing.assert_allclose(Tanh()(mu), (np.exp(mu) - np.exp(-mu)) / (np.exp(mu) + np.exp(-mu)))
+    np.testing.assert_allclose(Atanh()(mu), 0.5 * np.log((1 + mu) / (1 - mu)))
+    # the two are inverse functions of each other
+    np.testing.assert_allclose(Tanh()(Atanh()(mu)), mu, rtol=1e-14)
     assert np.isnan(Exp().inverse(np.array([-1.0, 0.0]))).all()
+    assert np.isnan(Tanh().inverse(np.array([-1.0, 1.0, 1.5]))).all()
+    assert get_link("exp").eta_range == (0.0, np.inf)
+    assert get_link("tanh").eta_range == (-1.0, 1.0)
+    assert get_link("tanh").mean_range == (-np.inf, np.inf)
+    assert get_link("atanh").mean_range == (-1.0, 1.0)
+    assert get_link("tanh").valid_eta(np.array([-0.9, 0.99]))
+    assert not get_link("tanh").valid_eta(np.array([0.5, 1.0]))
+    assert not get_link("exp").valid_eta(np.array([0.5, 0.0]))
+    assert not get_link("identity").valid_eta(np.array([0.5, np.nan]))
 
 
 def test_half_shifted_tanh_is_logit_of_twice_eta():
@@ -52,21 +73,24 @@ def test_half_shifted_tanh_is_logit_of_twice_eta():
 def test_links_work_inside_statsmodels_glm():
     rng = np.random.default_rng(4)
     x = np.column_stack([np.ones(60), rng.uniform(0, 1, 60)])
-    for link in (Exp(), Tanh()):
+    for link, beta in ((Exp(), [1.2, 0.5]), (Tanh(), [0.2, 0.5]), (Atanh(), [0.2, 0.5])):
         family = sm.families.Gaussian(link=link, check_link=False)
-        y = link.inverse(x @ np.array([1.2, 0.5])) + rng.normal(0, 0.01, 60)
+        y = link.inverse(x @ np.array(beta)) + rng.normal(0, 0.01, 60)
         res = sm.GLM(y, x, family=family).fit()
         assert res.converged
-        np.testing.assert_allclose(res.params, [1.2, 0.5], atol=0.05)
+        np.testing.assert_allclose(res.params, beta, atol=0.05)
 
 
 def test_registry_and_errors():
     assert list(LINKS) == [
         "identity", "log", "exp", "tanh", "logit", "probit", "cauchit", "cloglog",
     ]  # fmt: skip
+    assert link_names() == tuple(LINKS)
+    assert link_names(extra=True) == (*LINKS, "atanh")
+    assert get_link("ARTANH").name == "atanh" and get_link("tanh").factory is Tanh
     assert get_link("Cauchy").name == "cauchit"
     assert get_link(" LOGIT ").r_name == "logit"
-    with pytest.raises(UnknownLinkError, match="unknown link 'sqrt'.*identity"):
+    with pytest.raises(UnknownLinkError, match="unknown link 'sqrt'.*identity.*atanh"):
         get_link("sqrt")
     assert issubclass(UnknownLinkError, BayesIRError)
     assert issubclass(UnknownLinkError, ValueError)
