@@ -77,7 +77,7 @@ def test_decision_first_with_the_api_numbers(rv, page):
         chunk = html[html.index(f'data-challenger="{row.challenger}"') :][:1500]
         assert row.action in chunk
         assert f"{comparison.at[row.challenger, 'mean']:+.4f}" in chunk
-        assert format_probability(comparison.at[row.challenger, "p_gain"]) in chunk
+        assert str(escape(format_probability(comparison.at[row.challenger, "p_gain"]))) in chunk
         assert f"{row.loss_deploy:.4f}" in chunk
     for line in rv.provenance["inputs"]:
         assert line["sha256"] in html
