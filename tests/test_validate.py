@@ -314,10 +314,10 @@ def test_bayesian_risk_checks_before_fitting(small):
 # ---------------------------------------------------------------------- readers
 @pytest.mark.parametrize(
     ("paths", "message"),
-    [(None, "paths must be a file path, a list of paths or a DataFrame, got NoneType"),
-     (3, "paths must be a file path, a list of paths or a DataFrame, got int"),
-     (b"x.csv", "paths must be a file path, a list of paths or a DataFrame, got bytes"),
-     ([None], "paths[0] must be a str or PathLike, got NoneType")],
+    [(None, "expected a file, a list of files or a pandas DataFrame, got NoneType"),
+     (3, "expected a file, a list of files or a pandas DataFrame, got int"),
+     (b"x.csv", "expected a file, a list of files or a pandas DataFrame, got bytes"),
+     ([None], "expected a file name, got NoneType")],
 )  # fmt: skip
 def test_read_scores_wrong_types(paths, message):
     with pytest.raises(OptionError) as info:

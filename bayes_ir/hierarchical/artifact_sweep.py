@@ -95,9 +95,7 @@ SYSTEM_COLUMNS = ("m", "system", "role", "mean", "ci_lower", "ci_upper")
 
 
 def _check_effects(effects: str) -> str:
-    if effects not in EFFECTS:
-        raise OptionError(f"effects must be one of {', '.join(EFFECTS)}; got {effects!r}")
-    return effects
+    return validate.choice("effects", effects, EFFECTS)
 
 
 def _intercept_deviation(
