@@ -16,17 +16,18 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "data" / "example_scores.csv"
 
 
-def test_writes_the_review(tmp_path):
+def test_writes_the_review(tmp_path, monkeypatch):
     out = tmp_path / "sub" / "review.html"
     args = ["review", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "-o", str(out),
             "--draws", "1000", "--chains", "2", "--r", "1,5", "--resamples", "999",
             "--min-gain", "0.03"]  # fmt: skip
+    monkeypatch.setattr("sys.argv", ["bayes-ir", *args])  # the command line, as a shell gives it
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     html = out.read_text()
     headline = result.output.splitlines()[0]
     assert str(escape(headline)) in html  # the printed headline is the report's
-    assert "bayes-ir review" in html  # the command is in the provenance
+    assert "bayes-ir review " + str(EXAMPLE) in html  # the exact command is in the provenance
     assert [p.name for p in out.parent.iterdir()] == ["review.html"]  # no temporary file left
 
 
