@@ -168,11 +168,10 @@ def _accepted_options(reader: Reader, options: dict) -> dict:
     OptionError
         An option the reader of this format does not accept, naming the ones it does.
     """
-    accepted = [
-        p.name
-        for p in inspect.signature(reader.read).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
+    parameters = inspect.signature(reader.read).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return options  # a registered reader that takes any option judges them itself
+    accepted = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
     unknown = [k for k, v in options.items() if k not in accepted and v is not None]
     if unknown:
         raise OptionError(

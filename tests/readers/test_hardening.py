@@ -400,3 +400,24 @@ def test_trec_eval_file_range_checked_under_its_ir_measures_name(tmp_path):
         read_scores(path)
     path.write_text("P_10\t1\t0.3\nP_10\t2\t0.5\nrunid\tall\tr\n", encoding="utf-8")
     assert read_scores(path, measure="P_10").measures == ("P@10",)
+
+
+def test_unknown_option_named_and_readers_with_any_option_get_them(tmp_path):
+    from bayes_ir.readers import READERS, Reader, register_reader
+
+    path = tmp_path / "t.csv"
+    path.write_text(CLEAN, encoding="utf-8")
+    with pytest.raises(OptionError, match="format 'tidy' does not take the option.* systems"):
+        read_scores(path, systems=["a"])
+    seen = {}
+
+    def read_any(path, **options):
+        seen.update(options)
+        return read_scores(path, format="tidy")
+
+    register_reader(Reader("any_options", read_any, lambda path: False, "test"))
+    try:
+        read_scores(path, format="any_options", flavour="x")
+    finally:
+        del READERS["any_options"]
+    assert seen == {"flavour": "x"}
