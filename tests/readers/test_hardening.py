@@ -421,3 +421,38 @@ def test_unknown_option_named_and_readers_with_any_option_get_them(tmp_path):
     finally:
         del READERS["any_options"]
     assert seen == {"flavour": "x"}
+
+
+WIDE = "topic,a,b\n301,0.5,0.25\n302,1,0\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        WIDE,
+        WIDE.replace("\n", "\r\n"),
+        '"topic","a","b"\n301,0.5,0.25\n302,1,0\n',
+        "a\tb\n0.5\t0.25\n1\t0\n",
+        "name,a,b\nq1,0.5,0.25\nq2,1,0\n",
+        WIDE.replace("302,1,0", "302,1,"),  # an empty cell: exact path, a missing score
+        WIDE.replace("301,0.5", "301,nan"),  # NaN in a file stays an error
+    ],
+)
+def test_wide_pyarrow_path_equals_the_line_by_line_reader(tmp_path, text):
+    from bayes_ir.readers.wide import wide_to_long
+
+    path = tmp_path / "w.csv"
+    path.write_text(text, encoding="utf-8")
+    exact = read_delimited(path)  # reference: the csv-module reader
+    long, lines, notes = wide_to_long(exact, source=str(path))
+    try:
+        expected = ScoreTable.from_frame(
+            long, missing="keep", source=str(path), lines=lines, notes=notes, collection="w"
+        )
+    except ScoreTableError as exc:
+        with pytest.raises(ScoreTableError, match=str(exc).replace("(", r"\(").split(" is ")[0]):
+            read_scores(path, missing="keep", format="wide")
+        return
+    table = read_scores(path, missing="keep", format="wide")
+    assert table.data.equals(expected.data)
+    assert table.notes == expected.notes
