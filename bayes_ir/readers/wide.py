@@ -136,14 +136,20 @@ def wide_to_long(
         cells = frame.to_numpy(dtype=object).ravel()
         text = pd.Series(cells, dtype=object).astype(str).str.strip()
         present = np.asarray(~pd.isna(cells) & (text != ""), dtype=bool)
+    topic_codes, topic_names = pd.factorize(np.asarray(topics, dtype=object))
     long = pd.DataFrame(
-        {
-            "topic": np.repeat(topics, n_sys),
-            "system": np.tile(frame.columns.to_numpy(dtype=object), len(topics)),
+        {  # categoricals: codes repeat, names are stored once
+            "topic": pd.Categorical.from_codes(np.repeat(topic_codes, n_sys), topic_names),
+            "system": pd.Categorical.from_codes(
+                np.tile(np.arange(n_sys), len(topics)), frame.columns.to_numpy(dtype=object)
+            ),
             "score": cells,
         }
     )
-    lines = np.repeat(frame.index.to_numpy(), n_sys)[present] if has_lines else None
+    lines = np.repeat(frame.index.to_numpy(), n_sys) if has_lines else None
+    if present.all():
+        return long, lines, [note]
+    lines = None if lines is None else lines[present]
     return long[present].reset_index(drop=True), lines, [note]
 
 
