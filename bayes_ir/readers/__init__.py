@@ -16,7 +16,10 @@ names it (the CLI's ``--input-format``). Formats:
 ``lines``
     one score per line, one file per system, paired by line position (Ranger's GLUE files).
 
-Files may be gzipped; they are only ever read. Bad input raises
+Files may be gzipped; they are only ever read, and a path that is not a regular file (a
+folder, FIFO, device such as ``/dev/zero``, or socket) is refused before any byte is read.
+Detection reads at most the first 64 KiB. Measure names are normalised once
+(:func:`~bayes_ir.measures.canonical_measure`: ``P_10`` is ``P@10``). Bad input raises
 :class:`~bayes_ir.errors.ScoreTableError` naming the file and line (or
 :class:`~bayes_ir.errors.MeasureError` for a measure string ``ir_measures`` cannot parse).
 """
