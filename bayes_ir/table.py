@@ -588,7 +588,7 @@ def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
     if nonfinite.any():
         i = int(np.flatnonzero(nonfinite)[0])
         raise ScoreTableError(
-            f"score {raw.iloc[i]!r} of system {df['system'].iloc[i]!r}, topic "
+            f"score {str(raw.iloc[i])!r} of system {df['system'].iloc[i]!r}, topic "
             f"{df['topic'].iloc[i]!r} is NaN or infinite; remove the row (and use "
             "missing='keep' or 'intersect' if the system then lacks the topic)",
             **where(df, i),

@@ -1,8 +1,9 @@
 """Reading a large long (tidy) file: time and peak memory, each step in a fresh process.
 
 Generates a tidy CSV of ``--rows`` rows (default 2,000,000: 2 collections x 100 systems x
-10,000 topics, measure nDCG@10) in a temporary folder with numpy, then runs, each in its
-own Python process so that peak RSS is that step's alone:
+10,000 topics, measure nDCG@10), or with ``--layout wide`` a topic x 200 systems matrix
+of as many cells, in a temporary folder with numpy, then runs, each in its own Python
+process so that peak RSS is that step's alone:
 
 1. the reference: bare ``pandas.read_csv(path, engine="pyarrow")`` of the same file;
 2. ``bayes_ir.read_scores(path)`` (parse + validate);
@@ -12,7 +13,7 @@ Prints wall seconds (from the start of the process's code to its end, imports
 included), CPU seconds (user + system: less sensitive to a busy machine) and peak RSS
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) of each step. No assertions.
 
-Run: python benchmarks/bench_readers_large.py [--rows N]
+Run: python benchmarks/bench_readers_large.py [--rows N] [--layout tidy|wide]
 """
 
 from __future__ import annotations
@@ -79,6 +80,22 @@ def write_tidy(path: str, rows: int, *, seed: int = 1) -> None:
     frame.to_csv(path, index=False)
 
 
+def write_wide(path: str, rows: int, *, seed: int = 1) -> None:
+    """Write a wide CSV of about ``rows`` cells: a ``topic`` column and 200 system columns."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    n_sys = 200
+    n_top = max(rows // n_sys, 1)
+    frame = pd.DataFrame(
+        rng.beta(2, 5, size=(n_top, n_sys)).round(4),
+        columns=[f"system_{s:03d}" for s in range(n_sys)],
+    )
+    frame.insert(0, "topic", np.arange(1, n_top + 1))
+    frame.to_csv(path, index=False)
+
+
 def run_step(code: str, path: Path) -> tuple[float, float, float, int]:
     """Run ``code`` in a fresh interpreter; return (wall s, CPU s, peak MB, exit status)."""
     script = _WRAPPER.format(code=code)
@@ -100,14 +117,16 @@ def run_step(code: str, path: Path) -> tuple[float, float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_000_000)
+    parser.add_argument("--layout", choices=["tidy", "wide"], default="tidy")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "large_tidy.csv"
+        path = Path(tmp) / f"large_{args.layout}.csv"
         start = time.perf_counter()
         # in a child process: Linux keeps a parent's peak RSS as the floor of its
         # children's ru_maxrss, so this process must stay small
         writer = (
-            f"from bench_readers_large import write_tidy; write_tidy({str(path)!r}, {args.rows})"
+            f"from bench_readers_large import write_{args.layout} as write; "
+            f"write({str(path)!r}, {args.rows})"
         )
         subprocess.run(
             [sys.executable, "-c", writer],
@@ -115,7 +134,7 @@ def main() -> None:
             check=True,
         )
         size = path.stat().st_size / 2**20
-        print(f"wrote {path.name}: {args.rows:,} rows, {size:.0f} MB "
+        print(f"wrote {path.name}: {args.rows:,} scores, {size:.0f} MB "
               f"in {time.perf_counter() - start:.1f} s")  # fmt: skip
         print(f"{'step':<50} {'wall s':>8} {'CPU s':>8} {'peak RSS MB':>12}")
         for label, code in STEPS.items():

@@ -16,7 +16,10 @@ names it (the CLI's ``--input-format``). Formats:
 ``lines``
     one score per line, one file per system, paired by line position (Ranger's GLUE files).
 
-Files may be gzipped; they are only ever read. Bad input raises
+Files may be gzipped; they are only ever read, and a path that is not a regular file (a
+folder, FIFO, device such as ``/dev/zero``, or socket) is refused before any byte is read.
+Detection reads at most the first 64 KiB. Measure names are normalised once
+(:func:`~bayes_ir.measures.canonical_measure`: ``P_10`` is ``P@10``). Bad input raises
 :class:`~bayes_ir.errors.ScoreTableError` naming the file and line (or
 :class:`~bayes_ir.errors.MeasureError` for a measure string ``ir_measures`` cannot parse).
 """
@@ -168,11 +171,10 @@ def _accepted_options(reader: Reader, options: dict) -> dict:
     OptionError
         An option the reader of this format does not accept, naming the ones it does.
     """
-    accepted = [
-        p.name
-        for p in inspect.signature(reader.read).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
+    parameters = inspect.signature(reader.read).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return options  # a registered reader that takes any option judges them itself
+    accepted = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
     unknown = [k for k, v in options.items() if k not in accepted and v is not None]
     if unknown:
         raise OptionError(

@@ -121,7 +121,7 @@ def decode(raw: bytes, *, source: str, partial: bool = False) -> str:
             line = raw[: exc.start].count(b"\n") + 1
             raise ScoreTableError(
                 f"not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
-                "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+                "re-encode the file as UTF-8",
                 source=source,
                 line=line,
             ) from None

@@ -6,13 +6,14 @@ This is the layout of Urbano's TREC ad hoc and Robust04 score matrices
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.readers._io import head_lines, read_delimited
+from bayes_ir.readers._io import guess_separator, head_lines, read_delimited
 from bayes_ir.table import ScoreTable
 
 #: Names of an id column (compared case-insensitively): it holds topic ids, not scores.
@@ -62,7 +63,7 @@ def read_wide(
         See :meth:`ScoreTable.from_frame`. Empty cells are missing scores.
     """
     path = Path(path)
-    frame = read_delimited(path)
+    frame = read_delimited(path, numeric=_score_columns(path))
     frame.columns = [str(c).strip() for c in frame.columns]
     if all(_is_number(c) for c in frame.columns):
         raise ScoreTableError(
@@ -126,23 +127,49 @@ def wide_to_long(
     if frame.shape[1] == 0:
         raise ScoreTableError("no system columns", source=source)
     n_sys = frame.shape[1]
-    cells = frame.to_numpy(dtype=object).ravel()
+    if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
+           for t in frame.dtypes):  # fmt: skip
+        cells = frame.to_numpy(dtype=float).ravel()
+        # a NaN read from a file ("nan") is an error for from_frame; in memory, a gap
+        present = np.ones(len(cells), dtype=bool) if has_lines else ~np.isnan(cells)
+    else:
+        cells = frame.to_numpy(dtype=object).ravel()
+        text = pd.Series(cells, dtype=object).astype(str).str.strip()
+        present = np.asarray(~pd.isna(cells) & (text != ""), dtype=bool)
+    topic_codes, topic_names = pd.factorize(np.asarray(topics, dtype=object))
     long = pd.DataFrame(
-        {
-            "topic": np.repeat(topics, n_sys),
-            "system": np.tile(frame.columns.to_numpy(dtype=object), len(topics)),
+        {  # categoricals: codes repeat, names are stored once
+            "topic": pd.Categorical.from_codes(np.repeat(topic_codes, n_sys), topic_names),
+            "system": pd.Categorical.from_codes(
+                np.tile(np.arange(n_sys), len(topics)), frame.columns.to_numpy(dtype=object)
+            ),
             "score": cells,
         }
     )
-    present = ~pd.isna(cells) & (pd.Series(cells, dtype=object).astype(str).str.strip() != "")
-    present = np.asarray(present, dtype=bool)
-    lines = np.repeat(frame.index.to_numpy(), n_sys)[present] if has_lines else None
+    lines = np.repeat(frame.index.to_numpy(), n_sys) if has_lines else None
+    if present.all():
+        return long, lines, [note]
+    lines = None if lines is None else lines[present]
     return long[present].reset_index(drop=True), lines, [note]
+
+
+def _score_columns(path: Path) -> set[str]:
+    """Lower-case header names that should hold scores: all but the first and id columns."""
+    head = head_lines(path, 1)
+    if not head:
+        return set()
+    names = [n.strip().lower() for n in next(csv.reader(head, delimiter=guess_separator(head[0])))]
+    return {n for n in names[1:] if n not in TOPIC_COLUMNS}
 
 
 def _is_id_column(values: pd.Series) -> bool:
     """Tell whether the cells are unique, non-empty and at least half not numbers."""
-    if not (pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)):
+    text_like = (
+        pd.api.types.is_object_dtype(values)
+        or pd.api.types.is_string_dtype(values)
+        or isinstance(values.dtype, pd.CategoricalDtype)
+    )
+    if not text_like:
         return False
     text = values.astype(str).str.strip()
     if len(text) == 0 or (text == "").any() or pd.isna(values).any() or text.duplicated().any():

@@ -400,3 +400,59 @@ def test_trec_eval_file_range_checked_under_its_ir_measures_name(tmp_path):
         read_scores(path)
     path.write_text("P_10\t1\t0.3\nP_10\t2\t0.5\nrunid\tall\tr\n", encoding="utf-8")
     assert read_scores(path, measure="P_10").measures == ("P@10",)
+
+
+def test_unknown_option_named_and_readers_with_any_option_get_them(tmp_path):
+    from bayes_ir.readers import READERS, Reader, register_reader
+
+    path = tmp_path / "t.csv"
+    path.write_text(CLEAN, encoding="utf-8")
+    with pytest.raises(OptionError, match="format 'tidy' does not take the option.* systems"):
+        read_scores(path, systems=["a"])
+    seen = {}
+
+    def read_any(path, **options):
+        seen.update(options)
+        return read_scores(path, format="tidy")
+
+    register_reader(Reader("any_options", read_any, lambda path: False, "test"))
+    try:
+        read_scores(path, format="any_options", flavour="x")
+    finally:
+        del READERS["any_options"]
+    assert seen == {"flavour": "x"}
+
+
+WIDE = "topic,a,b\n301,0.5,0.25\n302,1,0\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        WIDE,
+        WIDE.replace("\n", "\r\n"),
+        '"topic","a","b"\n301,0.5,0.25\n302,1,0\n',
+        "a\tb\n0.5\t0.25\n1\t0\n",
+        "name,a,b\nq1,0.5,0.25\nq2,1,0\n",
+        WIDE.replace("302,1,0", "302,1,"),  # an empty cell: exact path, a missing score
+        WIDE.replace("301,0.5", "301,nan"),  # NaN in a file stays an error
+    ],
+)
+def test_wide_pyarrow_path_equals_the_line_by_line_reader(tmp_path, text):
+    from bayes_ir.readers.wide import wide_to_long
+
+    path = tmp_path / "w.csv"
+    path.write_text(text, encoding="utf-8")
+    exact = read_delimited(path)  # reference: the csv-module reader
+    long, lines, notes = wide_to_long(exact, source=str(path))
+    try:
+        expected = ScoreTable.from_frame(
+            long, missing="keep", source=str(path), lines=lines, notes=notes, collection="w"
+        )
+    except ScoreTableError as exc:
+        with pytest.raises(ScoreTableError, match=str(exc).replace("(", r"\(").split(" is ")[0]):
+            read_scores(path, missing="keep", format="wide")
+        return
+    table = read_scores(path, missing="keep", format="wide")
+    assert table.data.equals(expected.data)
+    assert table.notes == expected.notes
