@@ -130,6 +130,8 @@ def from_trec_eval_name(name: str) -> str:
     if name in _TREC_EVAL_FIXED:
         return _TREC_EVAL_FIXED[name]
     family, _, cut = name.rpartition("_")
+    if family not in _TREC_EVAL_CUT:  # a family spelled in another case: Recall_100, p_10
+        family = {k.lower(): k for k in _TREC_EVAL_CUT}.get(family.lower(), family)
     if family in _TREC_EVAL_CUT and cut:
         try:
             value = float(cut)
@@ -185,7 +187,12 @@ def canonical_measure(name: str) -> str:
     'P@10'
     """
     text = str(name).strip()
-    for candidate in (from_trec_eval_name(text), _case_folded(text)):
+    dotted = (  # P.10, recall.100: trec_eval names with a dot for the underscore
+        from_trec_eval_name(text.replace(".", "_"))
+        if "." in text and not any(c in text for c in "@(")
+        else None
+    )
+    for candidate in (from_trec_eval_name(text), _case_folded(text), dotted):
         if candidate is None:
             continue
         try:

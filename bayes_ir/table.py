@@ -571,7 +571,15 @@ def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
     if pd.api.types.is_float_dtype(raw) or pd.api.types.is_integer_dtype(raw):
         scores = raw.astype(float)
     else:
-        scores = pd.to_numeric(raw, errors="coerce").astype(float)
+        numbers = raw if pd.api.types.is_complex_dtype(raw) else pd.to_numeric(raw, errors="coerce")
+        if pd.api.types.is_complex_dtype(numbers):  # float() would drop the imaginary part
+            i = int(np.argmax(np.imag(numbers.to_numpy()) != 0))  # the first complex score
+            raise ScoreTableError(
+                f"score {raw.iloc[i]!r} of system {df['system'].iloc[i]!r}, topic "
+                f"{df['topic'].iloc[i]!r} is a complex number, not a real score",
+                **where(df, i),
+            )
+        scores = numbers.astype(float)
         if scores.isna().any():
             text = raw.astype(str).str.strip().str.lower()
             bad = scores.isna() & ~(raw.isna() | text.isin(["nan", "-nan", "+nan"]))

@@ -112,6 +112,9 @@ def _run(argv: list[str] | None) -> int:
         _error(str(exc))
     except FileNotFoundError as exc:
         _error(f"{exc.filename}: file not found")
+    except OSError as exc:  # the file system refused (name too long, no space, ...): say where
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error(f"{where}{exc.strerror or exc}")
     except KeyboardInterrupt:
         return _interrupted(_signal_received or signal.SIGINT)
     if _signal_received:  # a library caught the interrupt and carried on: still report it

@@ -251,10 +251,17 @@ def guard_outputs(inputs: list[Path | None]) -> None:
     """
     declare_inputs(inputs)
     context = get_current_context(silent=True)
+    seen: dict[Path, str] = {}
     for name in OUTPUT_OPTIONS:
         value = context.params.get(name) if context is not None else None
         if value is not None:
             check_output_path(value, what=f"--{name}")
+            key = Path(value).expanduser().resolve()
+            if key in seen:
+                raise BayesIRError(
+                    f"--{seen[key]} and --{name} both name {value}: give each its own file"
+                )
+            seen[key] = name
 
 
 def load(

@@ -337,6 +337,8 @@ def _parse_m_values(text: str) -> list[int]:
         raise BayesIRError(f"--sweep takes comma-separated integers, got {text!r}") from None
     if not values:
         raise BayesIRError("--sweep needs at least one number of artifact runs")
+    if any(v < 0 for v in values):
+        raise BayesIRError(f"--sweep takes numbers of artifact runs (>= 0), got {text!r}")
     return values
 
 

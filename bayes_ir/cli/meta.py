@@ -122,6 +122,12 @@ def meta(
                 f"the scores hold {len(systems)} systems ({', '.join(systems[:8])}): "
                 "pass --control and --treatment"
             )
+    unknown = [e for e in (extra or []) if e not in table.measures]
+    if unknown:
+        raise BayesIRError(
+            f"--extra {', '.join(unknown)}: not a measure of the scores "
+            f"({', '.join(table.measures)})"
+        )
     if measure is None and len(table.measures) > 1:
         main = [m for m in table.measures if m not in extras]
         if len(main) != 1:

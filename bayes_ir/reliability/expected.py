@@ -16,7 +16,7 @@ import pandas as pd
 
 from bayes_ir import validate
 from bayes_ir.defaults import RELIABILITY_ESTIMATOR
-from bayes_ir.errors import DataWarning, OptionError
+from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
 from bayes_ir.reliability.estimators import (
     check_matrix,
     expected_from_p,
@@ -273,6 +273,11 @@ def expected_correlation(
         i, j = np.triu_indices(m, 1)
         bad = np.isnan(est.p)
         undefined = tuple((names[a], names[b]) for a, b in zip(i[bad], j[bad], strict=True))
+        if bad.all():
+            raise InsufficientDataError(
+                f"every pair of the {m} systems has identical scores on every topic: there is "
+                "no ranking whose reliability could be estimated"
+            )
         if undefined:
             shown = ", ".join(f"{a} = {b}" for a, b in undefined[:5])
             notes.append(
