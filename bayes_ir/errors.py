@@ -93,3 +93,7 @@ class ConvergenceError(BayesIRError, RuntimeError):
 
 class DataWarning(BayesIRWarning):
     """Input that was accepted but altered or partly excluded (the message says how)."""
+
+
+class ModelCheckWarning(BayesIRWarning):
+    """A system the fitted model does not describe (its posterior predictive check failed)."""

@@ -81,6 +81,7 @@ _CLI_WORDING = (
     (re.compile(r"\(tune=\.\.\., draws=\.\.\.\)"), "(--tune, --draws)"),
     (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
     (re.compile(r"raise target_accept"), "raise --target-accept"),
+    (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
         re.compile(r"per-collection rows: to_frame\(\), leave_one_out\(\)"),

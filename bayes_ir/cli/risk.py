@@ -137,7 +137,9 @@ def risk(
         if issubclass(w.category, BayesIRWarning):
             style = "bold red" if issubclass(w.category, ConvergenceWarning) else "yellow"
             console_err.print(
-                f"[{style}]warning:[/] {escape(cli_wording(str(w.message)))}", highlight=False
+                f"[{style}]warning:[/] {escape(cli_wording(str(w.message)))}",
+                highlight=False,
+                soft_wrap=True,  # one line per warning
             )
     console.print(review.header, highlight=False, soft_wrap=True)
     for view in risk_tables(review.display_frame(), width=console.width):

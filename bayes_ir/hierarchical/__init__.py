@@ -16,6 +16,7 @@ its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
 ``fit.system_mean_draws()`` and ``fit.contrast_draws()`` return labelled draws.
 """
 
+from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.artifact_sweep import ArtifactSweep, artifact_sweep
 from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
 from bayes_ir.hierarchical.contrasts import (
@@ -55,6 +56,8 @@ __all__ = [
     "skewnormal_location_scale",
     "skewnormal_moments",
     "CalibrationResult",
+    "ModelCheck",
+    "check_model",
     "simulation_based_calibration",
     # decision outputs
     "ArtifactSweep",

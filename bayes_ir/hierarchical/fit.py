@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
@@ -17,6 +17,7 @@ import xarray as xr
 
 from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.model import Design, check_likelihood, design_of
@@ -113,6 +114,10 @@ class HierarchicalFit:
     provenance
         Data hash, roles, collection, measure, likelihood, method, seed, sampler
         settings, package versions and a UTC timestamp.
+    model_check
+        The posterior predictive checks of every system
+        (:class:`~bayes_ir.hierarchical.ModelCheck`; ``None`` when the fit was made
+        with ``model_check=False``).
 
     Notes
     -----
@@ -129,6 +134,7 @@ class HierarchicalFit:
     priors: Priors
     diagnostics: Diagnostics
     provenance: dict[str, Any] = field(default_factory=dict)
+    model_check: ModelCheck | None = None
 
     # ------------------------------------------------------------ draws
     @property
@@ -246,6 +252,7 @@ class HierarchicalFit:
             "Diagnostics (hyperparameters, system effects, challenger - champion contrasts):",
             self.diagnostics.summary(),
             "",
+            *self._model_check_lines(),
             f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
         ]
         hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
@@ -282,6 +289,12 @@ class HierarchicalFit:
         if n_art:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
         return "\n".join(lines)
+
+    def _model_check_lines(self) -> list[str]:
+        """Return the MODEL CHECK section of :meth:`summary` (empty without a check)."""
+        if self.model_check is None:
+            return []
+        return [self.model_check.summary(), ""]
 
     def __str__(self) -> str:
         return self.summary()
@@ -459,6 +472,7 @@ def fit(
     thresholds: Thresholds | str | dict[str, Any] | None = None,
     log_likelihood: bool = False,
     sampler: Literal["nutpie", "pymc"] = "nutpie",
+    model_check: bool = True,
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -494,6 +508,11 @@ def fit(
     sampler
         NUTS implementation: ``"nutpie"`` (default; compiled once per model structure)
         or ``"pymc"``.
+    model_check
+        Run the posterior predictive checks of every system (default; see
+        :func:`~bayes_ir.hierarchical.check_model`): the result is
+        ``fit.model_check`` and each flagged champion or challenger emits a
+        :class:`~bayes_ir.errors.ModelCheckWarning`.
 
     Returns
     -------
@@ -579,6 +598,7 @@ def fit(
         "tune": tune,
         "target_accept": float(target_accept),
         "thresholds": json.loads(json.dumps(th.__dict__)),
+        "model_check": bool(model_check),
         "versions": dict(_versions()),
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
     }
@@ -591,5 +611,9 @@ def fit(
         diagnostics=diag,
         provenance=provenance,
     )
+    if model_check:
+        result = replace(result, model_check=check_model(result, seed=seed))
     diag.warn_or_raise(strict=strict, stacklevel=2)
+    if result.model_check is not None:
+        result.model_check.warn(stacklevel=2)
     return result

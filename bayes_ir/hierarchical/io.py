@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
 from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.adequacy import check_model
 from bayes_ir.hierarchical.diagnostics import Thresholds, diagnose
 from bayes_ir.hierarchical.model import table_from_observed
 from bayes_ir.hierarchical.priors import Priors
@@ -62,8 +64,9 @@ def load_fit(path: str | Path):
 
     The score table is rebuilt from the ``observed_data`` group (scores, topics,
     systems and the ``role`` coordinate) and the collection/measure in the provenance;
-    the diagnostics are recomputed from the draws with the stored thresholds (they are
-    deterministic), so the loaded object equals the saved one.
+    the diagnostics are recomputed from the draws with the stored thresholds, and the
+    model check with the fit's seed (both are deterministic), so the loaded object
+    equals the saved one.
 
     Raises
     ------
@@ -93,7 +96,7 @@ def load_fit(path: str | Path):
         source=attrs.get("source", str(path)),
     )
     thresholds = Thresholds(**json.loads(attrs["thresholds"]))
-    return HierarchicalFit(
+    fit = HierarchicalFit(
         posterior=tree,
         table=table,
         likelihood=attrs["likelihood"],
@@ -102,3 +105,6 @@ def load_fit(path: str | Path):
         diagnostics=diagnose(tree, thresholds=thresholds),
         provenance=prov,
     )
+    if not prov.get("model_check", True):
+        return fit
+    return replace(fit, model_check=check_model(fit, seed=prov.get("seed")))
