@@ -113,6 +113,17 @@ def test_skew_normal_replicates_match_the_law():
     assert np.allclose(frame["coverage_95"], 0.95, atol=0.1)
 
 
+def test_skewness_score_is_scipys_skewtest():
+    """The skewness check reads D'Agostino's z (scipy.stats.skewtest), per system size."""
+    from bayes_ir.hierarchical.adequacy import _skewness_z
+
+    rng = np.random.default_rng(6)
+    for n in (8, 25, 50, 249):
+        x = rng.gamma(2.0, size=(4, n))
+        ref = stats.skewtest(x, axis=1).statistic
+        assert np.allclose(_skewness_z(stats.skew(x, axis=1), n), ref, atol=1e-12)
+
+
 def test_missing_cells_and_per_system_sigma():
     """NaN cells are left out; a per-system sigma (dim ``system``) broadcasts by system."""
     rng = np.random.default_rng(5)
