@@ -14,6 +14,9 @@ Posterior variable names: ``b0``, ``sigma``, ``sigma_topic``, ``sigma_system``,
 ``system``, coordinate ``role``). A PyMC or xarray variable cannot share the name of
 its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
 ``fit.system_mean_draws()`` and ``fit.contrast_draws()`` return labelled draws.
+``fit.model_check`` holds the posterior predictive checks of every system
+(:func:`check_model`); a system the model does not describe is flagged there, in
+``compare()``'s ``fit`` column and verdict, and by a ``ModelCheckWarning``.
 """
 
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model

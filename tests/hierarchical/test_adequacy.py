@@ -15,10 +15,12 @@ from scipy import stats
 from bayes_ir.errors import ModelCheckWarning
 from bayes_ir.hierarchical.adequacy import (
     CHECKS,
+    MEASURED_RATES,
     MODEL_CHECK_COLUMNS,
     _cdf,
     check_model,
 )
+from bayes_ir.table import ScoreTable
 
 
 def _tree(y, b0, topic, system, sigma, alpha=None, roles=None) -> xr.DataTree:
@@ -141,6 +143,95 @@ def test_missing_cells_and_per_system_sigma():
     # the same sigma given per system or per draw: the same check, number for number
     same = check_model(_fixed(y, mu_t, mu_s, np.full(3, 0.1)), seed=1).to_frame()
     pd.testing.assert_frame_equal(same, shared)
+
+
+# ---------------------------------------------------------------------- the rule's rates
+def _simulate_table(rng, n_t, n_s, ratio):
+    """Scores from the Gaussian model itself (rb04-like scales); system s1's residual SD x ratio."""
+    a, c = rng.normal(0, 0.19, n_t), rng.normal(0, 0.02, n_s)
+    sd = np.full(n_s, 0.10)
+    sd[1] *= ratio
+    y = 0.3 + a[:, None] + c[None, :] + sd * rng.standard_normal((n_t, n_s))
+    systems = ["champ"] + [f"s{j:02d}" for j in range(1, n_s)]
+    topics = [f"t{i}" for i in range(n_t)]
+    table = ScoreTable.from_matrix(
+        y, systems=systems, topics=topics, measure="sim", collection="sim"
+    )
+    chal = systems[1 : min(n_s, 5)]
+    return table.with_roles(
+        champion="champ", challengers=chal, artifacts=systems[len(chal) + 1 :] or None
+    )
+
+
+def _rates(n_tables, n_t, n_s, ratio, seed):
+    from bayes_ir.hierarchical import fit
+
+    rng = np.random.default_rng(seed)
+    flags = []
+    for r in range(n_tables):
+        table = _simulate_table(rng, n_t, n_s, ratio)
+        f = fit(table, chains=2, draws=500, tune=200, seed=seed + r, model_check=False)
+        flags.append(check_model(f, seed=r).to_frame()["flagged"].to_numpy())
+    flags = np.array(flags)  # tables x systems
+    others = np.delete(flags, 1, axis=1) if ratio != 1 else flags
+    return {
+        "system": others.mean(),
+        "table": others.any(axis=1).mean(),
+        "detect": flags[:, 1].mean(),
+        "n_sys": others.size,
+        "n_tab": len(flags),
+    }
+
+
+def _upper(key: str) -> float:
+    """99.9% Clopper-Pearson upper limit of a rate of the calibration study."""
+    k, n = MEASURED_RATES[key]
+    return float(stats.beta.ppf(0.999, k + 1, n - k))
+
+
+def _lower(key: str) -> float:
+    """99.9% Clopper-Pearson lower limit of a rate of the calibration study."""
+    k, n = MEASURED_RATES[key]
+    return float(stats.beta.ppf(0.001, k, n - k + 1)) if k > 0 else 0.0
+
+
+def _not_above(rate: float, n: int, bound: float) -> bool:
+    """An observed ``rate`` of ``n`` trials is compatible with a true rate <= ``bound``."""
+    return stats.binom.sf(round(rate * n) - 1, n, bound) > 1e-3
+
+
+def _not_below(rate: float, n: int, bound: float) -> bool:
+    """An observed ``rate`` of ``n`` trials is compatible with a true rate >= ``bound``."""
+    return stats.binom.cdf(round(rate * n), n, bound) > 1e-3
+
+
+def test_rule_rates_modest():
+    """Default suite: 10 tables of 25 topics x 10 systems from the model, 10 with a 3x system.
+
+    The rates are those of the module docstring (MEASURED_RATES), with the Monte Carlo
+    error of both studies: the study's 99.9% limit, then a 0.001-level binomial test.
+    """
+    null = _rates(10, 25, 10, 1.0, seed=101)
+    fa = _upper("false_alarm_system_T25_S10")
+    assert _not_above(null["system"], null["n_sys"], fa)
+    bad = _rates(10, 25, 10, 3.0, seed=202)
+    assert _not_below(bad["detect"], bad["n_tab"], _lower("detect_3x_T25_S10"))
+    assert _not_above(bad["system"], bad["n_sys"], fa)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("n_t", "n_s", "ratio", "size"),
+    [(50, 45, 1.0, "T50_S45"), (50, 45, 2.0, "T50_S45"), (25, 10, 2.0, "T25_S10")],
+)
+def test_rule_rates_calibration(n_t, n_s, ratio, size):
+    """The docstring's rates, re-measured on 40 fresh tables, within Monte Carlo error."""
+    res = _rates(40, n_t, n_s, ratio, seed=303 + int(10 * ratio) + n_t)
+    assert _not_above(res["system"], res["n_sys"], _upper(f"false_alarm_system_{size}"))
+    if ratio == 1.0:
+        assert _not_above(res["table"], res["n_tab"], _upper(f"false_alarm_table_{size}"))
+    else:
+        assert _not_below(res["detect"], res["n_tab"], _lower(f"detect_2x_{size}"))
 
 
 # ---------------------------------------------------------------------- the example

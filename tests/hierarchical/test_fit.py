@@ -112,7 +112,9 @@ def test_summary_layout(toy_fit):
     assert "15 topics x 6 systems" in text
     for key in ("R-hat", "ESS", "Divergences", "BFMI", "sigma_system", "chal_a", "bm25"):
         assert key in text
-    assert text.count("PASS") + text.count("FAIL") == 4
+    diagnostics, model_check = text.split("MODEL CHECK")  # the check follows the diagnostics
+    assert diagnostics.count("PASS") + diagnostics.count("FAIL") == 4
+    assert "flagged" in model_check.split("\n")[0]
     assert str(toy_fit) == text
     assert "HierarchicalFit(" in repr(toy_fit)
 
