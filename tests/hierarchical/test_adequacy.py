@@ -276,5 +276,7 @@ def test_check_is_reproducible_and_survives_save_load(example_fit, tmp_path):
 
     again = check_model(example_fit, seed=example_fit.provenance["seed"])
     pd.testing.assert_frame_equal(again.to_frame(), example_fit.model_check.to_frame())
+    bare = check_model(example_fit.posterior, seed=example_fit.provenance["seed"])  # a DataTree
+    pd.testing.assert_frame_equal(bare.to_frame(), again.to_frame())
     loaded = HierarchicalFit.load(example_fit.save(tmp_path / "fit.nc"))
     pd.testing.assert_frame_equal(loaded.model_check.to_frame(), example_fit.model_check.to_frame())
