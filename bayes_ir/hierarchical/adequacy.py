@@ -288,6 +288,12 @@ class ModelCheck:
     def _repr_html_(self) -> str:
         return self.frame.to_html(index=False, float_format=lambda x: f"{x:.3f}")
 
+    def plot(self, **kwargs: Any) -> Any:
+        """Coverage per system (:func:`bayes_ir.plots.adequacy.plot_model_check`)."""
+        from bayes_ir.plots.adequacy import plot_model_check
+
+        return plot_model_check(self, **kwargs)
+
 
 def _side(p: float) -> str:
     """Say which way a ppp-value points: ``too high (p = 2.1e-05)`` / ``too low (...)``."""
