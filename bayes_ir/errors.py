@@ -97,3 +97,7 @@ class DataWarning(BayesIRWarning):
 
 class IgnoredOptionWarning(BayesIRWarning):
     """An option that the chosen method does not use (the message names it and says why)."""
+
+
+class ModelCheckWarning(BayesIRWarning):
+    """A system the fitted model does not describe (its posterior predictive check failed)."""

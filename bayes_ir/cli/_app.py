@@ -88,6 +88,7 @@ _CLI_WORDING = (
         re.compile(r"\b(tune|target_accept)=(\S+) is ignored"),
         lambda m: f"--{m[1].replace('_', '-')} {m[2]} is ignored",
     ),
+    (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
         re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|sd|alpha) must"),

@@ -47,7 +47,7 @@ from bayes_ir.cli._app import (
     say_wrote,
     warn_failed_checks,
 )
-from bayes_ir.errors import BayesIRError, ConvergenceWarning
+from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
@@ -118,14 +118,17 @@ FIGURE_FILES = {
 _VERDICT_STYLE = {
     "worthwhile": "bold green",
     "better;": "green",
+    "better, but": "yellow",
     "better": "bold green",
+    "worse, but": "yellow",
     "worse": "bold red",
     "no worthwhile": "yellow",
+    "practically": "yellow",
 }
 
 
 def _style(verdict: str) -> str:
-    if verdict.startswith("UNRELIABLE"):
+    if verdict.startswith(("UNRELIABLE", "MODEL MISFIT")):
         return "bold white on red"
     for key, style in _VERDICT_STYLE.items():
         if verdict.startswith(key):
@@ -363,6 +366,7 @@ def _run_sweep(
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", ModelCheckWarning)  # said once, by the main fit
         result = artifact_sweep(table, m_values=m_values, ci_prob=ci_prob, seed=seed, **fit_options)
     frame = result.to_frame(effects=effects)
     view = compact_table(

@@ -14,8 +14,12 @@ Posterior variable names: ``b0``, ``sigma``, ``sigma_topic``, ``sigma_system``,
 ``system``, coordinate ``role``). A PyMC or xarray variable cannot share the name of
 its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
 ``fit.system_mean_draws()`` and ``fit.contrast_draws()`` return labelled draws.
+``fit.model_check`` holds the posterior predictive checks of every system
+(:func:`check_model`); a system the model does not describe is flagged there, in
+``compare()``'s ``fit`` column and verdict, and by a ``ModelCheckWarning``.
 """
 
+from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.artifact_sweep import ArtifactSweep, artifact_sweep
 from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
 from bayes_ir.hierarchical.contrasts import (
@@ -55,6 +59,8 @@ __all__ = [
     "skewnormal_location_scale",
     "skewnormal_moments",
     "CalibrationResult",
+    "ModelCheck",
+    "check_model",
     "simulation_based_calibration",
     # decision outputs
     "ArtifactSweep",

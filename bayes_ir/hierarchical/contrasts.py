@@ -65,11 +65,12 @@ COMPARISON_COLUMNS = (
     "rhat",
     "ess_bulk",
     "ess_tail",
+    "fit",
     "verdict",
 )
-#: Columns of :meth:`ManyVsOne.to_frame`: those of a comparison without gain and verdict.
+#: Columns of :meth:`ManyVsOne.to_frame`: those of a comparison without gain, fit and verdict.
 MANY_VS_ONE_COLUMNS = tuple(
-    c for c in COMPARISON_COLUMNS if c not in ("min_gain", "p_gain", "verdict")
+    c for c in COMPARISON_COLUMNS if c not in ("min_gain", "p_gain", "fit", "verdict")
 )
 
 
@@ -288,16 +289,77 @@ def _text_table(frame: pd.DataFrame, floats: dict[str, int]) -> str:
 
 
 # ---------------------------------------------------------------------- one vs many
+#: Verdict words of :func:`_verdict`, one per region of (interval, min_gain).
+VERDICTS: tuple[str, ...] = (
+    "worthwhile gain",
+    "better; gain uncertain",
+    "better, but by less than min_gain",
+    "better",
+    "practically equivalent",
+    "no worthwhile gain",
+    "no loss beyond min_gain",
+    "uncertain",
+    "worse, but by less than min_gain",
+    "worse; loss uncertain",
+    "worse by more than min_gain",
+    "worse",
+)
+#: Prefix of the verdict of a challenger (or champion) the model does not describe.
+MISFIT_PREFIX = "MODEL MISFIT: "
+
+
 def _verdict(lower: float, upper: float, min_gain: float) -> str:
-    """Plain-language reading of an interval of challenger minus champion."""
-    if min_gain > 0 and lower > min_gain:
-        return "worthwhile gain"
+    r"""Plain-language reading of an interval ``[lower, upper]`` of challenger minus champion.
+
+    With :math:`g` = ``min_gain`` (a value :math:`\le 0` reads as 0: no practical
+    threshold), ``lo`` = ``lower`` and ``hi`` = ``upper``, the interval falls in exactly
+    one region:
+
+    * ``worthwhile gain``: :math:`g > 0`, :math:`lo > g`;
+    * ``better; gain uncertain``: :math:`0 < lo \le g < hi`;
+    * ``better, but by less than min_gain``: :math:`0 < lo`, :math:`hi \le g`;
+    * ``better``: :math:`g = 0`, :math:`lo > 0`;
+    * ``practically equivalent``: :math:`-g \le lo \le 0 \le hi \le g`, :math:`g > 0`;
+    * ``no worthwhile gain``: :math:`lo < -g`, :math:`0 \le hi \le g`;
+    * ``no loss beyond min_gain``: :math:`-g \le lo \le 0`, :math:`hi > g`;
+    * ``uncertain``: :math:`lo \le 0 \le hi` and either :math:`g = 0` or
+      :math:`lo < -g`, :math:`hi > g`;
+    * ``worse, but by less than min_gain``: :math:`-g \le lo`, :math:`hi < 0`;
+    * ``worse; loss uncertain``: :math:`lo < -g \le hi < 0`;
+    * ``worse by more than min_gain``: :math:`g > 0`, :math:`hi < -g`;
+    * ``worse``: :math:`g = 0`, :math:`hi < 0`.
+
+    The region of practical equivalence (ROPE) is :math:`[-g, g]` (Kruschke 2018):
+    ``better, but by less than min_gain``, ``practically equivalent`` and ``worse, but
+    by less than min_gain`` are the intervals inside it.
+
+    References
+    ----------
+    Kruschke, J. K. (2018). Rejecting or accepting parameter values in Bayesian
+    estimation. *Advances in Methods and Practices in Psychological Science* 1(2),
+    270-280. doi:10.1177/2515245918771304
+    """
+    g = max(float(min_gain), 0.0)
     if lower > 0:
-        return "better" if min_gain <= 0 else "better; gain uncertain"
+        if g == 0:
+            return "better"
+        if lower > g:
+            return "worthwhile gain"
+        return "better; gain uncertain" if upper > g else "better, but by less than min_gain"
     if upper < 0:
-        return "worse"
-    if min_gain > 0 and upper < min_gain:
+        if g == 0:
+            return "worse"
+        if upper < -g:
+            return "worse by more than min_gain"
+        return "worse; loss uncertain" if lower < -g else "worse, but by less than min_gain"
+    if g == 0:
+        return "uncertain"
+    if lower >= -g and upper <= g:
+        return "practically equivalent"
+    if upper <= g:
         return "no worthwhile gain"
+    if lower >= -g:
+        return "no loss beyond min_gain"
     return "uncertain"
 
 
@@ -325,6 +387,11 @@ class Comparison(_Gated):
         Diagnostics status of the fit and of these contrasts.
     header
         One line naming the data, likelihood and number of draws.
+    diagnostics
+        R-hat and ESS of each contrast.
+    model_check
+        The fit's :class:`~bayes_ir.hierarchical.ModelCheck` (``None`` when the fit
+        carries none, e.g. a bare DataTree).
     """
 
     champion: str
@@ -336,6 +403,24 @@ class Comparison(_Gated):
     gate: GateStatus
     header: str
     diagnostics: pd.DataFrame
+    model_check: Any = None
+
+    def fit_status(self) -> list[str]:
+        """Return the ``fit`` column: ``ok``, the failed checks, or ``n/a`` without a check.
+
+        A flagged champion is named in every row (``champion NAME: checks``): each
+        contrast depends on it.
+        """
+        check = self.model_check
+        if check is None:
+            return ["n/a"] * len(self.challengers)
+        champ = check.failed(self.champion)
+        out = []
+        for name in self.challengers:
+            parts = [", ".join(check.failed(name))] if check.failed(name) else []
+            parts += [f"champion {self.champion}: {', '.join(champ)}"] if champ else []
+            out.append("; ".join(parts) or "ok")
+        return out
 
     def conf_int(self, ci_prob: float | None = None, *, hdi: bool | None = None) -> pd.DataFrame:
         """Interval of each difference: columns ``challenger, estimate, ci_lower, ci_upper``.
@@ -372,12 +457,17 @@ class Comparison(_Gated):
             The minimal worthwhile gain and P(difference > min_gain).
         rhat, ess_bulk, ess_tail
             Convergence of this contrast's draws.
+        fit
+            Posterior predictive check of the challenger (and of the champion):
+            ``ok``, the failed checks (:data:`bayes_ir.hierarchical.adequacy.CHECKS`),
+            or ``n/a`` when the fit has no model check.
         verdict
-            Read from the interval ``[lo, hi]`` and the minimal gain ``g``:
-            ``worthwhile gain`` (``g > 0`` and ``lo > g``), ``better`` (``lo > 0``; with
-            ``g > 0``: ``better; gain uncertain``), ``worse`` (``hi < 0``),
-            ``no worthwhile gain`` (``g > 0`` and ``hi < g``), else ``uncertain``;
-            prefixed by ``UNRELIABLE:`` when the diagnostics failed.
+            Read from the interval ``[lo, hi]`` and the minimal gain ``g`` by
+            :func:`_verdict` (one of :data:`VERDICTS`: ``worthwhile gain``, ``better``,
+            ``better, but by less than min_gain``, ``practically equivalent``,
+            ``worse``, ...); prefixed by ``MODEL MISFIT:`` when the model does not
+            describe the challenger or the champion (``fit`` is not ``ok``), and by
+            ``UNRELIABLE:`` when the diagnostics failed.
         """
         stats = _interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values
@@ -398,8 +488,14 @@ class Comparison(_Gated):
             _verdict(lo, hi, self.min_gain)
             for lo, hi in zip(frame["ci_lower"], frame["ci_upper"], strict=True)
         ]
+        fit = self.fit_status()
+        verdicts = [
+            v if f in ("ok", "n/a") else MISFIT_PREFIX + v
+            for v, f in zip(verdicts, fit, strict=True)
+        ]
         if not self.gate.passed:
             verdicts = [f"UNRELIABLE: {v}" for v in verdicts]
+        frame["fit"] = fit
         frame["verdict"] = verdicts
         columns = list(COMPARISON_COLUMNS)
         if self.hdi:
@@ -484,7 +580,11 @@ def compare(
     :math:`P(d > g) \approx \frac{1}{n}\sum_i 1[d^{(i)} > g]` for the minimal gain
     :math:`g`. The verdict reads the interval (see :meth:`Comparison.to_frame`):
     ``better`` when its lower limit exceeds 0, ``worthwhile gain`` when it exceeds
-    :math:`g > 0`, ``worse`` when its upper limit is below 0.
+    :math:`g > 0`, ``worse`` when its upper limit is below 0 (every region:
+    :func:`_verdict`). A challenger (or champion) flagged by the fit's model check
+    (:func:`~bayes_ir.hierarchical.check_model`) gets ``MODEL MISFIT:`` before its
+    verdict: the model does not describe its scores, so the interval is not to be
+    trusted.
 
     References
     ----------
@@ -515,6 +615,7 @@ def compare(
         gate=_gate(fit, diag, "challenger - champion"),
         header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),
         diagnostics=diag,
+        model_check=getattr(fit, "model_check", None),
     )
 
 

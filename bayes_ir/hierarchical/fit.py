@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
@@ -18,6 +18,7 @@ import xarray as xr
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, IgnoredOptionWarning
+from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.diagnostics import (
     Diagnostics,
     GateStatus,
@@ -120,6 +121,10 @@ class HierarchicalFit:
         settings, ``acceptance_rate`` (the exact sampler's share of accepted
         proposals, NUTS's mean acceptance statistic), ``ess_per_draw`` (smallest bulk
         ESS of a hyperparameter per draw), package versions and a UTC timestamp.
+    model_check
+        The posterior predictive checks of every system
+        (:class:`~bayes_ir.hierarchical.ModelCheck`; ``None`` when the fit was made
+        with ``model_check=False``).
 
     Notes
     -----
@@ -136,6 +141,7 @@ class HierarchicalFit:
     priors: Priors
     diagnostics: Diagnostics
     provenance: dict[str, Any] = field(default_factory=dict)
+    model_check: ModelCheck | None = None
 
     # ------------------------------------------------------------ draws
     @property
@@ -257,6 +263,7 @@ class HierarchicalFit:
             "Diagnostics (hyperparameters, system effects, challenger - champion contrasts):",
             self.diagnostics.summary(),
             "",
+            *self._model_check_lines(),
             f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
         ]
         hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
@@ -309,6 +316,12 @@ class HierarchicalFit:
             )
         shown = "" if rate is None else f", mean acceptance statistic {rate:.2f}"
         return f"  NUTS ({prov.get('sampler', 'nutpie')}{shown}); {ess}"
+
+    def _model_check_lines(self) -> list[str]:
+        """Return the MODEL CHECK section of :meth:`summary` (empty without a check)."""
+        if self.model_check is None:
+            return []
+        return [self.model_check.summary(), ""]
 
     def __str__(self) -> str:
         return self.summary()
@@ -518,6 +531,7 @@ def fit(
     thresholds: Thresholds | str | dict[str, Any] | None = None,
     log_likelihood: bool = False,
     sampler: Literal["nutpie", "pymc"] | None = None,
+    model_check: bool = True,
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -557,6 +571,11 @@ def fit(
     sampler
         NUTS implementation: ``"nutpie"`` (default; compiled once per model structure)
         or ``"pymc"``; ignored, with a warning, by the exact sampler.
+    model_check
+        Run the posterior predictive checks of every system (default; see
+        :func:`~bayes_ir.hierarchical.check_model`): the result is
+        ``fit.model_check`` and each flagged champion or challenger emits a
+        :class:`~bayes_ir.errors.ModelCheckWarning`.
 
     Returns
     -------
@@ -650,6 +669,7 @@ def fit(
         **info,
         "ess_per_draw": diag.ess_per_draw,
         "thresholds": json.loads(json.dumps(th.__dict__)),
+        "model_check": bool(model_check),
         "versions": dict(_versions()),
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
     }
@@ -662,5 +682,9 @@ def fit(
         diagnostics=diag,
         provenance=provenance,
     )
+    if model_check:
+        result = replace(result, model_check=check_model(result, seed=seed))
     diag.warn_or_raise(strict=strict, stacklevel=2)
+    if result.model_check is not None:
+        result.model_check.warn(stacklevel=2)
     return result

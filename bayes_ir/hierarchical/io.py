@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import xarray as xr
 
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import atomic_path, check_output_path
+from bayes_ir.hierarchical.adequacy import check_model
 from bayes_ir.hierarchical.diagnostics import Thresholds, diagnose
 from bayes_ir.hierarchical.model import table_from_observed
 from bayes_ir.hierarchical.priors import Priors
@@ -65,8 +67,9 @@ def load_fit(path: str | Path):
 
     The score table is rebuilt from the ``observed_data`` group (scores, topics,
     systems and the ``role`` coordinate) and the collection/measure in the provenance;
-    the diagnostics are recomputed from the draws with the stored thresholds (they are
-    deterministic), so the loaded object equals the saved one.
+    the diagnostics are recomputed from the draws with the stored thresholds, and the
+    model check with the fit's seed (both are deterministic), so the loaded object
+    equals the saved one.
 
     Raises
     ------
@@ -120,7 +123,7 @@ def _rebuild(tree, attrs: dict, path: Path):
         source=attrs.get("source", str(path)),
     )
     thresholds = Thresholds(**json.loads(attrs["thresholds"]))
-    return HierarchicalFit(
+    fit = HierarchicalFit(
         posterior=tree,
         table=table,
         likelihood=attrs["likelihood"],
@@ -129,3 +132,6 @@ def _rebuild(tree, attrs: dict, path: Path):
         diagnostics=diagnose(tree, thresholds=thresholds),
         provenance=prov,
     )
+    if not prov.get("model_check", True):
+        return fit
+    return replace(fit, model_check=check_model(fit, seed=prov.get("seed")))

@@ -65,6 +65,10 @@ def test_bayes_and_markdown(tmp_path):
     assert result.exit_code == 0, result.output
     text = md.read_text()
     assert "BRisk-" in text and "higher = riskier" in text and "| chal_risky" in text
+    # BRisk's model does not describe chal_risky: one warning line says so and what to try
+    lines = result.output.splitlines()
+    warned = [line for line in lines if line.startswith("warning:") and "chal_risky" in line]
+    assert len(warned) == 1 and "--likelihood skew_normal" in warned[0], result.output
 
 
 def test_trisk_sd_option_is_used_and_printed(tmp_path):

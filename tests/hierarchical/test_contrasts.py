@@ -58,7 +58,9 @@ def test_compare_verdicts(synth):
     assert frame.loc["chal_a", "verdict"] == "better"
     assert frame.loc["chal_c", "verdict"] == "worse"
     gain = compare(synth, min_gain=0.08).to_frame().set_index("challenger")
-    assert gain.loc["chal_b", "verdict"] == "no worthwhile gain"
+    # chal_b's interval lies inside the region of practical equivalence [-0.08, 0.08]
+    assert -0.08 <= gain.loc["chal_b", "ci_lower"] < 0 < gain.loc["chal_b", "ci_upper"] <= 0.08
+    assert gain.loc["chal_b", "verdict"] == "practically equivalent"
     assert gain.loc["chal_a", "verdict"] == "better; gain uncertain"
     assert compare(synth, min_gain=0.01).to_frame()["verdict"][0] == "worthwhile gain"
 
@@ -225,6 +227,69 @@ def test_rb04_pairs_and_ranks_are_coherent(rb04_fit):
 def test_compare_on_example_fit(example_fit):
     """The example data's contract: chal_fusion clearly better, chal_dense about equal."""
     frame = compare(example_fit, min_gain=0.01).to_frame().set_index("challenger")
-    assert frame.loc["chal_fusion", "verdict"] == "worthwhile gain"
+    # the interval's reading; prefixed "MODEL MISFIT: " when the model check flags it
+    fusion = frame.loc["chal_fusion"]
+    prefix = "" if fusion["fit"] == "ok" else "MODEL MISFIT: "
+    assert fusion["verdict"] == prefix + "worthwhile gain"
     assert frame.loc["chal_dense", "ci_lower"] < 0 < frame.loc["chal_dense", "ci_upper"]
     assert "Diagnostics: PASS" in compare(example_fit).summary()
+
+
+# ---------------------------------------------------------------------- verdict regions
+_G = 0.01
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "min_gain", "expected"),
+    [
+        (0.02, 0.05, _G, "worthwhile gain"),  # whole interval above g
+        (0.005, 0.02, _G, "better; gain uncertain"),  # above 0, straddles g
+        (_G, 0.02, _G, "better; gain uncertain"),  # lower limit exactly g
+        (0.002, 0.008, _G, "better, but by less than min_gain"),  # issue 14: inside (0, g)
+        (0.002, _G, _G, "better, but by less than min_gain"),  # upper limit exactly g
+        (-0.004, 0.006, _G, "practically equivalent"),  # ROPE, straddling 0
+        (0.0, 0.005, _G, "practically equivalent"),  # ROPE, touching 0
+        (-_G, _G, _G, "practically equivalent"),  # the ROPE itself
+        (-0.03, 0.006, _G, "no worthwhile gain"),  # may lose more than g, cannot gain g
+        (-0.004, 0.03, _G, "no loss beyond min_gain"),  # may gain more than g, cannot lose g
+        (-0.03, 0.03, _G, "uncertain"),  # both beyond the ROPE
+        (-0.008, -0.002, _G, "worse, but by less than min_gain"),  # ROPE below 0
+        (-0.02, -0.005, _G, "worse; loss uncertain"),  # below 0, straddles -g
+        (-0.05, -0.02, _G, "worse by more than min_gain"),  # whole interval below -g
+        (0.002, 0.008, 0.0, "better"),
+        (-0.008, -0.002, 0.0, "worse"),
+        (-0.004, 0.006, 0.0, "uncertain"),
+        (0.002, 0.008, -0.01, "better"),  # a negative min_gain reads as 0
+        (-0.004, 0.006, -0.01, "uncertain"),
+    ],
+)
+def test_verdict_regions(lower, upper, min_gain, expected):
+    from bayes_ir.hierarchical.contrasts import _verdict
+
+    assert _verdict(lower, upper, min_gain) == expected
+
+
+def test_verdict_covers_every_word_and_mirrors():
+    """Every word is reachable; flipping the interval around 0 swaps better and worse."""
+    from bayes_ir.hierarchical.contrasts import VERDICTS, _verdict
+
+    mirror = {
+        "worthwhile gain": "worse by more than min_gain",
+        "better; gain uncertain": "worse; loss uncertain",
+        "better, but by less than min_gain": "worse, but by less than min_gain",
+        "better": "worse",
+        "no worthwhile gain": "no loss beyond min_gain",
+        "practically equivalent": "practically equivalent",
+        "uncertain": "uncertain",
+    }
+    mirror |= {v: k for k, v in mirror.items()}
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(4000):
+        lo, hi = np.sort(rng.uniform(-0.05, 0.05, 2))
+        g = float(rng.choice([0.0, 0.01, 0.02]))
+        word = _verdict(lo, hi, g)
+        seen.add(word)
+        assert word in VERDICTS
+        assert _verdict(-hi, -lo, g) == mirror[word]
+    assert seen == set(VERDICTS)

@@ -108,10 +108,13 @@ def test_summary_layout(toy_fit):
     assert "15 topics x 6 systems" in text
     for key in ("R-hat", "ESS", "Divergences", "BFMI", "sigma_system", "chal_a", "bm25"):
         assert key in text
+    diagnostics, model_check = text.split("MODEL CHECK")  # the check follows the diagnostics
     # R-hat and ESS are checked; divergences and BFMI do not apply without a NUTS step
-    assert text.count("PASS") + text.count("FAIL") == 2
-    assert "Divergences (no NUTS step; need <= 0): n/a" in text
-    assert "BFMI (no energy recorded; need >= 0.3): n/a" in text
+    assert diagnostics.count("PASS") + diagnostics.count("FAIL") == 2
+    assert "Divergences (no NUTS step; need <= 0): n/a" in diagnostics
+    assert "BFMI (no energy recorded; need >= 0.3): n/a" in diagnostics
+    assert "flagged" in model_check.split("
+")[0]
     assert str(toy_fit) == text
     assert "HierarchicalFit(" in repr(toy_fit)
 

@@ -1,0 +1,599 @@
+r"""Model adequacy: posterior predictive checks of every system of a hierarchical fit.
+
+R-hat and ESS say whether the sampler converged, not whether the model describes the
+data. :func:`check_model` asks the second question, per system, by comparing the
+observed per-topic scores with scores replicated from the posterior (Gelman, Meng and
+Stern 1996; Gabry et al. 2019), and :func:`bayes_ir.hierarchical.fit` runs it on every
+fit (``fit.model_check``).
+
+Checks per system :math:`s` (over its observed topics):
+
+* ``coverage_50``, ``coverage_95``: share of its scores inside the central 50% and 95%
+  posterior predictive intervals of their cells;
+* ``ppp_mean``: posterior predictive p-value :math:`P(T(\tilde y_s) \ge T(y_s) \mid
+  y)` of the mean of the system's scores across topics;
+* ``ppp_sd``, ``ppp_skewness``: the same for the SD and the skewness of the system's
+  *residuals* :math:`y_{ts} - \mu_{ts}` (realised discrepancies, Gelman, Meng and Stern
+  1996: the topic effects cancel, so a system whose errors are wider or more skewed
+  than the model's stands out);
+* ``ppp_lost``: the same for the share of topics on which the system scores below the
+  champion (``NaN`` for the champion itself).
+
+Flagging rule (``flagged``, ``failed_checks``). A check fails when its tail
+probability is below :data:`ALPHA_PPP` = :data:`ALPHA_COVERAGE` = ``1e-4``:
+
+* ``coverage_95`` (``coverage_50``): the binomial tail :math:`P(X \ge k)` of the
+  number :math:`k` of scores *outside* the interval, :math:`X \sim \mathrm{Bin}(n,
+  0.05)` (:math:`\mathrm{Bin}(n, 0.5)`);
+* ``sd``: ``ppp_sd`` (the system's errors are wider than modelled);
+* ``lost``: ``ppp_lost`` (it loses to the champion more often than modelled);
+* ``mean``, ``skewness``: ``ppp_mean`` or ``ppp_skewness`` below the threshold or
+  above one minus it (two-sided).
+
+Spread and losses are checked one-sided: a system with *less* spread than the model
+assumes gets intervals that are too wide, which makes its decisions conservative, not
+misleading; and in a small table one very wide system inflates the shared residual SD,
+so a two-sided rule would flag the well-behaved systems beside it.
+
+Measured rates (:data:`MEASURED_RATES`; ``tests/hierarchical/test_adequacy.py``
+re-measures them). Gaussian model sampled exactly (2 x 500 draws), data simulated
+from the model with rb04-like scales (topic SD 0.19, system SD 0.02, residual SD
+0.10); "2x", "3x": one challenger's residual SD is 2 or 3 times the others'.
+
+=====================  ===============  ==============  ===========  ===========
+topics x systems       false alarms     tables with a   2x system    3x system
+                       per system       false alarm     flagged      flagged
+=====================  ===============  ==============  ===========  ===========
+50 x 45 (rb04's size)  2 / 9,000        2 / 200 (1%)    60 / 60      40 / 40
+25 x 10                0 / 2,000        0 / 200         54 / 100     99 / 100
+50 x 5                 0 / 1,000        0 / 200         10 / 100     98 / 100
+=====================  ===============  ==============  ===========  ===========
+
+Among the other systems of the tables with a 2x or 3x system, 1 of 7,000 was
+flagged. So about 2 in 10,000 systems (1 in 100 tables of 45 systems) are flagged
+when the model holds; a system whose residual SD is 3x the others' is flagged in
+98-100% of the tables, one at 2x in all tables of 50 topics x 45 systems but in
+only about half of the 25 x 10 tables and 10% of the 50 x 5 tables.
+
+Posterior predictive p-values are conservative under the model (more concentrated
+around 0.5 than uniform: the data were used to fit the replicates), and the
+threshold was set by this simulation, not read as a test level. A 2x system is
+hard to see with few topics or few systems (a wide system inflates the shared
+residual SD of a small table); a 3x system is found in most tables.
+
+The replicates use a seeded subset of at most :data:`N_DRAWS` posterior draws
+(processed in blocks of systems, so memory stays bounded); the intervals are those
+of the predictive mixture over the same draws, computed exactly from its CDF; the
+p-values use a normal approximation of the replicated statistics (see
+:func:`check_model`), which resolves tails far below ``1 / N_DRAWS``.
+
+References
+----------
+Gelman, A., Meng, X.-L., and Stern, H. (1996). Posterior predictive assessment of
+model fitness via realized discrepancies. *Statistica Sinica* 6(4), 733-760.
+
+Gabry, J., Simpson, D., Vehtari, A., Betancourt, M., and Gelman, A. (2019).
+Visualization in Bayesian workflow. *Journal of the Royal Statistical Society A*
+182(2), 389-402. doi:10.1111/rssa.12378
+
+Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
+inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
+doi:10.1145/3397271.3401033
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import special, stats
+
+from bayes_ir import defaults
+from bayes_ir.errors import ModelCheckWarning
+
+__all__ = [
+    "ALPHA_COVERAGE",
+    "ALPHA_PPP",
+    "CHECKS",
+    "MEASURED_RATES",
+    "MODEL_CHECK_COLUMNS",
+    "N_DRAWS",
+    "ModelCheck",
+    "check_model",
+]
+
+#: Posterior draws used by the check (a seeded random subset when the fit has more).
+N_DRAWS: int = 1000
+#: A posterior predictive p-value below this (or, two-sided, above 1 minus it) fails.
+ALPHA_PPP: float = 1e-4
+#: A binomial tail probability of the scores outside an interval below this fails.
+ALPHA_COVERAGE: float = 1e-4
+#: Names of the checks, in the order ``failed_checks`` lists them.
+CHECKS: tuple[str, ...] = ("coverage_95", "coverage_50", "sd", "lost", "mean", "skewness")
+#: The calibration study of the rule (module docstring): (events, trials) per rate.
+MEASURED_RATES: dict[str, tuple[int, int]] = {
+    "false_alarm_system_T50_S45": (2, 9000),
+    "false_alarm_table_T50_S45": (2, 200),
+    "false_alarm_system_T25_S10": (0, 2000),
+    "false_alarm_table_T25_S10": (0, 200),
+    "false_alarm_system_T50_S5": (0, 1000),
+    "false_alarm_table_T50_S5": (0, 200),
+    "detect_2x_T50_S45": (60, 60),
+    "detect_3x_T50_S45": (40, 40),
+    "detect_2x_T25_S10": (54, 100),
+    "detect_3x_T25_S10": (99, 100),
+    "detect_2x_T50_S5": (10, 100),
+    "detect_3x_T50_S5": (98, 100),
+}
+#: Columns of :meth:`ModelCheck.to_frame`.
+MODEL_CHECK_COLUMNS = (
+    "system",
+    "role",
+    "n_topics",
+    "coverage_50",
+    "coverage_95",
+    "ppp_mean",
+    "ppp_sd",
+    "ppp_skewness",
+    "ppp_lost",
+    "flagged",
+    "failed_checks",
+)
+#: Elements of one block of replicates (draws x topics x systems), to bound memory.
+_BLOCK: int = 2_000_000
+_SAMPLE = ("chain", "draw")
+
+
+@dataclass(frozen=True)
+class ModelCheck:
+    """Posterior predictive checks of each system of a fit: build with :func:`check_model`.
+
+    Attributes
+    ----------
+    frame
+        One row per system, columns :data:`MODEL_CHECK_COLUMNS` (see :meth:`to_frame`).
+    likelihood
+        The fit's likelihood (``"gaussian"`` or ``"skew_normal"``).
+    n_draws
+        Posterior draws used for the replicates.
+    seed
+        Seed of the draw subset and of the replicates.
+    alpha_ppp, alpha_coverage
+        The thresholds of the flagging rule (module docstring).
+    """
+
+    frame: pd.DataFrame
+    likelihood: str
+    n_draws: int
+    seed: int
+    alpha_ppp: float = ALPHA_PPP
+    alpha_coverage: float = ALPHA_COVERAGE
+
+    @property
+    def flagged(self) -> tuple[str, ...]:
+        """Systems the model does not describe (at least one failed check), in fit order."""
+        return tuple(self.frame.loc[self.frame["flagged"], "system"])
+
+    @property
+    def passed(self) -> bool:
+        """True when no system is flagged."""
+        return not self.flagged
+
+    def failed(self, system: str) -> tuple[str, ...]:
+        """Names of the checks ``system`` failed (empty when it passed)."""
+        row = self.frame.loc[self.frame["system"] == system, "failed_checks"]
+        text = str(row.iloc[0]) if len(row) else ""
+        return tuple(t for t in text.split(", ") if t)
+
+    def to_frame(self) -> pd.DataFrame:
+        r"""One row per system (a copy).
+
+        Columns
+        -------
+        system, role
+            The system and its role.
+        n_topics
+            Topics on which it was observed.
+        coverage_50, coverage_95
+            Share of its scores inside the central 50% / 95% posterior predictive
+            intervals (about 0.5 / 0.95, or a little more, when the model fits).
+        ppp_mean, ppp_sd, ppp_skewness
+            Posterior predictive p-values :math:`P(T(\tilde y) \ge T(y))` of the
+            mean of the system's scores across topics, and of the SD and skewness of
+            its residuals (near 0: the observed statistic is larger than the model
+            reproduces).
+        ppp_lost
+            The same for the share of topics lost to the champion (NaN for it).
+        flagged
+            True when a check failed.
+        failed_checks
+            The failed checks, comma-separated, among :data:`CHECKS` ("" when none).
+        """
+        return self.frame.copy()
+
+    def warnings(self) -> list[str]:
+        """One sentence per flagged system: what failed and what to try."""
+        return [self._message(s) for s in self.flagged]
+
+    def warn(self, *, stacklevel: int = 1) -> None:
+        """Emit one :class:`~bayes_ir.errors.ModelCheckWarning` per flagged champion or challenger.
+
+        Flagged artifact runs are listed by :meth:`summary` only: no decision is read
+        from them. ``stacklevel=1`` attributes the warnings to the caller of ``warn``.
+        """
+        for system, role in zip(self.frame["system"], self.frame["role"], strict=True):
+            if role != "artifact" and system in self.flagged:
+                warnings.warn(self._message(system), ModelCheckWarning, stacklevel=stacklevel + 1)
+
+    def _message(self, system: str) -> str:
+        row = self.frame.set_index("system").loc[system]
+        facts = []
+        for check in self.failed(system):
+            if check.startswith("coverage"):
+                pct = check.split("_")[1]
+                facts.append(
+                    f"{row[check]:.0%} of its scores inside the {pct}% predictive interval "
+                    f"(expected about {pct}%)"
+                )
+            else:
+                facts.append(f"{check} {_side(row[f'ppp_{check}'])}")
+        hint = "likelihood='auto'"
+        if self.likelihood != "skew_normal":
+            hint = "likelihood='skew_normal' or " + hint
+        return (
+            f"the {self.likelihood} model does not describe {system} "
+            f"({'; '.join(facts)}): do not act on its results; try {hint}, "
+            "or a per-system residual SD"
+        )
+
+    def summary(self) -> str:
+        """MODEL CHECK block: the rule, then one line per champion/challenger and per flag."""
+        frame = self.frame
+        shown = frame[(frame["role"] != "artifact") | frame["flagged"]]
+        width = max([len(s) for s in shown["system"]] + [6])
+        lines = [
+            f"MODEL CHECK (posterior predictive; {self.likelihood}; {self.n_draws:,} draws): "
+            + (
+                "PASS, no system flagged"
+                if self.passed
+                else f"{len(self.flagged)} system(s) flagged: {', '.join(self.flagged)}"
+            ),
+            f"  {'system':<{width}}  {'cov50':>6} {'cov95':>6} {'p_mean':>7} {'p_sd':>6} "
+            f"{'p_skew':>7} {'p_lost':>7}  fit",
+        ]
+        for r in shown.itertuples(index=False):
+            lost = "" if not np.isfinite(r.ppp_lost) else f"{r.ppp_lost:.3f}"
+            lines.append(
+                f"  {r.system:<{width}}  {r.coverage_50:6.2f} {r.coverage_95:6.2f} "
+                f"{r.ppp_mean:7.3f} {r.ppp_sd:6.3f} {r.ppp_skewness:7.3f} {lost:>7}  "
+                + (f"MISFIT: {r.failed_checks}" if r.flagged else "ok")
+            )
+        n_art = int((frame["role"] == "artifact").sum())
+        if n_art:
+            lines.append(f"  (artifact runs not flagged are not shown: {n_art} checked)")
+        lines.append(
+            f"  flagged: scores outside an interval with binomial tail < {self.alpha_coverage:g},"
+            f" p_sd or p_lost < {self.alpha_ppp:g}, p_mean or p_skew beyond {self.alpha_ppp:g}"
+            " from 0 or 1"
+        )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        return self.frame.to_html(index=False, float_format=lambda x: f"{x:.3f}")
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Coverage per system (:func:`bayes_ir.plots.adequacy.plot_model_check`)."""
+        from bayes_ir.plots.adequacy import plot_model_check
+
+        return plot_model_check(self, **kwargs)
+
+
+def _side(p: float) -> str:
+    """Say which way a ppp-value points: ``too high (p = 2.1e-05)`` / ``too low (...)``."""
+    tail = p if p <= 0.5 else 1.0 - p
+    word = "too high" if p <= 0.5 else "too low"
+    return f"{word} (p = {tail:.1e})" if tail < 0.001 else f"{word} (p = {tail:.3f})"
+
+
+# ---------------------------------------------------------------------- kernels
+def _moments(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted mean, SD (ddof 1) and skewness (g1) over the last axis (topics).
+
+    ``x`` has shape (..., B, T) and is 0 in missing cells; ``w`` (B, T) is 1 for
+    observed cells.
+    """
+    m = w.sum(axis=-1)
+    mean = x.sum(axis=-1) / m
+    d = x - mean[..., None]
+    d *= w
+    d2 = d * d
+    m2 = d2.sum(axis=-1)
+    d2 *= d
+    m3 = d2.sum(axis=-1)
+    sd = np.sqrt(m2 / np.maximum(m - 1, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        skew = (m3 / m) / (m2 / m) ** 1.5
+    return mean, sd, skew
+
+
+def _skewness_z(g1: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """D'Agostino's transformation of the sample skewness to an approximate N(0, 1) score.
+
+    The transformation of :func:`scipy.stats.skewtest` (D'Agostino, Belanger and
+    D'Agostino 1990), applied to every draw so that the normal approximation of
+    :func:`_ppp` holds in the tails (the sample skewness itself has heavy tails);
+    systems with fewer than 8 topics keep the untransformed skewness.
+    """
+    n = np.asarray(n, dtype=float)
+    big = n >= 8
+    m = np.where(big, n, 8.0)
+    y = g1 * np.sqrt((m + 1) * (m + 3) / (6.0 * (m - 2)))
+    beta2 = 3.0 * (m**2 + 27 * m - 70) * (m + 1) * (m + 3) / ((m - 2) * (m + 5) * (m + 7) * (m + 9))
+    w2 = -1.0 + np.sqrt(2.0 * (beta2 - 1.0))
+    delta = 1.0 / np.sqrt(0.5 * np.log(w2))
+    alpha = np.sqrt(2.0 / (w2 - 1.0))
+    z = delta * np.arcsinh(y / alpha)
+    return np.where(big, z, g1)
+
+
+def _ppp(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    r"""Posterior predictive p-value :math:`P(T(\tilde y, \theta) \ge T(y, \theta))`.
+
+    Normal approximation over the draws of :math:`D = T(\tilde y, \theta) - T(y,
+    \theta)`: :math:`\Phi(\bar D / s_D)`, which resolves tails far below ``1 /
+    n_draws`` (NaN when ``T`` is undefined). ``obs`` is (B,) or, for a realised
+    discrepancy, (n, B) like ``rep``.
+    """
+    d = rep - obs
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = d.mean(axis=0) / d.std(axis=0, ddof=1)
+    ok = np.isfinite(obs) if np.ndim(obs) == 1 else np.isfinite(obs).all(axis=0)
+    return np.where(ok, special.ndtr(z), np.nan)
+
+
+def _per_draw(value: np.ndarray, systems: np.ndarray) -> np.ndarray:
+    """Broadcast a scale/shape of shape (n,) or (n, S) to (n, B, 1) for a block of systems."""
+    if value.ndim == 1:
+        return value[:, None, None]
+    return value[:, systems, None]
+
+
+def _cdf(y, mu, sigma, alpha) -> np.ndarray:
+    """Predictive CDF of each draw at the observed scores (Gaussian or skew-normal)."""
+    if alpha is None:
+        return special.ndtr((y - mu) / sigma)
+    from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
+
+    xi, omega = skewnormal_location_scale(mu, sigma, alpha)
+    z = (y - xi) / omega
+    return special.ndtr(z) - 2.0 * special.owens_t(z, alpha)
+
+
+def _residuals(mu, sigma, alpha, rng: np.random.Generator) -> np.ndarray:
+    """One replicated error (mean 0) per draw and cell; skew-normal by Azzalini's representation."""
+    if alpha is None:
+        return sigma * rng.standard_normal(mu.shape)
+    from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
+
+    xi, omega = skewnormal_location_scale(0.0, sigma, alpha)
+    delta = alpha / np.sqrt(1.0 + alpha**2)
+    u0 = np.abs(rng.standard_normal(mu.shape))
+    u1 = rng.standard_normal(mu.shape)
+    return xi + omega * (delta * u0 + np.sqrt(1.0 - delta**2) * u1)
+
+
+def _binom_tail(outside: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+    """P(X >= outside) for X ~ Bin(n, p)."""
+    return stats.binom.sf(outside - 1, n, p)
+
+
+def _flat(var: xr.DataArray, keep: np.ndarray) -> np.ndarray:
+    """Draws of ``var`` as (n, ...) restricted to the flat indices ``keep``."""
+    other = [d for d in var.dims if d not in _SAMPLE]
+    arr = np.asarray(var.transpose(*_SAMPLE, *other).values, dtype=float)
+    return arr.reshape(-1, *arr.shape[2:])[keep]
+
+
+def _check_arrays(
+    y: np.ndarray,
+    b0: np.ndarray,
+    topic: np.ndarray,
+    system: np.ndarray,
+    sigma: np.ndarray,
+    alpha: np.ndarray | None,
+    champion: int | None,
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """Coverage and ppp-values per system from draws (n,), (n, T), (n, S), scales (n,)/(n, S).
+
+    ``y`` is the topic x system matrix with NaN for missing cells.
+    """
+    n, n_t = topic.shape
+    n_s = system.shape[1]
+    obs = np.isfinite(y).T  # (S, T): the layout of every block below
+    y0 = np.where(obs, y.T, 0.0)
+    w = obs.astype(float)
+    out = {k: np.full(n_s, np.nan) for k in ("c50", "c95", "mean", "sd", "skew", "lost")}
+    out["n"] = obs.sum(axis=1)
+    size = max(1, _BLOCK // max(n * n_t, 1))
+    order = list(range(n_s))
+    if champion is not None:  # the champion first: its replicate is kept for "lost"
+        order.remove(champion)
+        order.insert(0, champion)
+    champ_rep = None
+    blocks = [order[:1], *(order[i : i + size] for i in range(1, n_s, size))]
+    for block in blocks:
+        idx = np.asarray(block)
+        wb, yb = w[idx], y0[idx]
+        mu = (b0[:, None] + system[:, idx])[:, :, None] + topic[:, None, :]  # (n, B, T)
+        sig = _per_draw(sigma, idx)
+        alp = None if alpha is None else _per_draw(alpha, idx)
+        pit = _cdf(yb[None], mu, sig, alp).mean(axis=0)
+        m = wb.sum(axis=1)
+        out["c50"][idx] = (((pit >= 0.25) & (pit <= 0.75)) * wb).sum(axis=1) / m
+        out["c95"][idx] = (((pit >= 0.025) & (pit <= 0.975)) * wb).sum(axis=1) / m
+        eps = _residuals(mu, sig, alp, rng)
+        rep = mu + eps
+        rep *= wb
+        out["mean"][idx] = _ppp(rep.sum(axis=-1) / m, yb.sum(axis=-1) / m)
+        eps *= wb  # realised discrepancies: the replicated and the observed residuals
+        _, sd_rep, skew_rep = _moments(eps, wb)
+        _, sd_obs, skew_obs = _moments((yb - mu) * wb, wb)
+        out["sd"][idx] = _ppp(sd_rep, sd_obs)
+        out["skew"][idx] = _ppp(_skewness_z(skew_rep, m), _skewness_z(skew_obs, m))
+        if champion is None:
+            continue
+        if champ_rep is None:
+            champ_rep = rep[:, 0, :]
+            continue
+        both = wb * w[champion]
+        k = both.sum(axis=1)
+        lost_rep = ((rep < champ_rep[:, None, :]) * both).sum(axis=-1) / k
+        lost_obs = ((yb < y0[champion]) * both).sum(axis=-1) / k
+        out["lost"][idx] = _ppp(lost_rep, lost_obs)
+    return out
+
+
+def _flags(
+    res: dict[str, np.ndarray], alpha_ppp: float, alpha_coverage: float
+) -> list[tuple[str, ...]]:
+    """Failed checks of each system (names from :data:`CHECKS`)."""
+    n = res["n"]
+    out95 = np.rint((1 - res["c95"]) * n)
+    out50 = np.rint((1 - res["c50"]) * n)
+    fails = {
+        "coverage_95": _binom_tail(out95, n, 0.05) < alpha_coverage,
+        "coverage_50": _binom_tail(out50, n, 0.5) < alpha_coverage,
+        "sd": res["sd"] < alpha_ppp,
+        "lost": np.nan_to_num(res["lost"], nan=0.5) < alpha_ppp,
+        "mean": (res["mean"] < alpha_ppp) | (res["mean"] > 1 - alpha_ppp),
+        "skewness": (res["skew"] < alpha_ppp) | (res["skew"] > 1 - alpha_ppp),
+    }
+    return [tuple(c for c in CHECKS if fails[c][j]) for j in range(len(n))]
+
+
+def check_model(
+    fit: Any,
+    *,
+    n_draws: int | None = None,
+    seed: int | None = None,
+    alpha_ppp: float = ALPHA_PPP,
+    alpha_coverage: float = ALPHA_COVERAGE,
+) -> ModelCheck:
+    r"""Posterior predictive checks of every system of a hierarchical fit.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`, or its ``DataTree`` (groups
+        ``posterior`` and ``observed_data``; without the latter, ``fit.table`` is read).
+    n_draws
+        Posterior draws to replicate from (default :data:`N_DRAWS`; all when the fit
+        has fewer); a seeded random subset.
+    seed
+        Seed of the subset and the replicates (default :data:`bayes_ir.defaults.SEED`).
+    alpha_ppp, alpha_coverage
+        Thresholds of the flagging rule (module docstring); the defaults are calibrated.
+
+    Returns
+    -------
+    ModelCheck
+
+    Notes
+    -----
+    For a draw :math:`i` the cell mean is :math:`\mu^{(i)}_{ts} = b^{(i)}_0 + a^{(i)}_t
+    + c^{(i)}_s` and the residual distribution :math:`F^{(i)}_{ts}` is normal with SD
+    :math:`\sigma^{(i)}` (or :math:`\sigma^{(i)}_s` when the fit has a per-system
+    ``sigma``), or skew-normal with that mean, SD and shape :math:`\alpha^{(i)}`. The
+    predictive CDF at the observed score is
+    :math:`\mathrm{PIT}_{ts} = \frac1n \sum_i F^{(i)}_{ts}(y_{ts})`; a score is inside
+    the central :math:`q` interval when :math:`(1-q)/2 \le \mathrm{PIT}_{ts} \le
+    (1+q)/2`. One replicate :math:`\tilde y^{(i)}_{ts} = \mu^{(i)}_{ts} + \tilde
+    e^{(i)}_{ts}` per draw gives the statistics :math:`T` below; the p-value of each is
+    :math:`P(T(\tilde y, \theta) \ge T(y, \theta))`, the probability that
+    :math:`D^{(i)} = T(\tilde y^{(i)}, \theta^{(i)}) - T(y, \theta^{(i)})` is positive,
+    computed as :math:`\Phi(\bar D / s_D)` (normal approximation over the draws, so
+    that tails below ``1 / n_draws`` are resolved). :math:`T`: the mean of the system's
+    scores; the SD and the skewness :math:`g_1 = m_3 / m_2^{3/2}` of its residuals
+    :math:`y_{ts} - \mu^{(i)}_{ts}` (replicated: :math:`\tilde e^{(i)}_{ts}`); the share
+    of topics with :math:`y_{ts} < y_{t,\text{champion}}` (replicated jointly with the
+    champion).
+    Missing cells are left out of every statistic.
+
+    References
+    ----------
+    Gelman, A., Meng, X.-L., and Stern, H. (1996). Posterior predictive assessment of
+    model fitness via realized discrepancies. *Statistica Sinica* 6(4), 733-760.
+    """
+    from bayes_ir.hierarchical.contrasts import _posterior, _tree
+
+    seed = defaults.SEED if seed is None else int(seed)
+    post = _posterior(fit)
+    tree = _tree(fit)
+    if "observed_data" in tree.children:
+        observed = tree["observed_data"].to_dataset()["score"]
+    elif getattr(fit, "table", None) is not None:
+        observed = fit.table.matrix()
+    else:
+        raise TypeError("check_model needs the observed scores (an 'observed_data' group)")
+    observed = observed.transpose("topic", "system")
+    total = post.sizes["chain"] * post.sizes["draw"]
+    n = min(total, N_DRAWS if n_draws is None else int(n_draws))
+    rng = np.random.default_rng([seed, 0xADE])
+    keep = np.sort(rng.choice(total, size=n, replace=False))
+    systems = [str(s) for s in observed["system"].values]
+    roles = [str(r) for r in observed["role"].values] if "role" in observed.coords else []
+    roles = roles or [""] * len(systems)
+    likelihood = str(
+        getattr(fit, "likelihood", "") or ("skew_normal" if "alpha" in post else "gaussian")
+    )
+    sys_eff = post["system_effect"].sel(system=systems)
+    top_eff = post["topic_effect"].sel(topic=observed["topic"].values)
+    sigma = post["sigma"]
+    alpha = post["alpha"] if likelihood == "skew_normal" else None
+    if "system" in sigma.dims:
+        sigma = sigma.sel(system=systems)
+    if alpha is not None and "system" in alpha.dims:
+        alpha = alpha.sel(system=systems)
+    champion = roles.index("champion") if "champion" in roles else None
+    res = _check_arrays(
+        np.asarray(observed.values, dtype=float),
+        _flat(post["b0"], keep),
+        _flat(top_eff, keep),
+        _flat(sys_eff, keep),
+        _flat(sigma, keep),
+        None if alpha is None else _flat(alpha, keep),
+        champion,
+        rng,
+    )
+    failed = _flags(res, alpha_ppp, alpha_coverage)
+    frame = pd.DataFrame(
+        {
+            "system": systems,
+            "role": roles,
+            "n_topics": res["n"].astype(int),
+            "coverage_50": res["c50"],
+            "coverage_95": res["c95"],
+            "ppp_mean": res["mean"],
+            "ppp_sd": res["sd"],
+            "ppp_skewness": res["skew"],
+            "ppp_lost": res["lost"],
+            "flagged": [bool(f) for f in failed],
+            "failed_checks": [", ".join(f) for f in failed],
+        }
+    )
+    return ModelCheck(
+        frame=frame[list(MODEL_CHECK_COLUMNS)],
+        likelihood=likelihood,
+        n_draws=n,
+        seed=seed,
+        alpha_ppp=float(alpha_ppp),
+        alpha_coverage=float(alpha_coverage),
+    )

@@ -1,0 +1,282 @@
+"""Posterior predictive checks (``check_model``): kernels against closed forms and scipy,
+the flagging rule's false-alarm and detection rates on data simulated from the model,
+and the example's risky challenger flagged wherever a decision is shown."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+from scipy import stats
+
+from bayes_ir.errors import ModelCheckWarning
+from bayes_ir.hierarchical.adequacy import (
+    CHECKS,
+    MEASURED_RATES,
+    MODEL_CHECK_COLUMNS,
+    _cdf,
+    check_model,
+)
+from bayes_ir.table import ScoreTable
+
+
+def _tree(y, b0, topic, system, sigma, alpha=None, roles=None) -> xr.DataTree:
+    """DataTree with one chain of the given draws (n,), (n, T), (n, S), sigma (n,) or (n, S)."""
+    n, n_t = topic.shape
+    n_s = system.shape[1]
+    systems = ["champ"] + [f"s{j}" for j in range(1, n_s)]
+    topics = [f"t{i}" for i in range(n_t)]
+    roles = roles or ["champion"] + ["challenger"] * (n_s - 1)
+    data = {
+        "b0": (("chain", "draw"), b0[None]),
+        "topic_effect": (("chain", "draw", "topic"), topic[None]),
+        "system_effect": (("chain", "draw", "system"), system[None]),
+        "sigma": (
+            ("chain", "draw", "system") if sigma.ndim == 2 else ("chain", "draw"),
+            sigma[None],
+        ),
+    }
+    if alpha is not None:
+        data["alpha"] = (("chain", "draw"), alpha[None])
+    coords = {"chain": [0], "draw": np.arange(n), "topic": topics, "system": systems}
+    post = xr.Dataset(data, coords=coords).assign_coords(role=("system", roles))
+    obs = xr.Dataset(
+        {"score": (("topic", "system"), y)},
+        coords={"topic": topics, "system": systems, "role": ("system", roles)},
+    )
+    return xr.DataTree.from_dict({"posterior": post, "observed_data": obs})
+
+
+def _fixed(y, mu_t, mu_s, sigma, n=2000, alpha=None):
+    """A 'posterior' whose draws all equal one parameter value (the mixture is one law)."""
+    n_t, n_s = y.shape
+    a = None if alpha is None else np.full(n, alpha)
+    sig = np.full(n, sigma) if np.ndim(sigma) == 0 else np.tile(sigma, (n, 1))
+    return _tree(y, np.zeros(n), np.tile(mu_t, (n, 1)), np.tile(mu_s, (n, 1)), sig, alpha=a)
+
+
+# ---------------------------------------------------------------------- kernels
+def test_coverage_equals_normal_closed_form():
+    """One fixed parameter value: inside the 95% interval iff |y - mu| <= 1.96 sigma."""
+    rng = np.random.default_rng(1)
+    n_t, n_s, sigma = 40, 4, 0.1
+    mu_t, mu_s = rng.normal(0.3, 0.1, n_t), np.array([0.0, 0.02, -0.01, 0.05])
+    mu = mu_t[:, None] + mu_s[None, :]
+    y = mu + sigma * rng.standard_normal((n_t, n_s)) * np.array([1, 1, 1, 2.5])
+    frame = check_model(_fixed(y, mu_t, mu_s, sigma), n_draws=500).to_frame()
+    assert list(frame.columns) == list(MODEL_CHECK_COLUMNS)
+    z = np.abs(y - mu) / sigma
+    for q, col in ((0.95, "coverage_95"), (0.5, "coverage_50")):
+        expected = (z <= stats.norm.ppf((1 + q) / 2)).mean(axis=0)
+        assert np.allclose(frame[col], expected, atol=1e-12), col
+    # the ppp-values of a fixed law: T(y_rep) has a known distribution
+    m_obs = y.mean(axis=0)
+    ppp_mean = stats.norm.sf(m_obs, loc=mu.mean(axis=0), scale=sigma / np.sqrt(n_t))
+    assert np.allclose(frame["ppp_mean"], ppp_mean, atol=0.05)
+    # SD of the residuals y - mu: (n_t - 1) s^2 / sigma^2 ~ chi2(n_t - 1) under the law
+    resid_sd = (y - mu).std(axis=0, ddof=1)
+    ppp_sd = stats.chi2.sf((n_t - 1) * resid_sd**2 / sigma**2, n_t - 1)
+    assert np.allclose(frame["ppp_sd"], ppp_sd, atol=0.05)
+    assert frame.loc[3, "flagged"] and "coverage_95" in frame.loc[3, "failed_checks"]
+
+
+def test_skew_normal_cdf_is_scipys():
+    from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
+
+    rng = np.random.default_rng(2)
+    y, mu = rng.normal(0.3, 0.2, 50), rng.normal(0.3, 0.2, 50)
+    sigma, alpha = 0.1, np.array(-3.0)
+    xi, omega = skewnormal_location_scale(mu, sigma, alpha)
+    ref = stats.skewnorm.cdf(y, alpha, loc=xi, scale=omega)
+    assert np.allclose(_cdf(y, mu, sigma, alpha), ref, atol=1e-10)
+
+
+def test_skew_normal_replicates_match_the_law():
+    """Replicates of a fixed skew-normal law: ppp of mean/SD/skewness near their scipy values."""
+    rng = np.random.default_rng(3)
+    n_t, alpha = 60, -4.0
+    from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
+
+    mu_t, mu_s = np.zeros(n_t), np.zeros(2)
+    xi, omega = skewnormal_location_scale(0.0, 0.1, alpha)
+    y = stats.skewnorm.rvs(alpha, loc=xi, scale=omega, size=(n_t, 2), random_state=rng)
+    frame = check_model(_fixed(y, mu_t, mu_s, 0.1, alpha=alpha), n_draws=2000).to_frame()
+    sims = stats.skewnorm.rvs(alpha, loc=xi, scale=omega, size=(20000, n_t, 2), random_state=4)
+    for col, stat in (
+        ("ppp_mean", lambda x: x.mean(axis=-2)),
+        ("ppp_sd", lambda x: x.std(axis=-2, ddof=1)),
+        ("ppp_skewness", lambda x: stats.skew(x, axis=-2)),
+    ):
+        ref = (stat(sims) >= stat(y)).mean(axis=0)
+        assert np.allclose(frame[col], ref, atol=0.06), col
+    assert np.allclose(frame["coverage_95"], 0.95, atol=0.1)
+
+
+def test_skewness_score_is_scipys_skewtest():
+    """The skewness check reads D'Agostino's z (scipy.stats.skewtest), per system size."""
+    from bayes_ir.hierarchical.adequacy import _skewness_z
+
+    rng = np.random.default_rng(6)
+    for n in (8, 25, 50, 249):
+        x = rng.gamma(2.0, size=(4, n))
+        ref = stats.skewtest(x, axis=1).statistic
+        assert np.allclose(_skewness_z(stats.skew(x, axis=1), n), ref, atol=1e-12)
+
+
+def test_missing_cells_and_per_system_sigma():
+    """NaN cells are left out; a per-system sigma (dim ``system``) broadcasts by system."""
+    rng = np.random.default_rng(5)
+    n_t, sig = 50, np.array([0.1, 0.1, 0.3])
+    mu_t, mu_s = rng.normal(0.3, 0.15, n_t), np.zeros(3)
+    y = mu_t[:, None] + sig * rng.standard_normal((n_t, 3))
+    y[:10, 1] = np.nan
+    shared = check_model(_fixed(y, mu_t, mu_s, 0.1), seed=1).to_frame()
+    own = check_model(_fixed(y, mu_t, mu_s, sig), seed=1).to_frame()
+    assert list(shared["n_topics"]) == [50, 40, 50]
+    z = np.abs(y - mu_t[:, None]) / sig
+    inside = np.nanmean(np.where(np.isnan(y), np.nan, z <= stats.norm.ppf(0.975)), axis=0)
+    assert np.allclose(own["coverage_95"], inside, atol=1e-12)
+    assert shared.loc[2, "flagged"] and not own.loc[2, "flagged"]
+    # the same sigma given per system or per draw: the same check, number for number
+    same = check_model(_fixed(y, mu_t, mu_s, np.full(3, 0.1)), seed=1).to_frame()
+    pd.testing.assert_frame_equal(same, shared)
+
+
+# ---------------------------------------------------------------------- the rule's rates
+def _simulate_table(rng, n_t, n_s, ratio):
+    """Scores from the Gaussian model itself (rb04-like scales); system s1's residual SD x ratio."""
+    a, c = rng.normal(0, 0.19, n_t), rng.normal(0, 0.02, n_s)
+    sd = np.full(n_s, 0.10)
+    sd[1] *= ratio
+    y = 0.3 + a[:, None] + c[None, :] + sd * rng.standard_normal((n_t, n_s))
+    systems = ["champ"] + [f"s{j:02d}" for j in range(1, n_s)]
+    topics = [f"t{i}" for i in range(n_t)]
+    table = ScoreTable.from_matrix(
+        y, systems=systems, topics=topics, measure="sim", collection="sim"
+    )
+    chal = systems[1 : min(n_s, 5)]
+    return table.with_roles(
+        champion="champ", challengers=chal, artifacts=systems[len(chal) + 1 :] or None
+    )
+
+
+def _rates(n_tables, n_t, n_s, ratio, seed):
+    from bayes_ir.hierarchical import fit
+
+    rng = np.random.default_rng(seed)
+    flags = []
+    for r in range(n_tables):
+        table = _simulate_table(rng, n_t, n_s, ratio)
+        f = fit(table, chains=2, draws=500, tune=200, seed=seed + r, model_check=False)
+        flags.append(check_model(f, seed=r).to_frame()["flagged"].to_numpy())
+    flags = np.array(flags)  # tables x systems
+    others = np.delete(flags, 1, axis=1) if ratio != 1 else flags
+    return {
+        "system": others.mean(),
+        "table": others.any(axis=1).mean(),
+        "detect": flags[:, 1].mean(),
+        "n_sys": others.size,
+        "n_tab": len(flags),
+    }
+
+
+def _upper(key: str) -> float:
+    """99.9% Clopper-Pearson upper limit of a rate of the calibration study."""
+    k, n = MEASURED_RATES[key]
+    return float(stats.beta.ppf(0.999, k + 1, n - k))
+
+
+def _lower(key: str) -> float:
+    """99.9% Clopper-Pearson lower limit of a rate of the calibration study."""
+    k, n = MEASURED_RATES[key]
+    return float(stats.beta.ppf(0.001, k, n - k + 1)) if k > 0 else 0.0
+
+
+def _not_above(rate: float, n: int, bound: float) -> bool:
+    """An observed ``rate`` of ``n`` trials is compatible with a true rate <= ``bound``."""
+    return stats.binom.sf(round(rate * n) - 1, n, bound) > 1e-3
+
+
+def _not_below(rate: float, n: int, bound: float) -> bool:
+    """An observed ``rate`` of ``n`` trials is compatible with a true rate >= ``bound``."""
+    return stats.binom.cdf(round(rate * n), n, bound) > 1e-3
+
+
+def test_rule_rates_modest():
+    """Default suite: 10 tables of 25 topics x 10 systems from the model, 10 with a 3x system.
+
+    The rates are those of the module docstring (MEASURED_RATES), with the Monte Carlo
+    error of both studies: the study's 99.9% limit, then a 0.001-level binomial test.
+    """
+    null = _rates(10, 25, 10, 1.0, seed=101)
+    fa = _upper("false_alarm_system_T25_S10")
+    assert _not_above(null["system"], null["n_sys"], fa)
+    bad = _rates(10, 25, 10, 3.0, seed=202)
+    assert _not_below(bad["detect"], bad["n_tab"], _lower("detect_3x_T25_S10"))
+    assert _not_above(bad["system"], bad["n_sys"], fa)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("n_t", "n_s", "ratio", "size"),
+    [(50, 45, 1.0, "T50_S45"), (50, 45, 2.0, "T50_S45"), (25, 10, 2.0, "T25_S10")],
+)
+def test_rule_rates_calibration(n_t, n_s, ratio, size):
+    """The docstring's rates, re-measured on 40 fresh tables, within Monte Carlo error."""
+    res = _rates(40, n_t, n_s, ratio, seed=303 + int(10 * ratio) + n_t)
+    assert _not_above(res["system"], res["n_sys"], _upper(f"false_alarm_system_{size}"))
+    if ratio == 1.0:
+        assert _not_above(res["table"], res["n_tab"], _upper(f"false_alarm_table_{size}"))
+    else:
+        assert _not_below(res["detect"], res["n_tab"], _lower(f"detect_2x_{size}"))
+
+
+# ---------------------------------------------------------------------- the example
+def test_example_risky_challenger_is_flagged_everywhere(example_fit):
+    check = example_fit.model_check
+    assert "chal_risky" in check.flagged
+    row = check.to_frame().set_index("system").loc["chal_risky"]
+    assert row["coverage_95"] == pytest.approx(0.64, abs=0.03)  # the issue's 64%
+    assert "coverage_95" in check.failed("chal_risky")
+    assert set(check.failed("chal_risky")) <= set(CHECKS)
+    assert "MODEL CHECK" in example_fit.summary()
+    text = example_fit.summary()
+    assert text.index("MODEL CHECK") > text.index("Diagnostics")
+    from bayes_ir.hierarchical import compare
+
+    frame = compare(example_fit).to_frame().set_index("challenger")
+    assert frame.loc["chal_risky", "verdict"].startswith("MODEL MISFIT: ")
+    assert "coverage_95" in frame.loc["chal_risky", "fit"]
+    for name, row in frame.iterrows():  # the champion passed: "ok" exactly when not flagged
+        assert (row["fit"] == "ok") == (name not in check.flagged), name
+        assert row["verdict"].startswith("MODEL MISFIT") == (name in check.flagged), name
+
+
+def test_fit_warns_once_per_flagged_system(example_table):
+    from bayes_ir.hierarchical import fit
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fit(example_table, chains=2, draws=1000, seed=5)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, ModelCheckWarning)]
+    frame = result.model_check.to_frame()
+    decided = frame[frame["flagged"] & (frame["role"] != "artifact")]["system"].tolist()
+    assert len(msgs) == len(decided) and any("chal_risky" in m for m in msgs)
+    risky = next(m for m in msgs if "chal_risky" in m)
+    assert "likelihood='skew_normal'" in risky and "95%" in risky
+    quiet = fit(example_table, chains=2, draws=1000, seed=5, model_check=False)
+    assert quiet.model_check is None
+
+
+def test_check_is_reproducible_and_survives_save_load(example_fit, tmp_path):
+    from bayes_ir.hierarchical import HierarchicalFit
+
+    again = check_model(example_fit, seed=example_fit.provenance["seed"])
+    pd.testing.assert_frame_equal(again.to_frame(), example_fit.model_check.to_frame())
+    bare = check_model(example_fit.posterior, seed=example_fit.provenance["seed"])  # a DataTree
+    pd.testing.assert_frame_equal(bare.to_frame(), again.to_frame())
+    loaded = HierarchicalFit.load(example_fit.save(tmp_path / "fit.nc"))
+    pd.testing.assert_frame_equal(loaded.model_check.to_frame(), example_fit.model_check.to_frame())
