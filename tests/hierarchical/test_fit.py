@@ -113,8 +113,7 @@ def test_summary_layout(toy_fit):
     assert diagnostics.count("PASS") + diagnostics.count("FAIL") == 2
     assert "Divergences (no NUTS step; need <= 0): n/a" in diagnostics
     assert "BFMI (no energy recorded; need >= 0.3): n/a" in diagnostics
-    assert "flagged" in model_check.split("
-")[0]
+    assert "flagged" in model_check.split("\n")[0]
     assert str(toy_fit) == text
     assert "HierarchicalFit(" in repr(toy_fit)
 
