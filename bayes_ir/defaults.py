@@ -64,3 +64,9 @@ META_EFFECT: str = "MD"
 META_METHOD: str = "REML"
 META_TOL: float = 1e-12
 META_MAXITER: int = 1000
+#: Likelihood comparison by PSIS-LOO (issue 14): posterior draws used for the pointwise
+#: log-likelihood (a seeded subset, so a fit stays small), and the selection rule: the
+#: simplest candidate whose ELPD is within ``ELPD_SE_RULE`` standard errors of the
+#: difference from the best candidate's.
+LOO_DRAWS: int = 4000
+ELPD_SE_RULE: float = 2.0

@@ -27,6 +27,7 @@ from bayes_ir.hierarchical.contrasts import (
     many_vs_one,
     pairwise_probabilities,
     rank_probabilities,
+    residual_sd_draws,
 )
 from bayes_ir.hierarchical.diagnostics import (
     Diagnostics,
@@ -36,6 +37,13 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
+from bayes_ir.hierarchical.likelihoods import (
+    LikelihoodComparison,
+    MeanDifferenceCheck,
+    compare_likelihoods,
+    loo,
+    mean_difference_check,
+)
 from bayes_ir.hierarchical.model import build_model
 from bayes_ir.hierarchical.predictive import PredictiveIntervals, posterior_predictive
 from bayes_ir.hierarchical.priors import Priors, prior_predictive
@@ -49,6 +57,7 @@ __all__ = [
     "Thresholds",
     "build_model",
     "contrast_draws",
+    "residual_sd_draws",
     "diagnose",
     "fit",
     "prior_predictive",
@@ -56,6 +65,12 @@ __all__ = [
     "skewnormal_moments",
     "CalibrationResult",
     "simulation_based_calibration",
+    # model choice (PSIS-LOO) and the check of the contrasts
+    "LikelihoodComparison",
+    "MeanDifferenceCheck",
+    "compare_likelihoods",
+    "loo",
+    "mean_difference_check",
     # decision outputs
     "ArtifactSweep",
     "Comparison",

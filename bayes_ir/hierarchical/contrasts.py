@@ -166,6 +166,22 @@ def system_mean_draws(fit: Any) -> xr.DataArray:
     return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=SAMPLE_DIMS)
 
 
+def residual_sd_draws(fit: Any) -> xr.DataArray:
+    r"""Posterior draws of each system's residual SD :math:`\sigma_s`, dims (chain, draw, system).
+
+    One value per draw for every system with a pooled ``sigma``; the per-system
+    ``sigma`` of a ``sigma="system"`` fit otherwise. ``fit`` may also be the
+    ``posterior`` Dataset itself. Code that simulates or scores observations reads
+    the residual SD here, so it works for both residual-SD structures.
+    """
+    post = fit if isinstance(fit, xr.Dataset) else _posterior(fit)
+    sig = post["sigma"]
+    if "system" in sig.dims:
+        return sig.transpose("chain", "draw", "system")
+    systems = post["system_effect"]["system"]
+    return sig.expand_dims(system=systems).transpose("chain", "draw", "system")
+
+
 def _check_systems(names: Iterable[str], known: Sequence[str], role: str) -> list[str]:
     names = [names] if isinstance(names, str) else list(names)
     for name in names:

@@ -19,7 +19,7 @@ from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, contrast_draws, diagnose
 from bayes_ir.hierarchical.exact import sample_exact
-from bayes_ir.hierarchical.model import Design, check_likelihood, design_of
+from bayes_ir.hierarchical.model import Design, check_likelihood, check_sigma, design_of
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
@@ -44,11 +44,22 @@ EXACT_TUNE: int = 500
 SKEW_NORMAL_DRAWS: int = 4000
 SKEW_NORMAL_TUNE: int = 500
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
-_HYPER = ("b0", "sigma", "sigma_topic", "sigma_system", "alpha", "skewness")
+_HYPER = (
+    "b0",
+    "sigma",
+    "sigma_typical",
+    "sigma_log_sd",
+    "sigma_topic",
+    "sigma_system",
+    "alpha",
+    "skewness",
+)
 _GLOSS = {
     "sigma_topic": "SD of topic effects (topic difficulty)",
     "sigma_system": "SD of system effects",
     "sigma": "residual SD",
+    "sigma_typical": "geometric mean of the residual SDs",
+    "sigma_log_sd": "SD of log residual SD across systems",
     "alpha": "skew-normal shape",
     "skewness": "skewness of the errors",
     "b0": "mean over systems and topics",
@@ -111,8 +122,13 @@ class HierarchicalFit:
     diagnostics
         The :class:`~bayes_ir.hierarchical.Diagnostics` of the fit.
     provenance
-        Data hash, roles, collection, measure, likelihood, method, seed, sampler
-        settings, package versions and a UTC timestamp.
+        Data hash, roles, collection, measure, likelihood, residual-SD structure
+        (``sigma``: ``"pooled"`` or ``"system"``), method, seed, sampler settings,
+        package versions and a UTC timestamp.
+    likelihood_choice
+        With ``fit(likelihood="auto")``: the
+        :class:`~bayes_ir.hierarchical.likelihoods.LikelihoodComparison` that chose this
+        model (PSIS-LOO of every candidate); ``None`` otherwise (and after ``load``).
 
     Notes
     -----
@@ -129,6 +145,7 @@ class HierarchicalFit:
     priors: Priors
     diagnostics: Diagnostics
     provenance: dict[str, Any] = field(default_factory=dict)
+    likelihood_choice: Any = field(default=None, repr=False)
 
     # ------------------------------------------------------------ draws
     @property
@@ -222,7 +239,9 @@ class HierarchicalFit:
         """Return ``b0``, the scales (and the skew-normal shape) with intervals."""
         p = defaults.ci_prob(ci_prob)
         post = self.draws
-        names = [n for n in _HYPER if n in post]
+        names = [
+            n for n in _HYPER if n in post and post[n].ndim == 2
+        ]  # per-system sigma: see summary
         x = np.stack([post[n].transpose("chain", "draw").values for n in names], axis=-1)
         frame = _interval_frame(x, p)
         frame.insert(0, "parameter", names)
@@ -249,7 +268,16 @@ class HierarchicalFit:
             f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
         ]
         hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
-        for name in ("sigma_topic", "sigma_system", "sigma", "alpha", "skewness", "b0"):
+        for name in (
+            "sigma_topic",
+            "sigma_system",
+            "sigma",
+            "sigma_typical",
+            "sigma_log_sd",
+            "alpha",
+            "skewness",
+            "b0",
+        ):
             if name in hyper.index:
                 row = hyper.loc[name]
                 lines.append(
@@ -281,6 +309,12 @@ class HierarchicalFit:
             )
         if n_art:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
+        if post["sigma"].ndim == 3:
+            from bayes_ir.hierarchical.likelihoods import residual_sd_lines
+
+            lines += ["", *residual_sd_lines(self, ci_prob=p)]
+        if self.likelihood_choice is not None:
+            lines += ["", self.likelihood_choice.choice_text()]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -338,17 +372,23 @@ class HierarchicalFit:
 
 
 # ---------------------------------------------------------------------- fitting
-def _resolve_method(method: str, likelihood: str, design: Design) -> str:
+def _resolve_method(method: str, likelihood: str, design: Design, sigma: str = "pooled") -> str:
     if method not in ("auto", "exact", "nuts"):
         raise BayesIRError(f"method must be 'auto', 'exact' or 'nuts', got {method!r}")
-    exact_ok = likelihood == "gaussian" and design.complete
+    exact_ok = likelihood == "gaussian" and design.complete and sigma == "pooled"
     if method == "auto":
         return "exact" if exact_ok else "nuts"
     if method == "exact" and not exact_ok:
-        why = "cells are missing" if not design.complete else "the likelihood is skew-normal"
+        why = (
+            "cells are missing"
+            if not design.complete
+            else "the likelihood is skew-normal"
+            if likelihood != "gaussian"
+            else "sigma='system' (one residual SD per system)"
+        )
         raise BayesIRError(
-            f"method='exact' needs a complete matrix and the Gaussian likelihood, but {why}: "
-            "use method='nuts' (or 'auto')"
+            f"method='exact' needs a complete matrix, the Gaussian likelihood and one "
+            f"residual SD, but {why}: use method='nuts' (or 'auto')"
         )
     return method
 
@@ -366,7 +406,9 @@ def log_likelihood_draws(
     b0 = post["b0"].transpose("chain", "draw").values[..., None, None]
     a = post["topic_effect"].transpose("chain", "draw", "topic").values[..., :, None]
     c = post["system_effect"].transpose("chain", "draw", "system").values[..., None, :]
-    sig = post["sigma"].transpose("chain", "draw").values[..., None, None]
+    from bayes_ir.hierarchical.contrasts import residual_sd_draws
+
+    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values[..., None, :]
     y = design.matrix[None, None]
     out = np.empty(b0.shape[:2] + design.matrix.shape)
     for start in range(0, b0.shape[1], chunk):
@@ -435,11 +477,11 @@ def assemble_datatree(
     return xr.DataTree.from_dict({f"/{k}": v for k, v in groups.items()})
 
 
-def _sampler_name(method: str, likelihood: str, sampler: str) -> str:
+def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str) -> str:
     """Name what drew the posterior, for the provenance record."""
     if method == "exact":
         return "exact-collapsed+imh"
-    if sampler == "nutpie" and likelihood == "skew_normal":
+    if sampler == "nutpie" and likelihood == "skew_normal" and sigma == "pooled":
         return "nutpie+skewnormal_kernel"
     return sampler
 
@@ -459,6 +501,7 @@ def fit(
     thresholds: Thresholds | str | dict[str, Any] | None = None,
     log_likelihood: bool = False,
     sampler: Literal["nutpie", "pymc"] = "nutpie",
+    sigma: Literal["pooled", "system"] = "pooled",
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -468,7 +511,12 @@ def fit(
         A :class:`~bayes_ir.table.ScoreTable` with roles (champion, challengers,
         artifacts) and one collection and measure.
     likelihood
-        ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation).
+        ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation), or
+        ``"auto"``: fit every candidate of
+        :func:`~bayes_ir.hierarchical.likelihoods.compare_likelihoods` (Gaussian,
+        skew-normal, Gaussian with one residual SD per system) and return the one
+        chosen by PSIS-LOO, with the comparison in ``likelihood_choice`` (``sigma``
+        is then part of the choice and must stay ``"pooled"``).
     method
         ``"exact"``: the collapsed sampler of :mod:`bayes_ir.hierarchical.exact`
         (complete matrix, Gaussian); ``"nuts"``: NUTS on the full ZeroSumNormal model;
@@ -494,6 +542,12 @@ def fit(
     sampler
         NUTS implementation: ``"nutpie"`` (default; compiled once per model structure)
         or ``"pymc"``.
+    sigma
+        ``"pooled"`` (default): one residual SD; ``"system"``: one residual SD per
+        system with a hierarchical prior (brms ``sigma ~ system``; see
+        :func:`~bayes_ir.hierarchical.build_model`): the posterior ``sigma`` gets a
+        ``system`` dim. Sampled by NUTS (the exact sampler and the skew-normal
+        kernel have one residual SD; ``method="auto"`` picks NUTS).
 
     Returns
     -------
@@ -512,9 +566,30 @@ def fit(
     inferential risk evaluation on multiple IR systems. *SIGIR 2020*, 339-348.
     doi:10.1145/3397271.3401033
     """
+    if str(likelihood).lower() == "auto":
+        from bayes_ir.hierarchical.likelihoods import compare_likelihoods
+
+        if check_sigma(sigma) != "pooled":
+            raise BayesIRError(
+                "likelihood='auto' chooses the residual-SD structure itself: leave sigma='pooled'"
+            )
+        return compare_likelihoods(
+            table,
+            method=method,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            target_accept=target_accept,
+            seed=seed,
+            priors=priors,
+            strict=strict,
+            thresholds=thresholds,
+            sampler=sampler,
+        ).chosen_fit
     design = design_of(table)
     likelihood = check_likelihood(likelihood)
-    method = _resolve_method(method, likelihood, design)
+    sigma = check_sigma(sigma)
+    method = _resolve_method(method, likelihood, design, sigma)
     seed = defaults.SEED if seed is None else int(seed)
     if int(chains) < 1:
         raise BayesIRError(f"chains must be at least 1, got {chains}")
@@ -550,6 +625,7 @@ def fit(
             target_accept=float(target_accept),
             seed=seed,
             sampler=sampler,
+            sigma=sigma,
         )
     tree = assemble_datatree(post, design, sample_stats=stats)
     if log_likelihood:
@@ -571,8 +647,9 @@ def fit(
         "challengers": list(table.challengers),
         "artifacts": list(table.artifacts),
         "likelihood": likelihood,
+        "sigma": sigma,
         "method": method,
-        "sampler": _sampler_name(method, likelihood, sampler),
+        "sampler": _sampler_name(method, likelihood, sampler, sigma),
         "seed": seed,
         "chains": int(chains),
         "draws": draws,

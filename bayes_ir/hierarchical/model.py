@@ -65,10 +65,20 @@ from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_logpdf
 from bayes_ir.table import ScoreTable
 
-__all__ = ["Design", "build_model", "design_of", "draw_skewness_sign", "LIKELIHOODS"]
+__all__ = [
+    "Design",
+    "build_model",
+    "check_sigma",
+    "design_of",
+    "draw_skewness_sign",
+    "LIKELIHOODS",
+    "SIGMAS",
+]
 
 Likelihood = Literal["gaussian", "skew_normal"]
 LIKELIHOODS: tuple[str, ...] = ("gaussian", "skew_normal")
+#: Residual-scale structures: one ``sigma`` for all systems, or one per system.
+SIGMAS: tuple[str, ...] = ("pooled", "system")
 _LIKELIHOOD_ALIASES = {
     "gaussian": "gaussian",
     "normal": "gaussian",
@@ -84,6 +94,7 @@ PRIOR_DATA = (
     "sigma_topic_rate",
     "sigma_system_rate",
     "skewness_max",
+    "sigma_log_sd_rate",
 )
 #: Deterministic of the skew-normal model: log L(+|alpha|) - log L(-|alpha|).
 SIGN_LOGODDS = "skew_sign_logodds"
@@ -97,6 +108,14 @@ def check_likelihood(likelihood: str) -> str:
             f"unknown likelihood {likelihood!r}: choose one of {', '.join(LIKELIHOODS)}"
         )
     return _LIKELIHOOD_ALIASES[key]
+
+
+def check_sigma(sigma: str) -> str:
+    """Return ``"pooled"`` or ``"system"`` or raise a clear error."""
+    key = str(sigma).lower()
+    if key not in SIGMAS:
+        raise BayesIRError(f"unknown sigma {sigma!r}: choose one of {', '.join(SIGMAS)}")
+    return key
 
 
 @dataclass(frozen=True)
@@ -219,6 +238,7 @@ def build_model(
     likelihood: Likelihood = "gaussian",
     priors: Priors | None = None,
     loglik: Literal["auto", "sufficient", "full"] = "auto",
+    sigma: Literal["pooled", "system"] = "pooled",
 ):
     r"""Build (do not sample) the PyMC model of the crossed topic x system design.
 
@@ -234,6 +254,15 @@ def build_model(
         ``"sufficient"``: the exact sufficient-statistics Gaussian likelihood (complete
         matrices only); ``"full"``: one Normal/SkewNormal term per observed cell;
         ``"auto"``: sufficient when possible.
+    sigma
+        ``"pooled"`` (default): one residual SD ``sigma`` for every system;
+        ``"system"``: one residual SD per system (brms ``sigma ~ system`` with a
+        hierarchical prior): ``sigma`` becomes a deterministic with dim ``system``,
+        :math:`\log\sigma_s = \log\sigma_{typ} + \lambda z_s`, free ``sigma_typical``
+        (:math:`\sigma_{typ}`, the geometric mean of the :math:`\sigma_s`, with the
+        prior of the pooled ``sigma``), ``sigma_log_sd`` (:math:`\lambda`) and
+        ``sigma_z`` (:math:`z`, a standard ZeroSumNormal). The sufficient-statistics
+        likelihood does not apply (cells are evaluated one by one).
 
     Returns
     -------
@@ -288,11 +317,13 @@ def build_model(
     pri = autoscale_priors(design.score, priors)
     if loglik not in ("auto", "sufficient", "full"):
         raise BayesIRError(f"loglik must be 'auto', 'sufficient' or 'full', got {loglik!r}")
-    use_suff = likelihood == "gaussian" and design.complete and loglik != "full"
+    sigma_mode = check_sigma(sigma)
+    by_system = sigma_mode == "system"
+    use_suff = likelihood == "gaussian" and design.complete and loglik != "full" and not by_system
     if loglik == "sufficient" and not use_suff:
         raise BayesIRError(
-            "the sufficient-statistics likelihood needs a complete matrix and the "
-            "Gaussian likelihood"
+            "the sufficient-statistics likelihood needs a complete matrix, the "
+            "Gaussian likelihood and sigma='pooled'"
         )
     n_t, n_s = design.shape
     coords = {
@@ -309,7 +340,14 @@ def build_model(
         b0 = pm.Normal("b0", mu=hyper["b0_mu"], sigma=hyper["b0_sd"])
         sigma_topic = pm.Exponential("sigma_topic", lam=hyper["sigma_topic_rate"])
         sigma_system = pm.Exponential("sigma_system", lam=hyper["sigma_system_rate"])
-        sigma = pm.Exponential("sigma", lam=hyper["sigma_rate"])
+        if by_system:
+            # non-centred on the log scale; zero-sum z: sigma_typical is the geometric mean
+            typical = pm.Exponential("sigma_typical", lam=hyper["sigma_rate"])
+            log_sd = pm.Exponential("sigma_log_sd", lam=hyper["sigma_log_sd_rate"])
+            sigma_z = pm.ZeroSumNormal("sigma_z", sigma=1.0, dims="system")
+            sigma = pm.Deterministic("sigma", typical * pt.exp(log_sd * sigma_z), dims="system")
+        else:
+            sigma = pm.Exponential("sigma", lam=hyper["sigma_rate"])
         topic = pm.ZeroSumNormal("topic_effect", sigma=sigma_topic, dims="topic")
         if likelihood == "skew_normal":
             # non-centred: on rb04 it raised the ESS of sigma_system 1.2x (bulk), 1.8x (tail)
@@ -342,17 +380,20 @@ def build_model(
         else:
             mu = b0 + topic[topic_idx] + system[system_idx]
             if likelihood == "gaussian":
-                pm.Normal("y", mu=mu, sigma=sigma, observed=score, dims="obs")
+                sd = sigma[system_idx] if by_system else sigma
+                pm.Normal("y", mu=mu, sigma=sd, observed=score, dims="obs")
         if likelihood == "skew_normal":
             if design.complete:
                 # whole matrix, broadcast: no gather through index vectors
                 y_obs = pm.Data("score_matrix", design.matrix, dims=("topic", "system"))
                 mu = b0 + topic[:, None] + system[None, :]
+                sd = sigma[None, :] if by_system else sigma
             else:
                 y_obs = score
+                sd = sigma[system_idx] if by_system else sigma
             # |skewness| is sampled, its sign is summed out (see _skewnormal_both_signs)
             abs_skew = pm.Uniform("abs_skewness", lower=0.0, upper=hyper["skewness_max"])
-            both = _skewnormal_both_signs(y_obs, mu, sigma, skewness_to_alpha(abs_skew))
+            both = _skewnormal_both_signs(y_obs, mu, sd, skewness_to_alpha(abs_skew))
             pm.Potential("y", pt.logsumexp(both) - math.log(2.0))
             pm.Deterministic(SIGN_LOGODDS, both[0] - both[1])
     model.role = tuple(design.roles)  # type: ignore[attr-defined]
