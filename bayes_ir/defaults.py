@@ -70,3 +70,6 @@ META_MAXITER: int = 1000
 #: difference from the best candidate's.
 LOO_DRAWS: int = 4000
 ELPD_SE_RULE: float = 2.0
+#: A candidate likelihood whose posterior predictive check of a challenger's mean
+#: difference from the champion gives a p-value below this is not chosen (issue 14).
+MEAN_CHECK_P: float = 0.01

@@ -14,6 +14,10 @@ Posterior variable names: ``b0``, ``sigma``, ``sigma_topic``, ``sigma_system``,
 ``system``, coordinate ``role``). A PyMC or xarray variable cannot share the name of
 its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
 ``fit.system_mean_draws()`` and ``fit.contrast_draws()`` return labelled draws.
+With ``fit(..., sigma="system")`` the residual SD ``sigma`` has a ``system`` dim
+(read it with ``residual_sd_draws``); ``fit(..., likelihood="auto")`` and
+``compare_likelihoods`` choose the likelihood by PSIS-LOO (``loo``), and
+``mean_difference_check`` tests the contrasts against the observed mean differences.
 """
 
 from bayes_ir.hierarchical.artifact_sweep import ArtifactSweep, artifact_sweep

@@ -176,11 +176,12 @@ def loo(fit: Any, *, draws: int | None = None, seed: int | None = None) -> Any:
 
 
 # ---------------------------------------------------------------------- comparison
-def _rule_text(se_rule: float) -> str:
+def _rule_text(se_rule: float, mean_check_p: float) -> str:
     return (
-        f"the simplest candidate whose ELPD is within {se_rule:g} standard errors of the "
-        f"difference from the best candidate's (simplest first: "
-        f"{', '.join(MODELS)})"
+        f"among the candidates whose predicted challenger - champion mean differences "
+        f"agree with the observed ones (check p >= {mean_check_p:g}), the simplest whose "
+        f"ELPD is within {se_rule:g} standard errors of the difference from the best one's "
+        f"(simplest first: {', '.join(MODELS)})"
     )
 
 
@@ -193,8 +194,8 @@ class LikelihoodComparison:
     frame
         :func:`arviz_stats.compare` of the candidates with the chosen model as the
         reference (``elpd_diff`` = candidate minus chosen; ``dse`` its SE), plus
-        ``n_high_k`` (cells with Pareto :math:`\hat k` above ``good_k``) and
-        ``good_k``; rows best ELPD first.
+        ``n_high_k`` (cells with Pareto :math:`\hat k` above ``good_k``), ``good_k``
+        and ``mean_check_p`` (see :meth:`to_frame`); rows best ELPD first.
     chosen
         Name of the chosen model (a key of :data:`MODELS`).
     rule, se_rule
@@ -231,15 +232,16 @@ class LikelihoodComparison:
         """One row per candidate, best ELPD first.
 
         Columns ``model, likelihood, sigma, elpd, se, p, elpd_diff, dse, weight,
-        n_high_k, good_k, chosen``; ``elpd_diff`` and ``dse`` are relative to the
-        chosen model.
+        n_high_k, good_k, mean_check_p, chosen``; ``elpd_diff`` and ``dse`` are
+        relative to the chosen model; ``mean_check_p`` is the smallest p-value of
+        the candidate's :func:`mean_difference_check` over the challengers.
         """
         out = self.frame.rename_axis("model").reset_index()
         out.insert(1, "likelihood", [MODELS[m][0] for m in out["model"]])
         out.insert(2, "sigma", [MODELS[m][1] for m in out["model"]])
         out["chosen"] = out["model"] == self.chosen
         cols = ["model", "likelihood", "sigma", "elpd", "se", "p", "elpd_diff", "dse"]
-        cols += ["weight", "n_high_k", "good_k", "chosen"]
+        cols += ["weight", "n_high_k", "good_k", "mean_check_p", "chosen"]
         return out[cols]
 
     def choice_text(self) -> str:
@@ -260,15 +262,18 @@ class LikelihoodComparison:
             self.choice_text(),
             "",
             f"  {'model':<28} {'elpd':>10} {'se':>7} {'p_loo':>7} {'diff':>9} {'dse':>7} "
-            f"{'k>good_k':>8}",
+            f"{'k>good_k':>8} {'mean p':>7}",
         ]
         for r in frame.itertuples():
             mark = " *" if r.chosen else ""
             lines.append(
                 f"  {r.model:<28} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} {r.elpd_diff:+9.1f} "
-                f"{r.dse:7.1f} {r.n_high_k:8d}{mark}"
+                f"{r.dse:7.1f} {r.n_high_k:8d} {r.mean_check_p:7.3f}{mark}"
             )
-        lines.append("  (diff, dse: ELPD minus the chosen model's (*), and its SE)")
+        lines.append(
+            "  (diff, dse: ELPD minus the chosen model's (*), and its SE; mean p: smallest "
+            "p-value of the check of the challengers' mean differences, mean_difference_check)"
+        )
         bad = frame[frame["n_high_k"] > 0]
         for r in bad.itertuples():
             lines.append(
@@ -282,7 +287,7 @@ class LikelihoodComparison:
 
 
 def _choose(ranked: pd.DataFrame, se_rule: float) -> str:
-    """Simplest candidate within ``se_rule`` SE of the difference from the best (ranked frame)."""
+    """Return the simplest candidate within ``se_rule`` SE of the best (``ranked``: az.compare)."""
     within = [
         m for m in ranked.index if ranked.loc[m, "elpd_diff"] >= -se_rule * ranked.loc[m, "dse"]
     ]
@@ -295,6 +300,7 @@ def compare_likelihoods(
     candidates: tuple[str, ...] | list[str] | None = None,
     loo_draws: int | None = None,
     se_rule: float | None = None,
+    mean_check_p: float | None = None,
     seed: int | None = None,
     **fit_options: Any,
 ) -> LikelihoodComparison:
@@ -313,6 +319,10 @@ def compare_likelihoods(
     se_rule
         Multiplier of the SE of the ELPD difference in the rule (default
         :data:`bayes_ir.defaults.ELPD_SE_RULE`, 2).
+    mean_check_p
+        Candidates whose :func:`mean_difference_check` gives a challenger a p-value
+        below this are not chosen (default :data:`bayes_ir.defaults.MEAN_CHECK_P`,
+        0.01; 0 switches the check off).
     seed
         Seed of every fit and of the LOO subsets (default :data:`bayes_ir.defaults.SEED`).
     **fit_options
@@ -328,11 +338,19 @@ def compare_likelihoods(
     -----
     DataWarning
         From :func:`loo`, when a candidate has cells with Pareto :math:`\hat k` above
-        ``good_k`` (its ELPD is unreliable, see the module docstring).
+        ``good_k`` (its ELPD is unreliable, see the module docstring); when no
+        candidate passes the mean-difference check.
 
     Notes
     -----
-    Rule: with :math:`\Delta_m = \mathrm{elpd}_m - \mathrm{elpd}_{best} \le 0` and
+    Rule. First, a candidate must reproduce what the decision is about: its posterior
+    predictive check of every challenger's mean difference from the champion
+    (:func:`mean_difference_check`) has :math:`p \ge` ``mean_check_p`` (if no
+    candidate passes, all stay eligible and the choice warns). ELPD alone does not
+    see this: on the example data the skew-normal's ELPD is within 1 SE of the best,
+    yet it puts ``chal_risky``'s mean difference at -0.006 against +0.072 observed
+    (p < 0.001). Then, among the eligible, with
+    :math:`\Delta_m = \mathrm{elpd}_m - \mathrm{elpd}_{best} \le 0` and
     :math:`se(\Delta_m)` the SE of the paired difference
     (:math:`\sqrt{n\,\mathrm{Var}_i(\mathrm{elpd}_{m,i} - \mathrm{elpd}_{best,i})}`,
     as :func:`arviz_stats.compare`), choose the simplest :math:`m` (fewest
@@ -365,16 +383,37 @@ def compare_likelihoods(
     k = defaults.ELPD_SE_RULE if se_rule is None else float(se_rule)
     if not k >= 0:
         raise BayesIRError(f"se_rule must be non-negative, got {se_rule}")
+    p_min = defaults.MEAN_CHECK_P if mean_check_p is None else float(mean_check_p)
+    if not 0 <= p_min < 1:
+        raise BayesIRError(f"mean_check_p must lie in [0, 1), got {mean_check_p}")
     n_loo = defaults.LOO_DRAWS if loo_draws is None else int(loo_draws)
     seed = defaults.SEED if seed is None else int(seed)
-    fits, elpd = {}, {}
+    fits, elpd, check_p = {}, {}, {}
     for name in dict.fromkeys(names):
         likelihood, sigma = MODELS[name]
         fits[name] = fit_model(table, likelihood=likelihood, sigma=sigma, seed=seed, **fit_options)
         elpd[name] = loo(fits[name], draws=n_loo, seed=seed)
-    ranked = azs.compare(elpd, round_to="none")
-    chosen = _choose(ranked, k)
+        check_p[name] = (
+            float(mean_difference_check(fits[name], draws=n_loo, seed=seed).frame["p_value"].min())
+            if table.challengers
+            else 1.0  # nothing to check without a challenger
+        )
+    eligible = [m for m in elpd if check_p[m] >= p_min]
+    if not eligible:
+        warnings.warn(
+            "no candidate likelihood reproduces every challenger's observed mean difference "
+            f"from the champion (check p < {p_min:g} for all): chosen by ELPD alone; "
+            "do not trust the contrasts of the challengers that fail mean_difference_check",
+            DataWarning,
+            stacklevel=2,
+        )
+        eligible = list(elpd)
+    ranked = (
+        azs.compare({m: elpd[m] for m in eligible}, round_to="none") if len(eligible) > 1 else None
+    )
+    chosen = eligible[0] if ranked is None else _choose(ranked, k)
     frame = azs.compare(elpd, reference=chosen, round_to="none")
+    frame["mean_check_p"] = [check_p[m] for m in frame.index]
     frame["n_high_k"] = [int((elpd[m].pareto_k.values > elpd[m].good_k).sum()) for m in frame.index]
     frame["good_k"] = [float(elpd[m].good_k) for m in frame.index]
     others = [m for m in frame.index if m != chosen]
@@ -384,7 +423,7 @@ def compare_likelihoods(
     return LikelihoodComparison(
         frame=frame,
         chosen=chosen,
-        rule=_rule_text(k),
+        rule=_rule_text(k, p_min),
         se_rule=k,
         runner_up=runner_up,
         elpd_diff=diff,

@@ -6,7 +6,11 @@ r"""The crossed topic x system model of Benham et al. (2020), built in PyMC.
     a \sim \mathrm{ZeroSumNormal}(\tau), \quad
     c \sim \mathrm{ZeroSumNormal}(\chi), \quad
     e_{ts} \sim N(0, \sigma^2) \text{ or skew-normal with mean 0, SD } \sigma,
-    \text{ shape } \alpha.
+    \text{ shape } \alpha,
+
+with one residual SD :math:`\sigma` (``sigma="pooled"``) or one per system,
+:math:`\sigma_s` with :math:`\log\sigma_s = \log\sigma_{typ} + \lambda z_s`,
+:math:`z` a standard ZeroSumNormal (``sigma="system"``).
 
 ``topic_effect`` (:math:`a`, dim ``topic``) and ``system_effect`` (:math:`c`, dim
 ``system``) are zero-sum effects: a system effect
@@ -43,6 +47,30 @@ Skew-normal likelihood (issue 8). Three choices make it sample well:
   ``system_z`` a standard ZeroSumNormal): with small :math:`\chi` the centred form
   has a funnel; on rb04 this raised the bulk (tail) ESS of ``sigma_system`` 1.2x (1.8x). The
   Gaussian model is untouched (centred; it is usually sampled exactly anyway).
+
+What the system effects mean (issue 14). In both likelihoods :math:`b_0 + a_t + c_s`
+is the *mean* of score :math:`y_{ts}` (brms' mean/SD parameterisation; the
+skew-normal's location :math:`\xi` is derived from it, see
+:func:`~bayes_ir.hierarchical.skewnormal.skewnormal_location_scale`), so a contrast
+:math:`c_s - c_0` is a difference of the model's predictive means, never of location
+parameters; the summed-out sign changes nothing here (one global sign, drawn after
+sampling). But the model has *one* shape and *one* residual SD for all systems, and
+the mean it estimates for a system is the mean of that shared distribution fitted to
+the system's scores, which equals the system's observed mean only when the shape
+fits. On the example data (``data/example_scores.csv``) the errors of most systems
+skew right (posterior skewness +0.59) while ``chal_risky``'s skew left (sample
+skewness -1.08) with 2.3x the residual SD: a right-skewed density with the pooled SD
+has a thin left tail (it decays like :math:`e^{-(1+\alpha^2) z^2/2}`), so the
+likelihood pulls ``chal_risky``'s mean down to cover its large losses. Its contrast
+falls from +0.066 (Gaussian) to -0.006 (skew-normal) against +0.072 observed; the
+profile maximum of its effect with the other parameters at their posterior means
+lies at the same place (-0.019 against -0.017), while fitting that system's own SD
+and shape gives +0.052 (observed mean minus :math:`b_0`: +0.055). This is model
+misfit, not a coding defect: :func:`~bayes_ir.hierarchical.mean_difference_check`
+detects it (p < 0.001 for ``chal_risky`` under the skew-normal, 0.74 under the
+Gaussian), and ``likelihood="auto"`` does not choose a candidate that fails it.
+``sigma="system"`` (one residual SD per system, brms ``sigma ~ system``) removes the
+pull of the wide system on the others.
 
 This PyMC model is the definition of the skew-normal model and what ``sampler="pymc"``
 samples; nutpie samples the same log density through the hand-written numba kernel of

@@ -193,6 +193,7 @@ def test_compare_likelihoods_finds_the_true_model(case, expected):
     assert res.elpd_diff == pytest.approx(e_c.sum() - e_r.sum(), rel=1e-9)
     se = np.sqrt(e_c.size * np.var(e_c - e_r, ddof=1))
     assert res.elpd_diff_se == pytest.approx(se, rel=1e-6)
+    assert (frame.loc[frame["chosen"], "mean_check_p"] >= 0.01).all()
     chosen = res.chosen_fit
     assert chosen.likelihood == MODELS[expected][0]
     assert chosen.provenance["sigma"] == MODELS[expected][1]
