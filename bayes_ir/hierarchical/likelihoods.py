@@ -203,7 +203,8 @@ class LikelihoodComparison:
     rule, se_rule
         The selection rule in words and its multiplier of the SE.
     runner_up
-        The best other candidate.
+        The best other candidate that passed the mean-difference check (the best
+        other one if none did).
     elpd_diff, elpd_diff_se
         ELPD of the chosen model minus the runner-up's, and its SE (positive: the
         chosen model predicts better).
@@ -418,7 +419,8 @@ def compare_likelihoods(
     frame["mean_check_p"] = [check_p[m] for m in frame.index]
     frame["n_high_k"] = [int((elpd[m].pareto_k.values > elpd[m].good_k).sum()) for m in frame.index]
     frame["good_k"] = [float(elpd[m].good_k) for m in frame.index]
-    others = [m for m in frame.index if m != chosen]
+    others = [m for m in frame.index if m != chosen and m in eligible]
+    others = others or [m for m in frame.index if m != chosen]
     runner_up = max(others, key=lambda m: frame.loc[m, "elpd"])
     diff = float(-frame.loc[runner_up, "elpd_diff"])
     dse = float(frame.loc[runner_up, "dse"])

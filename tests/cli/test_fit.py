@@ -180,7 +180,7 @@ def test_likelihood_auto_prints_the_choice(tmp_path):
     pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"]).to_csv(
         path, index=False
     )
-    args = ["fit", str(path), "-c", "s0", "-C", "s1,s2", "--likelihood", "auto",
+    args = ["fit", str(path), "-c", "s0", "-C", "s1", "-C", "s2", "--likelihood", "auto",
             "--draws", "600", "--chains", "2", "--seed", "2"]  # fmt: skip
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -6,6 +6,7 @@ paired-difference SE formula of Vehtari et al. (2017), and data simulated with k
 
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import numpy as np
@@ -114,6 +115,49 @@ def test_choice_rule_prefers_the_simplest_within_two_se():
     assert _choose(ranked, 1.0) == "gaussian_sigma_by_system"  # 3 > 1 x 2
     ranked.loc["gaussian", "elpd_diff"] = -5.0
     assert _choose(ranked, 2.0) == "gaussian_sigma_by_system"
+
+
+@pytest.mark.parametrize(
+    ("p_values", "expected"),
+    [((0.5, 0.5, 0.5), "gaussian"), ((0.001, 0.5, 0.5), "skew_normal"),
+     ((0.001, 0.002, 0.5), "gaussian_sigma_by_system")],
+)  # fmt: skip
+def test_a_candidate_failing_the_mean_check_is_not_chosen(
+    small_fit, monkeypatch, p_values, expected
+):
+    """Equal ELPDs (one fit stands in for all): the simplest candidate that passes is chosen."""
+    fit_module = importlib.import_module("bayes_ir.hierarchical.fit")  # not the function
+    from bayes_ir.hierarchical import likelihoods
+
+    monkeypatch.setattr(fit_module, "fit", lambda table, **options: small_fit)
+    queue = list(p_values)
+
+    class Check:
+        def __init__(self, p):
+            self.frame = pd.DataFrame({"p_value": [p]})
+
+    monkeypatch.setattr(likelihoods, "mean_difference_check", lambda f, **k: Check(queue.pop(0)))
+    res = compare_likelihoods(small_fit.table, loo_draws=500)
+    assert res.chosen == expected
+    assert list(res.to_frame().set_index("model").loc[list(MODELS)[:3], "mean_check_p"]) == list(
+        p_values
+    )
+
+
+def test_all_candidates_failing_the_mean_check_warn(small_fit, monkeypatch):
+    fit_module = importlib.import_module("bayes_ir.hierarchical.fit")  # not the function
+    from bayes_ir.errors import DataWarning
+    from bayes_ir.hierarchical import likelihoods
+
+    monkeypatch.setattr(fit_module, "fit", lambda table, **options: small_fit)
+
+    class Check:
+        frame = pd.DataFrame({"p_value": [0.001]})
+
+    monkeypatch.setattr(likelihoods, "mean_difference_check", lambda f, **k: Check())
+    with pytest.warns(DataWarning, match="chosen by ELPD alone"):
+        res = compare_likelihoods(small_fit.table, loo_draws=500)
+    assert res.chosen == "gaussian"
 
 
 def test_bad_options_are_clear():
