@@ -62,6 +62,7 @@ _LAZY: dict[str, str] = {
     "rank_probabilities": "bayes_ir.hierarchical",
     "posterior_predictive": "bayes_ir.hierarchical",
     "check_model": "bayes_ir.hierarchical",
+    "compare_likelihoods": "bayes_ir.hierarchical",
     "artifact_sweep": "bayes_ir.hierarchical",
     "HierarchicalFit": "bayes_ir.hierarchical",
     "Priors": "bayes_ir.hierarchical",

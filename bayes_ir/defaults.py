@@ -92,3 +92,12 @@ MORE_TOPICS: tuple[int, ...] = (10, 25, 50, 100, 200)
 MORE_TOPICS_SIMULATIONS: int = 4000
 #: Decision probability: an action needs at least this posterior probability of being right.
 DECISION_PROBABILITY: float = 0.95
+#: Likelihood comparison by PSIS-LOO (issue 14): posterior draws used for the pointwise
+#: log-likelihood (a seeded subset, so a fit stays small), and the selection rule: the
+#: simplest candidate whose ELPD is within ``ELPD_SE_RULE`` standard errors of the
+#: difference from the best candidate's.
+LOO_DRAWS: int = 4000
+ELPD_SE_RULE: float = 2.0
+#: A candidate likelihood whose posterior predictive check of a challenger's mean
+#: difference from the champion gives a p-value below this is not chosen (issue 14).
+MEAN_CHECK_P: float = 0.01

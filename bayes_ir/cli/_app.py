@@ -38,7 +38,7 @@ console_err = Console(stderr=True)
 
 #: Likelihoods of the hierarchical model, and the spellings the CLI accepts for them.
 LIKELIHOODS = {"gaussian": "gaussian", "normal": "gaussian", "skew_normal": "skew_normal",
-               "skewnormal": "skew_normal", "sn": "skew_normal"}  # fmt: skip
+               "skewnormal": "skew_normal", "sn": "skew_normal", "auto": "auto"}  # fmt: skip
 
 
 def _check_ci_prob(value: float | None) -> float | None:
@@ -60,7 +60,7 @@ def _check_likelihood(value: str) -> str:
     """Option callback: normalise ``--likelihood`` (``skew-normal`` -> ``skew_normal``)."""
     key = value.strip().lower().replace("-", "_")
     if key not in LIKELIHOODS:
-        raise BayesIRError(f"unknown likelihood {value!r}: choose gaussian or skew_normal")
+        raise BayesIRError(f"unknown likelihood {value!r}: choose gaussian, skew_normal or auto")
     return LIKELIHOODS[key]
 
 
@@ -182,7 +182,8 @@ Likelihood = Annotated[
     typer.Option(
         "--likelihood",
         "-l",
-        help="Error distribution: gaussian or skew_normal.",
+        help="Error distribution: gaussian, skew_normal, or auto (choose by PSIS-LOO among "
+        "gaussian, skew_normal and gaussian with one residual SD per system).",
         callback=_check_likelihood,
     ),
 ]

@@ -307,6 +307,8 @@ def fit(
         highlight=False,
     )
     console.print(decision_table(comparison))
+    if result.likelihood_choice is not None:  # --likelihood auto
+        console.print(result.likelihood_choice.summary(), highlight=False, soft_wrap=True)
     if figures is not None:
         with console_err.status("Drawing figures...", spinner="dots"):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
@@ -314,7 +316,7 @@ def fit(
             say_wrote(path)
     if m_values is not None:
         sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p, effects=sweep_effects,
-                                 likelihood=_likelihood(likelihood), chains=chains, draws=draws,
+                                 likelihood=result.likelihood, chains=chains, draws=draws,
                                  tune=tune, seed=seed, **sampler)  # fmt: skip
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))

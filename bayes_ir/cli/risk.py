@@ -149,6 +149,9 @@ def risk(
     console.print(review.header, highlight=False, markup=False, soft_wrap=True)
     for view in risk_tables(review.display_frame(), width=console.width):
         console.print(view)
+    choice = getattr(getattr(review.brisk, "fit", None), "likelihood_choice", None)
+    if choice is not None:  # --likelihood auto: how BRisk's model was chosen
+        console.print(choice.summary(), highlight=False, soft_wrap=True)
     if plot is not None:
         import matplotlib
 

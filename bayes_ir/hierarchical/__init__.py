@@ -17,6 +17,10 @@ its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
 ``fit.model_check`` holds the posterior predictive checks of every system
 (:func:`check_model`); a system the model does not describe is flagged there, in
 ``compare()``'s ``fit`` column and verdict, and by a ``ModelCheckWarning``.
+With ``fit(..., sigma="system")`` the residual SD ``sigma`` has a ``system`` dim
+(read it with ``residual_sd_draws``); ``fit(..., likelihood="auto")`` and
+``compare_likelihoods`` choose the likelihood by PSIS-LOO (``loo``), and
+``mean_difference_check`` tests the contrasts against the observed mean differences.
 """
 
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
@@ -31,6 +35,7 @@ from bayes_ir.hierarchical.contrasts import (
     many_vs_one,
     pairwise_probabilities,
     rank_probabilities,
+    residual_sd_draws,
 )
 from bayes_ir.hierarchical.diagnostics import (
     Diagnostics,
@@ -40,6 +45,13 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
+from bayes_ir.hierarchical.likelihoods import (
+    LikelihoodComparison,
+    MeanDifferenceCheck,
+    compare_likelihoods,
+    loo,
+    mean_difference_check,
+)
 from bayes_ir.hierarchical.model import build_model
 from bayes_ir.hierarchical.predictive import PredictiveIntervals, posterior_predictive
 from bayes_ir.hierarchical.priors import Priors, prior_predictive
@@ -53,6 +65,7 @@ __all__ = [
     "Thresholds",
     "build_model",
     "contrast_draws",
+    "residual_sd_draws",
     "diagnose",
     "fit",
     "prior_predictive",
@@ -62,6 +75,12 @@ __all__ = [
     "ModelCheck",
     "check_model",
     "simulation_based_calibration",
+    # model choice (PSIS-LOO) and the check of the contrasts
+    "LikelihoodComparison",
+    "MeanDifferenceCheck",
+    "compare_likelihoods",
+    "loo",
+    "mean_difference_check",
     # decision outputs
     "ArtifactSweep",
     "Comparison",

@@ -167,6 +167,22 @@ def system_mean_draws(fit: Any) -> xr.DataArray:
     return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=SAMPLE_DIMS)
 
 
+def residual_sd_draws(fit: Any) -> xr.DataArray:
+    r"""Posterior draws of each system's residual SD :math:`\sigma_s`, dims (chain, draw, system).
+
+    One value per draw for every system with a pooled ``sigma``; the per-system
+    ``sigma`` of a ``sigma="system"`` fit otherwise. ``fit`` may also be the
+    ``posterior`` Dataset itself. Code that simulates or scores observations reads
+    the residual SD here, so it works for both residual-SD structures.
+    """
+    post = fit if isinstance(fit, xr.Dataset) else _posterior(fit)
+    sig = post["sigma"]
+    if "system" in sig.dims:
+        return sig.transpose("chain", "draw", "system")
+    systems = post["system_effect"]["system"]
+    return sig.expand_dims(system=systems).transpose("chain", "draw", "system")
+
+
 def _check_systems(names: Iterable[str], known: Sequence[str], role: str) -> list[str]:
     names = [names] if isinstance(names, str) else list(names)
     for name in names:
@@ -240,7 +256,8 @@ def _header(fit: Any, title: str) -> str:
             pass
     likelihood = getattr(fit, "likelihood", None)
     if likelihood:
-        parts.append(f"{likelihood} likelihood")
+        by_system = getattr(fit, "provenance", {}).get("sigma") == "system"
+        parts.append(f"{likelihood} likelihood" + (", residual SD per system" if by_system else ""))
     parts.append(f"{post.sizes['chain']} chains x {post.sizes['draw']} draws")
     return "; ".join(parts)
 
@@ -376,7 +393,16 @@ class Comparison(_Gated):
     challengers
         The systems compared with it, in order.
     differences
-        Posterior draws of :math:`u_c - u_{\text{champion}}`, dims ``(chain, draw, challenger)``.
+        Posterior draws of :math:`u_c - u_{\text{champion}}`, dims ``(chain, draw, challenger)``:
+        the difference of the two systems' *predictive mean* scores. With both
+        likelihoods :math:`b_0 + a_t + u_s` is the mean of the distribution of score
+        :math:`y_{ts}` (brms' mean/SD parameterisation; for the skew-normal not its
+        location :math:`\xi`), so the contrast is a difference of model means, on every
+        topic alike. It matches the observed difference of mean scores only as far as
+        the model describes both systems: a skew-normal with one shape and one SD forced
+        on a system whose errors skew the other way, with a wider spread, moves that
+        system's mean (issue 14: ``chal_risky`` of the example, -0.006 against +0.072
+        observed). :func:`~bayes_ir.hierarchical.mean_difference_check` tests it.
     ci_prob
         Probability mass of the intervals.
     min_gain
@@ -516,7 +542,8 @@ class Comparison(_Gated):
             self.header,
             self.gate.banner(),
             "",
-            f"Challengers minus champion {self.champion!r} (difference of system means; "
+            f"Challengers minus champion {self.champion!r} (difference of the model's "
+            "predictive mean scores, b0 + effect; "
             f"{pct} equal-tailed intervals; p_gain = P(difference > {self.min_gain:g})):",
             text,
         ]
@@ -574,7 +601,8 @@ def compare(
     -----
     With posterior draws :math:`u^{(i)}_s` of the system effects, the difference of
     challenger :math:`c` and champion :math:`h` is :math:`d^{(i)} = u^{(i)}_c - u^{(i)}_h`
-    (equal to the difference of system means :math:`\beta_0 + u_s`). Reported: the mean,
+    (equal to the difference of system means :math:`\beta_0 + u_s`, the model's
+    predictive means: see :attr:`Comparison.differences`). Reported: the mean,
     median and SD of :math:`d`, its :math:`(1-p)/2` and :math:`(1+p)/2` quantiles,
     :math:`P(d > 0) \approx \frac{1}{n}\sum_i 1[d^{(i)} > 0]` and
     :math:`P(d > g) \approx \frac{1}{n}\sum_i 1[d^{(i)} > g]` for the minimal gain

@@ -26,7 +26,15 @@ from bayes_ir.errors import BayesIRError, ConvergenceError, ConvergenceWarning
 
 __all__ = ["Diagnostics", "GateStatus", "Thresholds", "diagnose", "contrast_draws"]
 
-HYPERPARAMETERS = ("b0", "sigma", "sigma_topic", "sigma_system", "alpha")
+HYPERPARAMETERS = (
+    "b0",
+    "sigma",
+    "sigma_typical",
+    "sigma_log_sd",
+    "sigma_topic",
+    "sigma_system",
+    "alpha",
+)
 #: Lowest acceptable Bayesian fraction of missing information per chain (Betancourt 2016).
 BFMI_MIN: float = 0.3
 
@@ -357,9 +365,16 @@ def diagnose(
     columns: list[np.ndarray] = []
     for name in HYPERPARAMETERS:
         if name in post and want(name):
+            var = post[name]
+            if "system" in var.dims:  # per-system residual SD (sigma="system")
+                var = var.transpose("chain", "draw", "system")
+                names.extend(f"{name}[{s}]" for s in var["system"].values)
+                kinds.extend(["hyper"] * var.sizes["system"])
+                columns.append(var.values)
+                continue
             names.append(name)
             kinds.append("hyper")
-            columns.append(post[name].transpose("chain", "draw").values[..., None])
+            columns.append(var.transpose("chain", "draw").values[..., None])
     if "system_effect" in post and want("system_effect"):
         eff = post["system_effect"].transpose("chain", "draw", "system")
         names.extend(f"system_effect[{s}]" for s in eff["system"].values)

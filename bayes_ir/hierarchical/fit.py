@@ -27,7 +27,7 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.exact import sample_exact
-from bayes_ir.hierarchical.model import Design, check_likelihood, design_of
+from bayes_ir.hierarchical.model import Design, check_likelihood, check_sigma, design_of
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
@@ -50,11 +50,22 @@ EXACT_DRAWS: int = 10000
 SKEW_NORMAL_DRAWS: int = 4000
 SKEW_NORMAL_TUNE: int = 500
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
-_HYPER = ("b0", "sigma", "sigma_topic", "sigma_system", "alpha", "skewness")
+_HYPER = (
+    "b0",
+    "sigma",
+    "sigma_typical",
+    "sigma_log_sd",
+    "sigma_topic",
+    "sigma_system",
+    "alpha",
+    "skewness",
+)
 _GLOSS = {
     "sigma_topic": "SD of topic effects (topic difficulty)",
     "sigma_system": "SD of system effects",
     "sigma": "residual SD",
+    "sigma_typical": "geometric mean of the residual SDs",
+    "sigma_log_sd": "SD of log residual SD across systems",
     "alpha": "skew-normal shape",
     "skewness": "skewness of the errors",
     "b0": "mean over systems and topics",
@@ -117,14 +128,19 @@ class HierarchicalFit:
     diagnostics
         The :class:`~bayes_ir.hierarchical.Diagnostics` of the fit.
     provenance
-        Data hash, roles, collection, measure, likelihood, method, seed, sampler
-        settings, ``acceptance_rate`` (the exact sampler's share of accepted
-        proposals, NUTS's mean acceptance statistic), ``ess_per_draw`` (smallest bulk
-        ESS of a hyperparameter per draw), package versions and a UTC timestamp.
+        Data hash, roles, collection, measure, likelihood, residual-SD structure
+        (``sigma``: ``"pooled"`` or ``"system"``), method, seed, sampler settings,
+        ``acceptance_rate`` (the exact sampler's share of accepted proposals, NUTS's mean
+        acceptance statistic), ``ess_per_draw`` (smallest bulk ESS of a hyperparameter
+        per draw), package versions and a UTC timestamp.
     model_check
         The posterior predictive checks of every system
         (:class:`~bayes_ir.hierarchical.ModelCheck`; ``None`` when the fit was made
         with ``model_check=False``).
+    likelihood_choice
+        With ``fit(likelihood="auto")``: the
+        :class:`~bayes_ir.hierarchical.likelihoods.LikelihoodComparison` that chose this
+        model (PSIS-LOO of every candidate); ``None`` otherwise (and after ``load``).
 
     Notes
     -----
@@ -142,6 +158,7 @@ class HierarchicalFit:
     diagnostics: Diagnostics
     provenance: dict[str, Any] = field(default_factory=dict)
     model_check: ModelCheck | None = None
+    likelihood_choice: Any = field(default=None, repr=False)
 
     # ------------------------------------------------------------ draws
     @property
@@ -235,7 +252,9 @@ class HierarchicalFit:
         """Return ``b0``, the scales (and the skew-normal shape) with intervals."""
         p = defaults.ci_prob(ci_prob)
         post = self.draws
-        names = [n for n in _HYPER if n in post]
+        names = [
+            n for n in _HYPER if n in post and post[n].ndim == 2
+        ]  # per-system sigma: see summary
         x = np.stack([post[n].transpose("chain", "draw").values for n in names], axis=-1)
         frame = _interval_frame(x, p)
         frame.insert(0, "parameter", names)
@@ -267,7 +286,16 @@ class HierarchicalFit:
             f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
         ]
         hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
-        for name in ("sigma_topic", "sigma_system", "sigma", "alpha", "skewness", "b0"):
+        for name in (
+            "sigma_topic",
+            "sigma_system",
+            "sigma",
+            "sigma_typical",
+            "sigma_log_sd",
+            "alpha",
+            "skewness",
+            "b0",
+        ):
             if name in hyper.index:
                 row = hyper.loc[name]
                 lines.append(
@@ -301,6 +329,12 @@ class HierarchicalFit:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
         if not self.diagnostics.passed:
             lines.insert(0, GateStatus.of(self).banner())
+        if post["sigma"].ndim == 3:
+            from bayes_ir.hierarchical.likelihoods import residual_sd_lines
+
+            lines += ["", *residual_sd_lines(self, ci_prob=p)]
+        if self.likelihood_choice is not None:
+            lines += ["", self.likelihood_choice.choice_text()]
         return "\n".join(lines)
 
     def _sampler_line(self) -> str:
@@ -378,16 +412,22 @@ class HierarchicalFit:
 
 
 # ---------------------------------------------------------------------- fitting
-def _resolve_method(method: str, likelihood: str, design: Design) -> str:
+def _resolve_method(method: str, likelihood: str, design: Design, sigma: str = "pooled") -> str:
     validate.choice("method", method, ("auto", "exact", "nuts"))
-    exact_ok = likelihood == "gaussian" and design.complete
+    exact_ok = likelihood == "gaussian" and design.complete and sigma == "pooled"
     if method == "auto":
         return "exact" if exact_ok else "nuts"
     if method == "exact" and not exact_ok:
-        why = "cells are missing" if not design.complete else "the likelihood is skew-normal"
+        why = (
+            "cells are missing"
+            if not design.complete
+            else "the likelihood is skew-normal"
+            if likelihood != "gaussian"
+            else "sigma='system' (one residual SD per system)"
+        )
         raise BayesIRError(
-            f"method='exact' needs a complete matrix and the Gaussian likelihood, but {why}: "
-            "use method='nuts' (or 'auto')"
+            f"method='exact' needs a complete matrix, the Gaussian likelihood and one "
+            f"residual SD, but {why}: use method='nuts' (or 'auto')"
         )
     return method
 
@@ -405,7 +445,9 @@ def log_likelihood_draws(
     b0 = post["b0"].transpose("chain", "draw").values[..., None, None]
     a = post["topic_effect"].transpose("chain", "draw", "topic").values[..., :, None]
     c = post["system_effect"].transpose("chain", "draw", "system").values[..., None, :]
-    sig = post["sigma"].transpose("chain", "draw").values[..., None, None]
+    from bayes_ir.hierarchical.contrasts import residual_sd_draws
+
+    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values[..., None, :]
     y = design.matrix[None, None]
     out = np.empty(b0.shape[:2] + design.matrix.shape)
     for start in range(0, b0.shape[1], chunk):
@@ -474,11 +516,11 @@ def assemble_datatree(
     return xr.DataTree.from_dict({f"/{k}": v for k, v in groups.items()})
 
 
-def _sampler_name(method: str, likelihood: str, sampler: str) -> str:
+def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str) -> str:
     """Name what drew the posterior, for the provenance record."""
     if method == "exact":
         return "exact-collapsed+rejection"
-    if sampler == "nutpie" and likelihood == "skew_normal":
+    if sampler == "nutpie" and likelihood == "skew_normal" and sigma == "pooled":
         return "nutpie+skewnormal_kernel"
     return sampler
 
@@ -532,6 +574,7 @@ def fit(
     log_likelihood: bool = False,
     sampler: Literal["nutpie", "pymc"] | None = None,
     model_check: bool = True,
+    sigma: Literal["pooled", "system"] = "pooled",
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -541,7 +584,12 @@ def fit(
         A :class:`~bayes_ir.table.ScoreTable` with roles (champion, challengers,
         artifacts) and one collection and measure.
     likelihood
-        ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation).
+        ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation), or
+        ``"auto"``: fit every candidate of
+        :func:`~bayes_ir.hierarchical.likelihoods.compare_likelihoods` (Gaussian,
+        skew-normal, Gaussian with one residual SD per system) and return the one
+        chosen by PSIS-LOO, with the comparison in ``likelihood_choice`` (``sigma``
+        is then part of the choice and must stay ``"pooled"``).
     method
         ``"exact"``: the collapsed sampler of :mod:`bayes_ir.hierarchical.exact`
         (complete matrix, Gaussian); ``"nuts"``: NUTS on the full ZeroSumNormal model;
@@ -576,6 +624,12 @@ def fit(
         :func:`~bayes_ir.hierarchical.check_model`): the result is
         ``fit.model_check`` and each flagged champion or challenger emits a
         :class:`~bayes_ir.errors.ModelCheckWarning`.
+    sigma
+        ``"pooled"`` (default): one residual SD; ``"system"``: one residual SD per
+        system with a hierarchical prior (brms ``sigma ~ system``; see
+        :func:`~bayes_ir.hierarchical.build_model`): the posterior ``sigma`` gets a
+        ``system`` dim. Sampled by NUTS (the exact sampler and the skew-normal
+        kernel have one residual SD; ``method="auto"`` picks NUTS).
 
     Returns
     -------
@@ -594,7 +648,28 @@ def fit(
     inferential risk evaluation on multiple IR systems. *SIGIR 2020*, 339-348.
     doi:10.1145/3397271.3401033
     """
+    if str(likelihood).lower() == "auto":
+        from bayes_ir.hierarchical.likelihoods import compare_likelihoods
+
+        if check_sigma(sigma) != "pooled":
+            raise BayesIRError(
+                "likelihood='auto' chooses the residual-SD structure itself: leave sigma='pooled'"
+            )
+        return compare_likelihoods(
+            table,
+            method=method,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            target_accept=target_accept,
+            seed=seed,
+            priors=priors,
+            strict=strict,
+            thresholds=thresholds,
+            sampler=sampler,
+        ).chosen_fit
     likelihood = check_likelihood(likelihood)
+    sigma = check_sigma(sigma)
     seed = validate.seed(seed)
     chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
     draws = None if draws is None else validate.positive_int("draws", draws)
@@ -606,7 +681,7 @@ def fit(
     strict = validate.flag("strict", strict)
     log_likelihood = validate.flag("log_likelihood", log_likelihood)
     design = design_of(table)
-    method = _resolve_method(method, likelihood, design)
+    method = _resolve_method(method, likelihood, design, sigma)
     pri = autoscale_priors(design.score, priors)
     info: dict[str, Any] = {}
     if method == "exact":
@@ -637,6 +712,7 @@ def fit(
             target_accept=float(target_accept),
             seed=seed,
             sampler=sampler,
+            sigma=sigma,
         )
         info = _nuts_acceptance(stats)
     tree = assemble_datatree(post, design, sample_stats=stats)
@@ -659,8 +735,9 @@ def fit(
         "challengers": list(table.challengers),
         "artifacts": list(table.artifacts),
         "likelihood": likelihood,
+        "sigma": sigma,
         "method": method,
-        "sampler": _sampler_name(method, likelihood, sampler or "nutpie"),
+        "sampler": _sampler_name(method, likelihood, sampler or "nutpie", sigma),
         "seed": seed,
         "chains": int(chains),
         "draws": draws,

@@ -6,7 +6,11 @@ r"""The crossed topic x system model of Benham et al. (2020), built in PyMC.
     a \sim \mathrm{ZeroSumNormal}(\tau), \quad
     c \sim \mathrm{ZeroSumNormal}(\chi), \quad
     e_{ts} \sim N(0, \sigma^2) \text{ or skew-normal with mean 0, SD } \sigma,
-    \text{ shape } \alpha.
+    \text{ shape } \alpha,
+
+with one residual SD :math:`\sigma` (``sigma="pooled"``) or one per system,
+:math:`\sigma_s` with :math:`\log\sigma_s = \log\sigma_{typ} + \lambda z_s`,
+:math:`z` a standard ZeroSumNormal (``sigma="system"``).
 
 ``topic_effect`` (:math:`a`, dim ``topic``) and ``system_effect`` (:math:`c`, dim
 ``system``) are zero-sum effects: a system effect
@@ -44,6 +48,30 @@ Skew-normal likelihood (issue 8). Three choices make it sample well:
   has a funnel; on rb04 this raised the bulk (tail) ESS of ``sigma_system`` 1.2x (1.8x). The
   Gaussian model is untouched (centred; it is usually sampled exactly anyway).
 
+What the system effects mean (issue 14). In both likelihoods :math:`b_0 + a_t + c_s`
+is the *mean* of score :math:`y_{ts}` (brms' mean/SD parameterisation; the
+skew-normal's location :math:`\xi` is derived from it, see
+:func:`~bayes_ir.hierarchical.skewnormal.skewnormal_location_scale`), so a contrast
+:math:`c_s - c_0` is a difference of the model's predictive means, never of location
+parameters; the summed-out sign changes nothing here (one global sign, drawn after
+sampling). But the model has *one* shape and *one* residual SD for all systems, and
+the mean it estimates for a system is the mean of that shared distribution fitted to
+the system's scores, which equals the system's observed mean only when the shape
+fits. On the example data (``data/example_scores.csv``) the errors of most systems
+skew right (posterior skewness +0.59) while ``chal_risky``'s skew left (sample
+skewness -1.08) with 2.3x the residual SD: a right-skewed density with the pooled SD
+has a thin left tail (it decays like :math:`e^{-(1+\alpha^2) z^2/2}`), so the
+likelihood pulls ``chal_risky``'s mean down to cover its large losses. Its contrast
+falls from +0.066 (Gaussian) to -0.006 (skew-normal) against +0.072 observed; the
+profile maximum of its effect with the other parameters at their posterior means
+lies at the same place (-0.019 against -0.017), while fitting that system's own SD
+and shape gives +0.052 (observed mean minus :math:`b_0`: +0.055). This is model
+misfit, not a coding defect: :func:`~bayes_ir.hierarchical.mean_difference_check`
+detects it (p < 0.001 for ``chal_risky`` under the skew-normal, 0.74 under the
+Gaussian), and ``likelihood="auto"`` does not choose a candidate that fails it.
+``sigma="system"`` (one residual SD per system, brms ``sigma ~ system``) removes the
+pull of the wide system on the others.
+
 This PyMC model is the definition of the skew-normal model and what ``sampler="pymc"``
 samples; nutpie samples the same log density through the hand-written numba kernel of
 :mod:`bayes_ir.hierarchical.skewnormal_kernel`, whose value and gradient are tested
@@ -66,10 +94,20 @@ from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_logpdf
 from bayes_ir.table import ScoreTable
 
-__all__ = ["Design", "build_model", "design_of", "draw_skewness_sign", "LIKELIHOODS"]
+__all__ = [
+    "Design",
+    "build_model",
+    "check_sigma",
+    "design_of",
+    "draw_skewness_sign",
+    "LIKELIHOODS",
+    "SIGMAS",
+]
 
 Likelihood = Literal["gaussian", "skew_normal"]
 LIKELIHOODS: tuple[str, ...] = ("gaussian", "skew_normal")
+#: Residual-scale structures: one ``sigma`` for all systems, or one per system.
+SIGMAS: tuple[str, ...] = ("pooled", "system")
 _LIKELIHOOD_ALIASES = {
     "gaussian": "gaussian",
     "normal": "gaussian",
@@ -85,6 +123,7 @@ PRIOR_DATA = (
     "sigma_topic_rate",
     "sigma_system_rate",
     "skewness_max",
+    "sigma_log_sd_rate",
 )
 #: Deterministic of the skew-normal model: log L(+|alpha|) - log L(-|alpha|).
 SIGN_LOGODDS = "skew_sign_logodds"
@@ -96,6 +135,14 @@ def check_likelihood(likelihood: str) -> str:
     if key not in _LIKELIHOOD_ALIASES:
         validate.choice("likelihood", likelihood, LIKELIHOODS)
     return _LIKELIHOOD_ALIASES[key]
+
+
+def check_sigma(sigma: str) -> str:
+    """Return ``"pooled"`` or ``"system"`` or raise a clear error."""
+    key = str(sigma).lower()
+    if key not in SIGMAS:
+        raise BayesIRError(f"unknown sigma {sigma!r}: choose one of {', '.join(SIGMAS)}")
+    return key
 
 
 @dataclass(frozen=True)
@@ -217,6 +264,7 @@ def build_model(
     likelihood: Likelihood = "gaussian",
     priors: Priors | None = None,
     loglik: Literal["auto", "sufficient", "full"] = "auto",
+    sigma: Literal["pooled", "system"] = "pooled",
 ):
     r"""Build (do not sample) the PyMC model of the crossed topic x system design.
 
@@ -232,6 +280,15 @@ def build_model(
         ``"sufficient"``: the exact sufficient-statistics Gaussian likelihood (complete
         matrices only); ``"full"``: one Normal/SkewNormal term per observed cell;
         ``"auto"``: sufficient when possible.
+    sigma
+        ``"pooled"`` (default): one residual SD ``sigma`` for every system;
+        ``"system"``: one residual SD per system (brms ``sigma ~ system`` with a
+        hierarchical prior): ``sigma`` becomes a deterministic with dim ``system``,
+        :math:`\log\sigma_s = \log\sigma_{typ} + \lambda z_s`, free ``sigma_typical``
+        (:math:`\sigma_{typ}`, the geometric mean of the :math:`\sigma_s`, with the
+        prior of the pooled ``sigma``), ``sigma_log_sd`` (:math:`\lambda`) and
+        ``sigma_z`` (:math:`z`, a standard ZeroSumNormal). The sufficient-statistics
+        likelihood does not apply (cells are evaluated one by one).
 
     Returns
     -------
@@ -285,11 +342,13 @@ def build_model(
     likelihood = check_likelihood(likelihood)
     pri = autoscale_priors(design.score, priors)
     validate.choice("loglik", loglik, ("auto", "sufficient", "full"))
-    use_suff = likelihood == "gaussian" and design.complete and loglik != "full"
+    sigma_mode = check_sigma(sigma)
+    by_system = sigma_mode == "system"
+    use_suff = likelihood == "gaussian" and design.complete and loglik != "full" and not by_system
     if loglik == "sufficient" and not use_suff:
         raise BayesIRError(
-            "the sufficient-statistics likelihood needs a complete matrix and the "
-            "Gaussian likelihood"
+            "the sufficient-statistics likelihood needs a complete matrix, the "
+            "Gaussian likelihood and sigma='pooled'"
         )
     n_t, n_s = design.shape
     coords = {
@@ -306,7 +365,14 @@ def build_model(
         b0 = pm.Normal("b0", mu=hyper["b0_mu"], sigma=hyper["b0_sd"])
         sigma_topic = pm.Exponential("sigma_topic", lam=hyper["sigma_topic_rate"])
         sigma_system = pm.Exponential("sigma_system", lam=hyper["sigma_system_rate"])
-        sigma = pm.Exponential("sigma", lam=hyper["sigma_rate"])
+        if by_system:
+            # non-centred on the log scale; zero-sum z: sigma_typical is the geometric mean
+            typical = pm.Exponential("sigma_typical", lam=hyper["sigma_rate"])
+            log_sd = pm.Exponential("sigma_log_sd", lam=hyper["sigma_log_sd_rate"])
+            sigma_z = pm.ZeroSumNormal("sigma_z", sigma=1.0, dims="system")
+            sigma = pm.Deterministic("sigma", typical * pt.exp(log_sd * sigma_z), dims="system")
+        else:
+            sigma = pm.Exponential("sigma", lam=hyper["sigma_rate"])
         topic = pm.ZeroSumNormal("topic_effect", sigma=sigma_topic, dims="topic")
         if likelihood == "skew_normal":
             # non-centred: on rb04 it raised the ESS of sigma_system 1.2x (bulk), 1.8x (tail)
@@ -339,17 +405,20 @@ def build_model(
         else:
             mu = b0 + topic[topic_idx] + system[system_idx]
             if likelihood == "gaussian":
-                pm.Normal("y", mu=mu, sigma=sigma, observed=score, dims="obs")
+                sd = sigma[system_idx] if by_system else sigma
+                pm.Normal("y", mu=mu, sigma=sd, observed=score, dims="obs")
         if likelihood == "skew_normal":
             if design.complete:
                 # whole matrix, broadcast: no gather through index vectors
                 y_obs = pm.Data("score_matrix", design.matrix, dims=("topic", "system"))
                 mu = b0 + topic[:, None] + system[None, :]
+                sd = sigma[None, :] if by_system else sigma
             else:
                 y_obs = score
+                sd = sigma[system_idx] if by_system else sigma
             # |skewness| is sampled, its sign is summed out (see _skewnormal_both_signs)
             abs_skew = pm.Uniform("abs_skewness", lower=0.0, upper=hyper["skewness_max"])
-            both = _skewnormal_both_signs(y_obs, mu, sigma, skewness_to_alpha(abs_skew))
+            both = _skewnormal_both_signs(y_obs, mu, sd, skewness_to_alpha(abs_skew))
             pm.Potential("y", pt.logsumexp(both) - math.log(2.0))
             pm.Deterministic(SIGN_LOGODDS, both[0] - both[1])
     model.role = tuple(design.roles)  # type: ignore[attr-defined]

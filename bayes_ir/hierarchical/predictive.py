@@ -35,6 +35,7 @@ from bayes_ir.hierarchical.contrasts import (
     _Gated,
     _header,
     _posterior,
+    residual_sd_draws,
     system_draws,
     topic_draws,
 )
@@ -200,9 +201,10 @@ def posterior_predictive(
     -----
     For posterior draw :math:`i` the mean of cell :math:`(t, s)` is
     :math:`\mu^{(i)}_{ts} = \beta^{(i)}_0 + a^{(i)}_t + c^{(i)}_s` and one replicate is
-    drawn, :math:`\tilde y^{(i)}_{ts} \sim N(\mu^{(i)}_{ts}, \sigma^{(i)})` (Gaussian) or
-    from the skew-normal with mean :math:`\mu^{(i)}_{ts}`, SD :math:`\sigma^{(i)}` and shape
-    :math:`\alpha^{(i)}` (converted to location and scale as brms does, see
+    drawn, :math:`\tilde y^{(i)}_{ts} \sim N(\mu^{(i)}_{ts}, \sigma^{(i)}_s)` (Gaussian) or
+    from the skew-normal with mean :math:`\mu^{(i)}_{ts}`, SD :math:`\sigma^{(i)}_s` and shape
+    :math:`\alpha^{(i)}` (:math:`\sigma_s = \sigma` unless the fit has one residual SD
+    per system; converted to location and scale as brms does, see
     :func:`bayes_ir.hierarchical.skewnormal.skewnormal_location_scale`). The interval is
     the :math:`(1 \mp p)/2` quantiles of :math:`\tilde y_{ts}` over the draws; the
     reported mean is the mean of :math:`\mu_{ts}`, the predictive mean without
@@ -237,7 +239,7 @@ def posterior_predictive(
         return np.asarray(x.stack(sample=SAMPLE_DIMS).transpose("sample", ...).values, dtype=float)
 
     b0 = flat(post["b0"])
-    sigma = flat(post["sigma"])
+    sigma = residual_sd_draws(fit)
     likelihood = str(
         getattr(fit, "likelihood", "") or ("skew_normal" if "alpha" in post else "gaussian")
     )
@@ -251,7 +253,7 @@ def posterior_predictive(
         if system not in observed.columns:
             raise TypeError(f"system {system!r} is in the fit but not in its table")
         mu = topic_mu + flat(u.sel(system=system))[:, None]
-        rep = _simulate(mu, sigma, alpha, rng)
+        rep = _simulate(mu, flat(sigma.sel(system=system)), alpha, rng)
         q = np.quantile(rep, [lo, hi], axis=0)
         obs = observed.loc[topics, system].to_numpy(dtype=float)
         rows.append(

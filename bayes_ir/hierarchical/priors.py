@@ -14,7 +14,16 @@ parameter          prior                                       rstanarm counterp
 ``sigma_system``   Exponential(rate = 1 / s_y)                 ``decov(1, 1, 1, 1)``
 ``skewness``       Uniform(-0.99 g_max, 0.99 g_max)            (brms: Normal(0, 4)
                    (skew-normal; g_max = 0.9953)               on ``alpha``)
+``sigma_log_sd``   Exponential(rate = 1)                       (brms ``sigma ~ system``:
+                   (``sigma="system"`` only)                   ``sd`` of ``log sigma``)
 =================  ==========================================  =====================
+
+With ``sigma="system"`` the residual SD varies by system, ``log sigma_s =
+log sigma_typical + sigma_log_sd * z_s`` with ``z`` a standard ZeroSumNormal, so
+``sigma_typical`` (the geometric mean of the systems' residual SDs) takes the prior
+of ``sigma`` and ``sigma_log_sd``, the SD of the log residual SDs across systems,
+is unitless: its Exponential(1) prior (mean 1, i.e. a factor e) does not depend on
+the measure's scale.
 
 The skew-normal's shape has a uniform prior on its skewness (Azzalini's centred
 parameterisation) over almost all of its admissible range, and is reported as
@@ -59,6 +68,8 @@ __all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
 INTERCEPT_SCALE: float = 2.5
 #: Bound of the uniform prior on the skew-normal's skewness, as a fraction of its maximum.
 SKEWNESS_FRACTION: float = 0.99
+#: Rate of the Exponential prior on ``sigma_log_sd`` (SD of the log residual SDs).
+SIGMA_LOG_SD_RATE: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,9 @@ class Priors:
     skewness_max
         Bound of the Uniform(-skewness_max, skewness_max) prior on the skew-normal's
         skewness (default 0.99 x 0.9953); must stay below 0.9953.
+    sigma_log_sd_rate
+        Rate of the Exponential prior on ``sigma_log_sd``, the SD across systems of
+        the log residual SD (``sigma="system"`` only; default 1).
 
     Notes
     -----
@@ -90,6 +104,7 @@ class Priors:
     sigma_topic_rate: float | None = None
     sigma_system_rate: float | None = None
     skewness_max: float | None = None
+    sigma_log_sd_rate: float | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -137,6 +152,7 @@ class Priors:
             "sigma_topic_rate": 1.0 / s_y,
             "sigma_system_rate": 1.0 / s_y,
             "skewness_max": SKEWNESS_FRACTION * SKEWNESS_MAX,
+            "sigma_log_sd_rate": SIGMA_LOG_SD_RATE,
         }
         return replace(self, **{k: v for k, v in auto.items() if getattr(self, k) is None})
 
@@ -160,6 +176,8 @@ class Priors:
                 f"sigma_system ~ Exponential(rate={p.sigma_system_rate:.4g})",
                 f"skewness ~ Uniform(-{p.skewness_max:.4g}, {p.skewness_max:.4g})  "
                 "[skew-normal only; alpha derived]",
+                f"sigma_log_sd ~ Exponential(rate={p.sigma_log_sd_rate:.4g})  "
+                "[sigma='system' only; sigma_typical takes sigma's prior]",
             ]
         )
 

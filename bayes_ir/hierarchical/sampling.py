@@ -53,12 +53,12 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-def _key(design: Design, likelihood: str, sufficient: bool) -> tuple:
+def _key(design: Design, likelihood: str, sufficient: bool, sigma: str) -> tuple:
     n_t, n_s = design.shape
-    return (likelihood, sufficient, n_t, n_s, int(design.score.size))
+    return (likelihood, sufficient, sigma, design.complete, n_t, n_s, int(design.score.size))
 
 
-def compiled_model(design: Design, priors: Priors, likelihood: str):
+def compiled_model(design: Design, priors: Priors, likelihood: str, sigma: str = "pooled"):
     """Return a nutpie-compiled model for this design, from the cache when possible.
 
     Returns
@@ -68,11 +68,11 @@ def compiled_model(design: Design, priors: Priors, likelihood: str):
     """
     import nutpie
 
-    sufficient = likelihood == "gaussian" and design.complete
-    key = _key(design, likelihood, sufficient)
+    sufficient = likelihood == "gaussian" and design.complete and sigma == "pooled"
+    key = _key(design, likelihood, sufficient, sigma)
     fresh = key not in _CACHE
     if fresh:
-        model = build_model(design, likelihood=likelihood, priors=priors)
+        model = build_model(design, likelihood=likelihood, priors=priors, sigma=sigma)
         _CACHE[key] = nutpie.compile_pymc_model(model)
         _COMPILES[0] += 1
     compiled = _CACHE[key]
@@ -145,6 +145,7 @@ def sample_nuts(
     target_accept: float,
     seed: int,
     sampler: Sampler = "nutpie",
+    sigma: str = "pooled",
 ) -> tuple[xr.Dataset, xr.Dataset | None]:
     """Sample the ZeroSumNormal model with NUTS.
 
@@ -158,6 +159,10 @@ def sample_nuts(
         :class:`~bayes_ir.errors.OptionError`), PyMC accepts 0.
     sampler
         ``"nutpie"`` (default) or ``"pymc"``.
+    sigma
+        ``"pooled"`` or ``"system"`` (residual SD per system). The skew-normal kernel
+        has one residual SD, so a skew-normal model with ``sigma="system"`` is
+        compiled from the PyMC model (slower to compile, same sampler).
 
     Returns
     -------
@@ -166,6 +171,8 @@ def sample_nuts(
     """
     validate.choice("sampler", sampler, ("nutpie", "pymc"))
     keep = ["b0", "sigma", "sigma_topic", "sigma_system", "topic_effect", "system_effect"]
+    if sigma == "system":
+        keep += ["sigma_typical", "sigma_log_sd"]
     if likelihood == "skew_normal":
         keep += ["abs_skewness", SIGN_LOGODDS]
     if sampler == "nutpie":
@@ -179,10 +186,10 @@ def sample_nuts(
                 f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE} warm-up draw "
                 "per chain to adapt its step size"
             )
-        if likelihood == "skew_normal":
+        if likelihood == "skew_normal" and sigma == "pooled":
             compiled = skewnormal_model(design, priors)
         else:
-            compiled, _ = compiled_model(design, priors, likelihood)
+            compiled, _ = compiled_model(design, priors, likelihood, sigma)
         trace = nutpie_sample(
             compiled,
             draws=draws,
@@ -202,7 +209,7 @@ def sample_nuts(
     else:  # "pymc"
         import pymc as pm
 
-        model = build_model(design, likelihood=likelihood, priors=priors)
+        model = build_model(design, likelihood=likelihood, priors=priors, sigma=sigma)
         with model:
             trace = pm.sample(
                 draws=draws,

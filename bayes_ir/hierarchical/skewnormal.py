@@ -6,7 +6,10 @@ which couples the shape with the regression terms and samples badly (a probe on
 rb04 gave min ESS 68 in the location form against 4,029 in the mean/SD form).
 brms instead models the *mean* and the *standard deviation* of each observation
 and derives the location and scale from them; this module does that conversion
-for numpy arrays and for PyTensor tensors alike.
+for numpy arrays and for PyTensor tensors alike. The regression terms of the
+hierarchical model are therefore means of the scores, not locations: a contrast of
+two systems is a difference of means (what a shared shape does to the mean of a system
+whose errors skew differently is explained in :mod:`bayes_ir.hierarchical.model`).
 """
 
 from __future__ import annotations

@@ -228,3 +228,38 @@ def test_flagged_system_warns_on_stderr(capsys, tmp_path):
     assert table.loc["chal_risky", "verdict"].startswith("MODEL MISFIT")
     assert "coverage_95" in table.loc["chal_risky", "fit"]
     assert len(lines) == int((table["fit"] != "ok").sum())  # one line per flagged challenger
+
+
+def test_likelihood_auto_reaches_fit(monkeypatch):
+    import bayes_ir.hierarchical as hier
+    from bayes_ir.errors import BayesIRError
+
+    seen = {}
+
+    def fake_fit(table, **options):
+        seen.update(options)
+        raise BayesIRError("stop here")
+
+    monkeypatch.setattr(hier, "fit", fake_fit)
+    with pytest.raises(SystemExit):
+        main(["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--likelihood", "auto"])
+    assert seen["likelihood"] == "auto"
+
+
+@pytest.mark.slow
+def test_likelihood_auto_prints_the_choice(tmp_path):
+    """Simulated scores, one system with 4x the residual SD: per-system SD is chosen."""
+    rng = np.random.default_rng(4)
+    sd = np.array([0.05, 0.05, 0.2, 0.05, 0.05, 0.05])
+    y = 0.4 + rng.normal(0, 0.15, (30, 1)) + sd * rng.standard_normal((30, 6))
+    rows = [("sim", "score", f"s{j}", f"t{i}", y[i, j]) for i in range(30) for j in range(6)]
+    path = tmp_path / "sim.csv"
+    pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"]).to_csv(
+        path, index=False
+    )
+    args = ["fit", str(path), "-c", "s0", "-C", "s1", "-C", "s2", "--likelihood", "auto",
+            "--draws", "600", "--chains", "2", "--seed", "2"]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "Likelihood chosen by PSIS-LOO: gaussian_sigma_by_system" in result.output
+    assert "ELPD gaussian_sigma_by_system - " in result.output
