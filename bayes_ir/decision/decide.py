@@ -212,17 +212,16 @@ def check_options(
 
 def _topic_variance(fit: Any, champion: str, challengers: Sequence[str]) -> np.ndarray:
     """Draws of the per-topic difference variance sigma_c^2 + sigma_h^2, (n, challengers)."""
-    sigma = fit.draws["sigma"]
-    flat = sigma.stack(sample=("chain", "draw"))
-    if "system" in sigma.dims:
-        h = flat.sel(system=champion).values
-        return np.stack([flat.sel(system=c).values ** 2 + h**2 for c in challengers], axis=1)
-    return np.repeat((2 * flat.values**2)[:, None], len(challengers), axis=1)
+    from bayes_ir.hierarchical import residual_sd_draws
+
+    flat = residual_sd_draws(fit).stack(sample=("chain", "draw")).transpose("sample", "system")
+    h = flat.sel(system=champion).values
+    return np.stack([flat.sel(system=c).values ** 2 + h**2 for c in challengers], axis=1)
 
 
 def _flagged(fit: Any) -> tuple[str, ...]:
-    check = getattr(fit, "model_check", None)
-    return tuple(check.flagged) if check is not None else ()
+    """Systems the fit's model check flagged (none when the fit was made without one)."""
+    return tuple(fit.model_check.flagged) if fit.model_check is not None else ()
 
 
 def decide(

@@ -57,6 +57,9 @@ from scipy import stats
 
 __all__ = [
     "ACTIONS",
+    "MISFIT_PREFIX",
+    "VERDICTS",
+    "interval_verdict",
     "MODES",
     "UNRELIABLE",
     "choose",
@@ -188,3 +191,77 @@ def reliable_action(action: str, *, diagnostics_passed: bool, model_fits: bool) 
     systems compared, never yields *deploy* (nor any other action).
     """
     return action if diagnostics_passed and model_fits else UNRELIABLE
+
+
+#: Verdict words of :func:`interval_verdict`, one per region of (interval, min_gain).
+VERDICTS: tuple[str, ...] = (
+    "worthwhile gain",
+    "better; gain uncertain",
+    "better, but by less than min_gain",
+    "better",
+    "practically equivalent",
+    "no worthwhile gain",
+    "no loss beyond min_gain",
+    "uncertain",
+    "worse, but by less than min_gain",
+    "worse; loss uncertain",
+    "worse by more than min_gain",
+    "worse",
+)
+#: Prefix of the verdict of a challenger (or champion) the model does not describe.
+MISFIT_PREFIX = "MODEL MISFIT: "
+
+
+def interval_verdict(lower: float, upper: float, min_gain: float) -> str:
+    r"""Plain-language reading of an interval ``[lower, upper]`` of challenger minus champion.
+
+    With :math:`g` = ``min_gain`` (a value :math:`\le 0` reads as 0: no practical
+    threshold), ``lo`` = ``lower`` and ``hi`` = ``upper``, the interval falls in exactly
+    one region:
+
+    * ``worthwhile gain``: :math:`g > 0`, :math:`lo > g`;
+    * ``better; gain uncertain``: :math:`0 < lo \le g < hi`;
+    * ``better, but by less than min_gain``: :math:`0 < lo`, :math:`hi \le g`;
+    * ``better``: :math:`g = 0`, :math:`lo > 0`;
+    * ``practically equivalent``: :math:`-g \le lo \le 0 \le hi \le g`, :math:`g > 0`;
+    * ``no worthwhile gain``: :math:`lo < -g`, :math:`0 \le hi \le g`;
+    * ``no loss beyond min_gain``: :math:`-g \le lo \le 0`, :math:`hi > g`;
+    * ``uncertain``: :math:`lo \le 0 \le hi` and either :math:`g = 0` or
+      :math:`lo < -g`, :math:`hi > g`;
+    * ``worse, but by less than min_gain``: :math:`-g \le lo`, :math:`hi < 0`;
+    * ``worse; loss uncertain``: :math:`lo < -g \le hi < 0`;
+    * ``worse by more than min_gain``: :math:`g > 0`, :math:`hi < -g`;
+    * ``worse``: :math:`g = 0`, :math:`hi < 0`.
+
+    The region of practical equivalence (ROPE) is :math:`[-g, g]` (Kruschke 2018):
+    ``better, but by less than min_gain``, ``practically equivalent`` and ``worse, but
+    by less than min_gain`` are the intervals inside it.
+
+    References
+    ----------
+    Kruschke, J. K. (2018). Rejecting or accepting parameter values in Bayesian
+    estimation. *Advances in Methods and Practices in Psychological Science* 1(2),
+    270-280. doi:10.1177/2515245918771304
+    """
+    g = max(float(min_gain), 0.0)
+    if lower > 0:
+        if g == 0:
+            return "better"
+        if lower > g:
+            return "worthwhile gain"
+        return "better; gain uncertain" if upper > g else "better, but by less than min_gain"
+    if upper < 0:
+        if g == 0:
+            return "worse"
+        if upper < -g:
+            return "worse by more than min_gain"
+        return "worse; loss uncertain" if lower < -g else "worse, but by less than min_gain"
+    if g == 0:
+        return "uncertain"
+    if lower >= -g and upper <= g:
+        return "practically equivalent"
+    if upper <= g:
+        return "no worthwhile gain"
+    if lower >= -g:
+        return "no loss beyond min_gain"
+    return "uncertain"

@@ -264,14 +264,15 @@ _G = 0.01
     ],
 )
 def test_verdict_regions(lower, upper, min_gain, expected):
-    from bayes_ir.hierarchical.contrasts import _verdict
+    from bayes_ir.decision.rules import interval_verdict as _verdict
 
     assert _verdict(lower, upper, min_gain) == expected
 
 
 def test_verdict_covers_every_word_and_mirrors():
     """Every word is reachable; flipping the interval around 0 swaps better and worse."""
-    from bayes_ir.hierarchical.contrasts import VERDICTS, _verdict
+    from bayes_ir.decision.rules import VERDICTS
+    from bayes_ir.decision.rules import interval_verdict as _verdict
 
     mirror = {
         "worthwhile gain": "worse by more than min_gain",
