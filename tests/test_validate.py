@@ -220,12 +220,12 @@ def test_fit_refuses_bad_options(small, option, value, message):
 
 
 def test_fit_refuses_draws_above_the_memory_limit(small):
-    # 8 topics + 8 systems + 6 hyperparameters = 22 values per draw (closed form)
+    # 8 topics + 8 systems + 4 hyperparameters (Gaussian) = 20 values per draw (closed form)
     with pytest.raises(OptionError) as info:
         bayes_ir.fit(small, draws=10**9)
-    need = 4 * 10**9 * 22 * 8
-    assert f"about {need / 1e9:.1f} GB" in str(info.value)  # 704.0 GB
-    assert "4 chains x 1,000,000,000 draws x 22 values per draw" in str(info.value)
+    need = 4 * 10**9 * 20 * 8
+    assert f"about {need / 1e9:.1f} GB" in str(info.value)  # 640.0 GB
+    assert "4 chains x 1,000,000,000 draws x 20 values per draw" in str(info.value)
     with pytest.raises(OptionError, match="values per draw"):  # + 8 x 8 cells with LOO
         bayes_ir.fit(small, draws=10**8, log_likelihood=True)
 
@@ -346,7 +346,7 @@ FIT = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*"]
         (["--seed", "-3"], "Invalid value for '--seed'"),
         (["--chains", "1000000000"], "--chains must be at most 64, got 1,000,000,000"),
         (["--chains", "0"], "--chains must be at least 1, got 0"),
-        (["--draws", "1000000000"], "x 1,000,000,000 draws x 101 values per draw"),
+        (["--draws", "1000000000"], "x 1,000,000,000 draws x 99 values per draw"),
         (["--min-gain", "nan"], "--min-gain must be a finite number, got nan"),
         (["--ci-prob", "nan"], "--ci-prob must be a finite number, got nan"),
         (["--target-accept", "inf"], "--target-accept must be a finite number, got inf"),

@@ -119,12 +119,13 @@ class Decision:
     def overall(self) -> str:
         """Return one action for the release.
 
-        ``unreliable`` if any challenger's posterior cannot be trusted; else ``deploy`` if
-        some challenger is deployable; else ``collect more data`` if some challenger is
-        undecided; else ``keep champion``.
+        ``deploy`` if some challenger is deployable (its own posterior and model check
+        passed); else ``unreliable`` if some challenger's posterior or model cannot be
+        trusted; else ``collect more data`` if some challenger is undecided; else ``keep
+        champion``.
         """
         acts = set(self.table["action"])
-        for action in (UNRELIABLE, ACTIONS[0], ACTIONS[2]):
+        for action in (ACTIONS[0], UNRELIABLE, ACTIONS[2]):
             if action in acts:
                 return action
         return ACTIONS[1]

@@ -525,10 +525,20 @@ def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str) -> str
     return sampler
 
 
-def _check_memory(design: Design, chains: int, draws: int, log_likelihood: bool) -> None:
-    """Refuse a fit whose draws (and pointwise log-likelihood) exceed the memory limit."""
+def _check_memory(
+    design: Design, chains: int, draws: int, log_likelihood: bool, likelihood: str, sigma: str
+) -> None:
+    """Refuse a fit whose draws (and pointwise log-likelihood) exceed the memory limit.
+
+    Values per draw: b0, sigma, sigma_topic, sigma_system (+ alpha and skewness for the
+    skew-normal; + sigma_typical, sigma_log_sd and one sigma per system instead of one
+    for ``sigma="system"``), the topic and system effects, and the observed cells when
+    the pointwise log-likelihood is kept.
+    """
     shape = {"chains": chains, "draws": draws}
-    n_par = len(_HYPER) + len(design.topics) + len(design.systems)
+    n_hyper = 4 + (2 if likelihood == "skew_normal" else 0)
+    n_hyper += (len(design.systems) + 1) if sigma == "system" else 0
+    n_par = n_hyper + len(design.topics) + len(design.systems)
     cells = n_par + (len(design.score) if log_likelihood else 0)
     validate.memory("the posterior draws", {**shape, "values per draw": cells})
 
@@ -688,7 +698,7 @@ def fit(
         _warn_ignored(tune=tune, target_accept=target_accept, sampler=sampler)
         draws = EXACT_DRAWS if draws is None else draws
         tune, target_accept = 0, None
-        _check_memory(design, chains, draws, log_likelihood)
+        _check_memory(design, chains, draws, log_likelihood, likelihood, sigma)
         post, stats, info = sample_exact(
             design.matrix, pri, chains=int(chains), draws=draws, seed=seed
         )
@@ -701,7 +711,7 @@ def fit(
         )
         draws = default_draws if draws is None else draws
         tune = default_tune if tune is None else tune
-        _check_memory(design, chains, draws, log_likelihood)
+        _check_memory(design, chains, draws, log_likelihood, likelihood, sigma)
         post, stats = sample_nuts(
             design,
             pri,

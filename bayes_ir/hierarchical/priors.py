@@ -104,7 +104,7 @@ class Priors:
     sigma_topic_rate: float | None = None
     sigma_system_rate: float | None = None
     skewness_max: float | None = None
-    sigma_log_sd_rate: float | None = None
+    sigma_log_sd_rate: float | None = SIGMA_LOG_SD_RATE  # not scaled by the data
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -48,10 +48,10 @@ def decision_summary(decision: Any) -> str:
         f"({d.mode.replace('_', '-')}); overall: {d.overall.upper()}",
         f"Rule: {d.rule}",
     ]
-    if not d.diagnostics_passed:
-        lines.insert(1, "DIAGNOSTICS FAILED: no decision can be taken from this posterior")
     if d.misfit:
         lines.insert(1, f"MODEL MISFIT: the model does not describe {', '.join(d.misfit)}")
+    if not d.diagnostics_passed:
+        lines.insert(1, "DIAGNOSTICS FAILED: no decision can be taken from this posterior")
     pct = f"{100 * d.ci_prob:g}%"
     diff = "risk-adjusted difference" if d.r != 1 else "difference"
     lines += ["", f"Challengers minus champion {d.champion!r} ({diff} of system means; m = "

@@ -93,8 +93,7 @@ def test_subprocess_exit_status_and_single_line(tmp_path):
     )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        f"error: {bad}:2: not UTF-8 text (byte 0xe8 at offset 23); re-encode the file as "
-        "UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+        f"error: {bad}:2: not UTF-8 text (byte 0xe8 at offset 23); re-encode the file as UTF-8"
     ]
 
 
