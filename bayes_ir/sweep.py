@@ -75,8 +75,18 @@ def sweep[T, R](
 
 
 def _worker_init() -> None:
-    """Let the parent handle Ctrl-C: a worker ignores SIGINT and is stopped by the parent."""
+    """Let the parent handle Ctrl-C and speak: a worker ignores SIGINT and stays quiet.
+
+    A worker ignores SIGINT (the parent stops it) and the package's own warnings: it has
+    no terminal of its own, and every result a sweep returns carries its diagnostics
+    and model check, which the caller reports once.
+    """
+    import warnings
+
+    from bayes_ir.errors import BayesIRWarning
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warnings.simplefilter("ignore", BayesIRWarning)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

@@ -103,6 +103,47 @@ def _risk_rows(review: Any) -> list[dict[str, str]]:
     return rows
 
 
+def _model_check(review: Any) -> dict[str, Any]:
+    """Rows of the model check for the champion and challengers, and what else it says."""
+    check = review.fit.model_check
+    choice = review.fit.likelihood_choice
+    out: dict[str, Any] = {
+        "rows": [],
+        "flagged": [],
+        "other_flagged": [],
+        "likelihood": review.fit.likelihood,
+        "choice": choice.choice_text() if choice is not None else None,
+    }
+    if check is None:
+        return out
+    frame = check.to_frame()
+    shown = frame[frame["role"] != "artifact"]
+    for r in shown.itertuples(index=False):
+        out["rows"].append(
+            {
+                "system": r.system,
+                "role": r.role,
+                "coverage_50": f"{r.coverage_50:.0%}",
+                "coverage_95": f"{r.coverage_95:.0%}",
+                "ppp": ", ".join(
+                    f"{name} {format_probability(value)}"
+                    for name, value in (
+                        ("mean", r.ppp_mean),
+                        ("sd", r.ppp_sd),
+                        ("skewness", r.ppp_skewness),
+                        ("lost", r.ppp_lost),
+                    )
+                    if np.isfinite(value)
+                ),  # fmt: skip
+                "verdict": f"FLAGGED: {r.failed_checks}" if r.flagged else "ok",
+            }
+        )
+    out["flagged"] = [str(v) for v in shown.loc[shown["flagged"], "system"]]
+    artifacts = frame["flagged"] & (frame["role"] == "artifact")
+    out["other_flagged"] = [str(v) for v in frame.loc[artifacts, "system"]]
+    return out
+
+
 def _diagnostics(review: Any) -> dict[str, Any]:
     fit = review.fit
     diag = fit.diagnostics
@@ -183,6 +224,7 @@ def render_review(review: Any) -> str:
             difference=lambda f: f["difference"].map(lambda x: _num(x, sign=True)),
         ).to_dict("records"),
         diagnostics=_diagnostics(review),
+        model=_model_check(review),
         figures=figures,
         provenance=prov,
     )

@@ -244,10 +244,11 @@ def review(
         result = fit(table, likelihood=likelihood, seed=seed, **sampler)
         comparison = compare(result, ci_prob=p, min_gain=margin)
         decision = decide(result, margin=margin, ci_prob=p, topics=topics, seed=seed)
-        risk = risk_review(table, r=r, ci_prob=p, likelihood=likelihood, seed=seed,
+        risk = risk_review(table, r=r, ci_prob=p, likelihood=result.likelihood, seed=seed,
                            n_resamples=n_resamples, **sampler)  # fmt: skip
-        brisk = brisk_sweep(table, r_levels=r_levels, executor=executor, likelihood=likelihood,
-                            ci_prob=p, seed=seed, **sampler)  # fmt: skip
+        brisk = brisk_sweep(table, r_levels=r_levels, executor=executor,
+                            likelihood=result.likelihood, ci_prob=p, seed=seed,
+                            **sampler)  # fmt: skip
     predictive = posterior_predictive(result, ci_prob=p, seed=seed,
                                       systems=[table.champion, *table.challengers])  # fmt: skip
     files = [Path(f) for f in inputs]
