@@ -66,9 +66,11 @@ _LAZY: dict[str, str] = {
     "artifact_sweep": "bayes_ir.hierarchical",
     "HierarchicalFit": "bayes_ir.hierarchical",
     "Priors": "bayes_ir.hierarchical",
-    # decisions
+    # decisions and the deployment review
     "decide": "bayes_ir.decision",
     "Decision": "bayes_ir.decision",
+    "review": "bayes_ir.report.review",
+    "Review": "bayes_ir.report.review",
     # risk
     "parse_risk": "bayes_ir.risk",
     "iter_risk": "bayes_ir.risk",
