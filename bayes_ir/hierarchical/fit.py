@@ -20,6 +20,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, IgnoredOptionWarning
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.diagnostics import (
+    HYPERPARAMETERS,
     Diagnostics,
     GateStatus,
     Thresholds,
@@ -50,16 +51,9 @@ EXACT_DRAWS: int = 10000
 SKEW_NORMAL_DRAWS: int = 4000
 SKEW_NORMAL_TUNE: int = 500
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
-_HYPER = (
-    "b0",
-    "sigma",
-    "sigma_typical",
-    "sigma_log_sd",
-    "sigma_topic",
-    "sigma_system",
-    "alpha",
-    "skewness",
-)
+#: Hyperparameters in reporting order: those the diagnostics gate checks, then the
+#: skew-normal's skewness (a function of alpha).
+_HYPER = (*HYPERPARAMETERS, "skewness")
 _GLOSS = {
     "sigma_topic": "SD of topic effects (topic difficulty)",
     "sigma_system": "SD of system effects",
