@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
@@ -192,6 +193,9 @@ def decide(
         topics=grid,
         seed=seed,
     )
+    if result.likelihood_choice is not None:
+        console.print(result.likelihood_choice.choice_text(), highlight=False, markup=False,
+                      soft_wrap=True)  # fmt: skip
     _print(decision, format_probability)
     save_output(decision.to_frame(), output)
     if output is not None and len(decision.more_topics):
@@ -230,7 +234,7 @@ def _print(decision, fmt) -> None:
             fmt(row.p_worse),
             f"{row.loss_deploy:.4f}",
             f"{row.loss_keep:.4f}",
-            f"[{_style(row.action)}]{row.action}[/]",
+            Text(str(row.action), style=_style(row.action)),
         )
     console.print(view)
     for row in d.table.itertuples(index=False):

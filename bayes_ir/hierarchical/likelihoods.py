@@ -53,7 +53,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults
-from bayes_ir.errors import BayesIRError, DataWarning
+from bayes_ir.errors import BayesIRError, DataWarning, ModelCheckWarning
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -394,7 +394,10 @@ def compare_likelihoods(
     fits, elpd, check_p = {}, {}, {}
     for name in dict.fromkeys(names):
         likelihood, sigma = MODELS[name]
-        fits[name] = fit_model(table, likelihood=likelihood, sigma=sigma, seed=seed, **fit_options)
+        with warnings.catch_warnings():  # only the chosen model's check speaks (below)
+            warnings.simplefilter("ignore", ModelCheckWarning)
+            fits[name] = fit_model(table, likelihood=likelihood, sigma=sigma, seed=seed,
+                                   **fit_options)  # fmt: skip
         elpd[name] = loo(fits[name], draws=n_loo, seed=seed)
         check_p[name] = (
             float(mean_difference_check(fits[name], draws=n_loo, seed=seed).frame["p_value"].min())
@@ -424,6 +427,8 @@ def compare_likelihoods(
     runner_up = max(others, key=lambda m: frame.loc[m, "elpd"])
     diff = float(-frame.loc[runner_up, "elpd_diff"])
     dse = float(frame.loc[runner_up, "dse"])
+    if fits[chosen].model_check is not None:
+        fits[chosen].model_check.warn(stacklevel=2)
     return LikelihoodComparison(
         frame=frame,
         chosen=chosen,
