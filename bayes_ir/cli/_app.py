@@ -91,9 +91,10 @@ _CLI_WORDING = (
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
-        re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|sd|alpha) must"),
+        re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha) must"),
         lambda m: f"--{m.group(1).replace('_', '-')} must",
     ),
+    (re.compile(r"^sd must"), "--trisk-sd must"),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (
         re.compile(r"^the loss weight r \(= 1 \+ alpha\) must"),

@@ -94,7 +94,7 @@ def test_bad_trisk_sd_exits_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main([*BASE, "--no-bayes", "--resamples", "200", "--trisk-sd", "n-1"])
     assert exc.value.code == 2
-    assert "must be one of 'population', 'sample', got 'n-1'" in capsys.readouterr().err
+    assert "--trisk-sd must be one of 'population', 'sample', got 'n-1'" in capsys.readouterr().err
 
 
 def test_bad_champion_exits_2(capsys):
