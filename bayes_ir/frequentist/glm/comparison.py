@@ -24,8 +24,6 @@ from bayes_ir.errors import BayesIRError, ConvergenceError
 from bayes_ir.frequentist.glm.fit import GLMFitResult, _fit_matrix, _matrix
 from bayes_ir.frequentist.glm.links import get_link, link_names
 from bayes_ir.frequentist.glm.tukey import TukeyHSDResult, _tukey_from_fit
-from bayes_ir.report.escape import latex_escape, markdown_escape
-from bayes_ir.report.output import render_table
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
 
@@ -121,6 +119,8 @@ class LinkComparison:
         return wide.reindex(index=list(self.links), columns=columns).fillna(False)
 
     def _marked(self, stat: str, fmt: str, float_format: str) -> pd.DataFrame:
+        from bayes_ir.report.escape import latex_escape, markdown_escape
+
         escape = latex_escape if fmt == "latex" else markdown_escape
         wide = self.table(stat)
         best = self.best(stat)
@@ -152,6 +152,8 @@ class LinkComparison:
 
         Non-converged fits are marked with ``*``.
         """
+        from bayes_ir.report.output import render_table
+
         return render_table(self._marked(stat, "markdown", float_format), "markdown", escape=False)
 
     def to_latex(self, stat: str = "deviance", *, float_format: str = "%.4f") -> str:
