@@ -28,7 +28,6 @@ Datasets (see :func:`list_datasets`):
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import urllib.error
@@ -41,6 +40,7 @@ import pandas as pd
 
 from bayes_ir.errors import DatasetError
 from bayes_ir.files import atomic_path
+from bayes_ir.provenance import sha256_file
 from bayes_ir.table import ScoreTable, concat
 
 __all__ = [
@@ -247,16 +247,8 @@ def _get(name: str) -> Dataset:
     return DATASETS[name]
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _verify(path: Path, remote: RemoteFile, *, what: str) -> None:
-    got = _sha256(path)
+    got = sha256_file(path)
     if got != remote.sha256:
         raise DatasetError(
             f"checksum mismatch for {what} {path}: SHA-256 {got}, expected {remote.sha256}. "

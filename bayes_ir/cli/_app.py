@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -307,8 +308,12 @@ def load_with_roles(
     qrels: Path | None = None,
     missing: str = "error",
     check_range: bool = True,
+    need_challenger: bool = False,
 ) -> ScoreTable:
-    """Call :func:`load`, then assign roles with :meth:`ScoreTable.with_roles`."""
+    """Call :func:`load`, then assign roles with :meth:`ScoreTable.with_roles`.
+
+    ``need_challenger`` refuses, in one line, roles that select no challenger.
+    """
     table = load(
         files,
         input_format=input_format,
@@ -319,7 +324,7 @@ def load_with_roles(
         check_range=check_range,
     )
     require_one_block(table)
-    return table.with_roles(
+    table = table.with_roles(
         champion=champion,
         challengers=challengers,
         artifacts=artifacts,
@@ -327,6 +332,25 @@ def load_with_roles(
         drop_bottom=drop_bottom,
         top_m=top_m,
     )
+    if need_challenger and not table.challengers:
+        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
+    return table
+
+
+def number_list(text: str, option: str, *, kind: type = int, minimum: float = 0) -> tuple:
+    """Parse ``option``'s comma-separated numbers, each finite and at least ``minimum``.
+
+    Raises :class:`~bayes_ir.errors.BayesIRError` (one ``error:`` line) naming the option.
+    """
+    what = "integers" if kind is int else "numbers"
+    wrong = f"{option} takes comma-separated {what} >= {minimum:g}, got {text!r}"
+    try:
+        values = tuple(kind(v) for v in text.replace(" ", "").split(",") if v)
+    except ValueError:
+        raise BayesIRError(wrong) from None
+    if not values or not all(math.isfinite(v) and v >= minimum for v in values):
+        raise BayesIRError(wrong)
+    return values
 
 
 def require_one_block(table: ScoreTable) -> None:

@@ -37,9 +37,10 @@ from bayes_ir.cli._app import (
     console,
     console_err,
     load_with_roles,
+    number_list,
     save_output,
 )
-from bayes_ir.errors import BayesIRError, ConvergenceWarning
+from bayes_ir.errors import ConvergenceWarning
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
 #: bad input and 3 a posterior that failed its diagnostics or a misfitting model).
@@ -100,17 +101,10 @@ Gate = Annotated[
 
 
 def _parse_topics(text: str | None) -> tuple[int, ...] | None:
-    if text is None:
-        return None
-    try:
-        values = tuple(int(v) for v in text.replace(" ", "").split(",") if v)
-    except ValueError:
-        raise BayesIRError(f"--topics takes comma-separated integers, got {text!r}") from None
-    if values == (0,):
-        return ()
-    if not values or any(v < 1 for v in values):
-        raise BayesIRError(f"--topics takes positive integers (or 0 to skip), got {text!r}")
-    return values
+    """``--topics``: positive numbers of topics, or 0 alone to skip the analysis."""
+    if text is None or text.strip() == "0":
+        return None if text is None else ()
+    return number_list(text, "--topics", minimum=1)
 
 
 def _style(action: str) -> str:
@@ -167,9 +161,8 @@ def decide(
         files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
         missing=missing, check_range=check_range, champion=champion, challengers=challengers,
         artifacts=artifacts, exclude=exclude, drop_bottom=drop_bottom, top_m=top_m,
+        need_challenger=True,
     )  # fmt: skip
-    if not table.challengers:
-        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
     with (
         console_err.status(
             f"Sampling the {likelihood} hierarchical model "

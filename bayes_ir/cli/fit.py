@@ -43,6 +43,7 @@ from bayes_ir.cli._app import (
     console,
     console_err,
     load_with_roles,
+    number_list,
     save_output,
     say_wrote,
     warn_failed_checks,
@@ -241,7 +242,7 @@ def fit(
     from bayes_ir.hierarchical.contrasts import compare
 
     p = defaults.ci_prob(ci_prob)
-    m_values = _parse_m_values(sweep) if sweep is not None else None
+    m_values = list(number_list(sweep, "--sweep")) if sweep is not None else None
     if sweep_effects not in EFFECTS:
         raise typer.BadParameter(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
@@ -260,9 +261,8 @@ def fit(
         exclude=exclude,
         drop_bottom=drop_bottom,
         top_m=top_m,
+        need_challenger=True,
     )
-    if not table.challengers:
-        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
     console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
     sampler = {} if target_accept is None else {"target_accept": target_accept}
     with (
@@ -333,18 +333,6 @@ def _model_line(result) -> str:
     method = str(getattr(result, "method", "nuts"))
     sampler = {"exact": "exact sampler, no NUTS", "nuts": "NUTS"}.get(method, method)
     return f"{getattr(result, 'likelihood', '')} likelihood, {sampler}"
-
-
-def _parse_m_values(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.replace(" ", "").split(",") if v]
-    except ValueError:
-        raise BayesIRError(f"--sweep takes comma-separated integers, got {text!r}") from None
-    if not values:
-        raise BayesIRError("--sweep needs at least one number of artifact runs")
-    if any(v < 0 for v in values):
-        raise BayesIRError(f"--sweep takes numbers of artifact runs (>= 0), got {text!r}")
-    return values
 
 
 def _run_sweep(

@@ -32,6 +32,7 @@ from bayes_ir.cli._app import (
     app,
     console,
     load_with_roles,
+    number_list,
     say_wrote,
 )
 from bayes_ir.errors import BayesIRError
@@ -42,16 +43,6 @@ def _check_html(value: Path) -> Path:
     if value.suffix.lower() not in (".html", ".htm"):
         raise BayesIRError(f"--output writes HTML: name the file *.html, not {value.name!r}")
     return value
-
-
-def _levels(text: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(v) for v in text.replace(" ", "").split(",") if v)
-    except ValueError:
-        raise BayesIRError(f"--r takes comma-separated numbers >= 1, got {text!r}") from None
-    if not values or any(not v >= 1 or v != v or v == float("inf") for v in values):
-        raise BayesIRError(f"--r takes comma-separated numbers >= 1, got {text!r}")
-    return values
 
 
 _DEFAULT_LEVELS = ",".join(f"{v:g}" for v in defaults.RISK_LEVELS)
@@ -113,15 +104,14 @@ def review(
     from bayes_ir.decision import check_options
     from bayes_ir.report.review import review as make_review
 
-    levels = _levels(r)
+    levels = number_list(r, "--r", kind=float, minimum=1)
     check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
     table = load_with_roles(
         files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
         missing=missing, check_range=check_range, champion=champion, challengers=challengers,
         artifacts=artifacts, exclude=exclude, drop_bottom=drop_bottom, top_m=top_m,
+        need_challenger=True,
     )  # fmt: skip
-    if not table.challengers:
-        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     result = make_review(

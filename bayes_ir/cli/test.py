@@ -23,7 +23,6 @@ from bayes_ir.cli._app import (
     load_with_roles,
     save_output,
 )
-from bayes_ir.errors import BayesIRError
 
 Tests = Annotated[
     str,
@@ -73,9 +72,8 @@ def test_command(
     table = load_with_roles(
         files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
         missing=missing, check_range=check_range, champion=champion, challengers=challengers,
+        need_challenger=True,
     )  # fmt: skip
-    if not table.challengers:
-        raise BayesIRError("no challenger selected: pass --challengers NAME (or a glob)")
     result = paired_tests(
         table,
         test=[t for t in test.replace(" ", "").split(",") if t],

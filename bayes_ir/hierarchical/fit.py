@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import platform
 import warnings
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +30,7 @@ from bayes_ir.hierarchical.model import Design, check_likelihood, check_sigma, d
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
+from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
 __all__ = [
@@ -68,13 +67,7 @@ _GLOSS = {
 
 @lru_cache(maxsize=1)
 def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in _PACKAGES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+    return package_versions(_PACKAGES)
 
 
 def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:

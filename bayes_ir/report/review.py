@@ -14,12 +14,10 @@ nothing else in the page depends on the clock.
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ import pandas as pd
 
 from bayes_ir import defaults
 from bayes_ir.errors import ConvergenceWarning, OptionError
+from bayes_ir.provenance import package_versions, sha256_file
 from bayes_ir.report.decision import format_probability
 from bayes_ir.table import ScoreTable
 
@@ -37,24 +36,6 @@ _PACKAGES = ("bayes_ir", "pymc", "arviz", "numpy", "scipy", "pandas", "xarray", 
              "statsmodels", "ir-measures", "jinja2")  # fmt: skip
 #: Topics listed per challenger among those it loses most on.
 WORST_TOPICS = 5
-
-
-def _versions() -> dict[str, str]:
-    out = {}
-    for name in _PACKAGES:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -253,7 +234,7 @@ def review(
                                       systems=[table.champion, *table.challengers])  # fmt: skip
     files = [Path(f) for f in inputs]
     provenance = {
-        "inputs": [{"name": f.name, "sha256": _sha256(f)} for f in files if f.is_file()],
+        "inputs": [{"name": f.name, "sha256": sha256_file(f)} for f in files if f.is_file()],
         "collection": table.collections[0],
         "measure": table.measures[0],
         "champion": table.champion,
@@ -267,7 +248,7 @@ def review(
         "r_levels": [float(v) for v in r_levels],
         "ci_prob": p,
         "command": command or "bayes_ir.review(...)",
-        "versions": _versions(),
+        "versions": package_versions(_PACKAGES),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
     return Review(
