@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Annotated
 
 import typer
@@ -12,35 +11,16 @@ from rich.text import Text
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
-    Artifacts,
-    Chains,
-    Challengers,
-    Champion,
     CiProb,
-    Collection,
-    Draws,
-    DropBottom,
-    Exclude,
-    Files,
-    InputFormat,
-    Likelihood,
-    Measure,
-    Missing,
     Output,
-    Qrels,
-    RangeCheck,
     Seed,
-    TopM,
-    Tune,
     app,
     compact_table,
     console,
-    console_err,
-    load_with_roles,
     number_list,
     save_output,
 )
-from bayes_ir.errors import ConvergenceWarning
+from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
 #: bad input and 3 a posterior that failed its diagnostics or a misfitting model).
@@ -113,21 +93,10 @@ def _style(action: str) -> str:
 
 
 @app.command()
+@uses_scores(roles=True)
 def decide(
-    files: Files,
-    champion: Champion,
-    challengers: Challengers = None,
-    artifacts: Artifacts = None,
-    exclude: Exclude = None,
-    drop_bottom: DropBottom = 0.0,
-    top_m: TopM = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
-    likelihood: Likelihood = "gaussian",
+    scores: Scores,
+    sampler: Sampler,
     margin: Margin = None,
     non_inferiority: NonInferiority = False,
     r: RiskWeight = 1.0,
@@ -135,9 +104,6 @@ def decide(
     p_min: PMin = None,
     topics: Topics = None,
     seed: Seed = None,
-    chains: Chains = defaults.CHAINS,
-    draws: Draws = None,
-    tune: Tune = None,
     ci_prob: CiProb = None,
     gate: Gate = False,
     output: Output = None,
@@ -151,30 +117,13 @@ def decide(
     """
     from bayes_ir.decision import check_options
     from bayes_ir.decision import decide as decide_fn
-    from bayes_ir.hierarchical import fit as hierarchical_fit
     from bayes_ir.report.decision import format_probability
 
     grid = _parse_topics(topics)
     mode = "non_inferiority" if non_inferiority else "superiority"
     check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
-    table = load_with_roles(
-        files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
-        missing=missing, check_range=check_range, champion=champion, challengers=challengers,
-        artifacts=artifacts, exclude=exclude, drop_bottom=drop_bottom, top_m=top_m,
-        need_challenger=True,
-    )  # fmt: skip
-    with (
-        console_err.status(
-            f"Sampling the {likelihood} hierarchical model "
-            f"({len(table.systems)} systems x {len(table.topics)} topics)...",
-            spinner="dots",
-        ),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore", ConvergenceWarning)  # the decision says UNRELIABLE
-        result = hierarchical_fit(
-            table, likelihood=likelihood, chains=chains, draws=draws, tune=tune, seed=seed
-        )
+    table = scores.load(need_challenger=True)
+    result = sampler.fit(table, seed=seed)
     decision = decide_fn(
         result,
         margin=margin,

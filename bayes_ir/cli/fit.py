@@ -15,39 +15,21 @@ from rich.text import Text
 from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
-    Artifacts,
-    Chains,
-    Challengers,
-    Champion,
     CiProb,
-    Collection,
-    Draws,
-    DropBottom,
-    Exclude,
-    Files,
-    InputFormat,
-    Likelihood,
-    Measure,
-    Missing,
     Output,
-    Qrels,
-    RangeCheck,
     Seed,
     Strict,
-    TargetAccept,
-    TopM,
-    Tune,
     app,
     cli_wording,
     compact_table,
     console,
     console_err,
-    load_with_roles,
     number_list,
     save_output,
     say_wrote,
     warn_failed_checks,
 )
+from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
 
@@ -137,11 +119,6 @@ def _style(verdict: str) -> str:
     return "dim"
 
 
-def _likelihood(value: str) -> str:
-    key = value.strip().lower().replace("-", "_")
-    return "skew_normal" if key in ("skewnormal", "skew_normal", "sn") else key
-
-
 def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | None) -> list[Path]:
     """Write the decision figures of a fit into ``folder`` and return their paths."""
     import matplotlib
@@ -202,26 +179,11 @@ def decision_table(comparison) -> Table:
 
 
 @app.command()
+@uses_scores(roles=True)
 def fit(
-    files: Files,
-    champion: Champion,
-    challengers: Challengers = None,
-    artifacts: Artifacts = None,
-    exclude: Exclude = None,
-    drop_bottom: DropBottom = 0.0,
-    top_m: TopM = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
-    likelihood: Likelihood = "gaussian",
+    scores: Scores,
+    sampler: Sampler,
     seed: Seed = None,
-    chains: Chains = defaults.CHAINS,
-    draws: Draws = None,
-    tune: Tune = None,
-    target_accept: TargetAccept = None,
     min_gain: MinGain = 0.0,
     ci_prob: CiProb = None,
     figures: Figures = None,
@@ -237,7 +199,6 @@ def fit(
     credible interval, P(better), P(gain > --min-gain), verdict); writes the figures,
     the saved fit and the table on request.
     """
-    from bayes_ir.hierarchical import fit as hierarchical_fit
     from bayes_ir.hierarchical.artifact_sweep import EFFECTS
     from bayes_ir.hierarchical.contrasts import compare
 
@@ -247,42 +208,9 @@ def fit(
         raise typer.BadParameter(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
-    table = load_with_roles(
-        files,
-        input_format=input_format,
-        measure=measure,
-        collection=collection,
-        qrels=qrels,
-        missing=missing,
-        check_range=check_range,
-        champion=champion,
-        challengers=challengers,
-        artifacts=artifacts,
-        exclude=exclude,
-        drop_bottom=drop_bottom,
-        top_m=top_m,
-        need_challenger=True,
-    )
+    table = scores.load(need_challenger=True)
     console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
-    sampler = {} if target_accept is None else {"target_accept": target_accept}
-    with (
-        console_err.status(
-            f"Sampling the {_likelihood(likelihood)} hierarchical model "
-            f"({len(table.systems)} systems x {len(table.topics)} topics)...",
-            spinner="dots",
-        ),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore", ConvergenceWarning)  # reported below, loudly
-        result = hierarchical_fit(
-            table,
-            likelihood=_likelihood(likelihood),
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            seed=seed,
-            **sampler,
-        )
+    result = sampler.fit(table, seed=seed)
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
     if not passed:
@@ -315,9 +243,9 @@ def fit(
         for path in paths:
             say_wrote(path)
     if m_values is not None:
+        options = {**sampler.options(), "likelihood": result.likelihood}
         sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p, effects=sweep_effects,
-                                 likelihood=result.likelihood, chains=chains, draws=draws,
-                                 tune=tune, seed=seed, **sampler)  # fmt: skip
+                                 seed=seed, **options)  # fmt: skip
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:

@@ -13,27 +13,21 @@ from rich.text import Text
 
 from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
-    Collection,
     EscapedTable,
-    Files,
-    InputFormat,
-    Measure,
-    Missing,
     Output,
-    Qrels,
-    RangeCheck,
     app,
     console,
-    load,
     save_output,
 )
+from bayes_ir.cli._inputs import Scores, uses_scores
 from bayes_ir.frequentist.glm import compare_links, link_names
 from bayes_ir.frequentist.glm.comparison import LinkComparison
 
 
 @app.command()
+@uses_scores()
 def glm(
-    files: Files,
+    scores: Scores,
     links: Annotated[
         list[str] | None,
         typer.Option(
@@ -60,12 +54,6 @@ def glm(
         Path | None,
         typer.Option("--pairs", help="Write every Tukey pair (.csv, .json, .md or .tex)."),
     ] = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """Fit Gaussian GLMs score ~ topic + system per link; print deviance and significant pairs.
@@ -77,15 +65,7 @@ def glm(
     names = [name.strip() for item in (links or []) for name in item.split(",") if name.strip()]
     validate.choice("--boundary", boundary, ("clip", "drop_systems", "none"))
     validate.probability("--alpha", alpha)
-    table = load(
-        files,
-        input_format=input_format,
-        measure=measure,
-        collection=collection,
-        qrels=qrels,
-        missing=missing,
-        check_range=check_range,
-    )
+    table = scores.load()
     result = compare_links(
         table,
         links=names or None,

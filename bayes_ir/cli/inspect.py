@@ -8,21 +8,14 @@ import pandas as pd
 from rich.table import Table
 
 from bayes_ir.cli._app import (
-    Collection,
     EscapedTable,
-    Files,
-    InputFormat,
-    Measure,
-    Missing,
     Output,
-    Qrels,
-    RangeCheck,
     app,
     console,
     console_err,
-    load,
     save_output,
 )
+from bayes_ir.cli._inputs import Scores, uses_scores
 from bayes_ir.errors import BayesIRWarning
 from bayes_ir.table import ScoreTable
 
@@ -53,14 +46,9 @@ def inspect_frame(table: ScoreTable) -> pd.DataFrame:
 
 
 @app.command()
+@uses_scores(missing="keep")
 def inspect(
-    files: Files,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "keep",
-    check_range: RangeCheck = True,
+    scores: Scores,
     output: Output = None,
 ) -> None:
     """Show systems, topics, measures, means, missing cells and loader warnings.
@@ -71,15 +59,7 @@ def inspect(
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", BayesIRWarning)
-        table = load(
-            files,
-            input_format=input_format,
-            measure=measure,
-            collection=collection,
-            qrels=qrels,
-            missing=missing,
-            check_range=check_range,
-        )
+        table = scores.load()
     console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
     frame = inspect_frame(table)
     console.print(systems_table(frame))

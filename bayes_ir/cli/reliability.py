@@ -9,25 +9,19 @@ import typer
 
 from bayes_ir.cli._app import (
     CiProb,
-    Collection,
-    Files,
-    InputFormat,
-    Measure,
-    Missing,
     Output,
-    Qrels,
-    RangeCheck,
     app,
     console,
-    load,
     save_output,
 )
+from bayes_ir.cli._inputs import Scores, uses_scores
 from bayes_ir.defaults import RELIABILITY_ESTIMATOR
 
 
 @app.command()
+@uses_scores()
 def reliability(
-    files: Files,
+    scores: Scores,
     estimator: Annotated[
         str,
         typer.Option(
@@ -47,12 +41,6 @@ def reliability(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Seed of RES, KD, SH, bootstrap.")
     ] = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """Estimate the expected Kendall tau and tau_AP between the observed and the true ranking."""
@@ -64,15 +52,7 @@ def reliability(
     )
 
     spec = parse_reliability(estimator)
-    table = load(
-        files,
-        input_format=input_format,
-        measure=measure,
-        collection=collection,
-        qrels=qrels,
-        missing=missing,
-        check_range=check_range,
-    )
+    table = scores.load()
     frames = []
     for k, (coll, meas) in enumerate(table.blocks()):
         result = expected_correlation(

@@ -10,31 +10,8 @@ from typing import Annotated
 import typer
 
 from bayes_ir import defaults
-from bayes_ir.cli._app import (
-    Artifacts,
-    Chains,
-    Challengers,
-    Champion,
-    CiProb,
-    Collection,
-    Draws,
-    DropBottom,
-    Exclude,
-    Files,
-    InputFormat,
-    Likelihood,
-    Measure,
-    Missing,
-    Qrels,
-    RangeCheck,
-    Seed,
-    TopM,
-    app,
-    console,
-    load_with_roles,
-    number_list,
-    say_wrote,
-)
+from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_wrote
+from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.errors import BayesIRError
 
 
@@ -72,27 +49,14 @@ Resamples = Annotated[
 
 
 @app.command()
+@uses_scores(roles=True)
 def review(
-    files: Files,
-    champion: Champion,
+    scores: Scores,
     output: HtmlOutput,
-    challengers: Challengers = None,
-    artifacts: Artifacts = None,
-    exclude: Exclude = None,
-    drop_bottom: DropBottom = 0.0,
-    top_m: TopM = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
-    likelihood: Likelihood = "gaussian",
+    sampler: Sampler,
     r: RLevels = _DEFAULT_LEVELS,
     min_gain: MinGain = None,
     seed: Seed = None,
-    chains: Chains = defaults.CHAINS,
-    draws: Draws = None,
     resamples: Resamples = defaults.BCA_RESAMPLES,
     ci_prob: CiProb = None,
 ) -> None:
@@ -106,18 +70,12 @@ def review(
 
     levels = number_list(r, "--r", kind=float, minimum=1)
     check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
-    table = load_with_roles(
-        files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
-        missing=missing, check_range=check_range, champion=champion, challengers=challengers,
-        artifacts=artifacts, exclude=exclude, drop_bottom=drop_bottom, top_m=top_m,
-        need_challenger=True,
-    )  # fmt: skip
+    table = scores.load(need_challenger=True)
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     result = make_review(
-        table, margin=min_gain, r=r_table, r_levels=levels, likelihood=likelihood,
-        ci_prob=ci_prob, seed=seed, draws=draws, chains=chains, n_resamples=resamples,
-        inputs=files, command=command,
+        table, margin=min_gain, r=r_table, r_levels=levels, ci_prob=ci_prob, seed=seed,
+        n_resamples=resamples, inputs=scores.files, command=command, **sampler.options(),
     )  # fmt: skip
     console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
     say_wrote(result.to_html(output))

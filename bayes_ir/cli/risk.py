@@ -14,38 +14,20 @@ from rich.table import Table
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
-    Artifacts,
-    Chains,
-    Challengers,
-    Champion,
     CiProb,
-    Collection,
-    Draws,
-    DropBottom,
-    Exclude,
-    Files,
-    InputFormat,
-    Likelihood,
-    Measure,
-    Missing,
     Output,
-    Qrels,
-    RangeCheck,
     Seed,
     Strict,
-    TargetAccept,
-    TopM,
-    Tune,
     app,
     check_figure,
     compact_table,
     console,
-    load_with_roles,
     save_output,
     say_wrote,
     warn,
     warn_failed_checks,
 )
+from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
 from bayes_ir.files import atomic_path, write_text
 
@@ -77,31 +59,16 @@ Resamples = Annotated[
 
 
 @app.command()
+@uses_scores(roles=True)
 def risk(
-    files: Files,
-    champion: Champion,
-    challengers: Challengers = None,
-    artifacts: Artifacts = None,
-    exclude: Exclude = None,
-    drop_bottom: DropBottom = 0.0,
-    top_m: TopM = None,
+    scores: Scores,
+    sampler: Sampler,
     r: RiskR = defaults.RISK_R,
     no_bayes: NoBayes = False,
     ci_prob: CiProb = None,
     sd: Sd = defaults.TRISK_SD,
     resamples: Resamples = defaults.BCA_RESAMPLES,
-    likelihood: Likelihood = "gaussian",
-    chains: Chains = defaults.CHAINS,
-    draws: Draws = None,
-    tune: Tune = None,
-    target_accept: TargetAccept = None,
     seed: Seed = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
     plot: Plot = None,
     strict: Strict = False,
     output: Output = None,
@@ -109,25 +76,7 @@ def risk(
     """Deployment risk review of the challengers against the champion (higher = riskier)."""
     from bayes_ir.risk.review import risk_review
 
-    table = load_with_roles(
-        files,
-        input_format=input_format,
-        measure=measure,
-        collection=collection,
-        qrels=qrels,
-        missing=missing,
-        check_range=check_range,
-        champion=champion,
-        challengers=challengers,
-        artifacts=artifacts,
-        exclude=exclude,
-        drop_bottom=drop_bottom,
-        top_m=top_m,
-    )
-    fit_options = {"chains": chains}
-    for key, value in (("draws", draws), ("tune", tune), ("target_accept", target_accept)):
-        if value is not None:
-            fit_options[key] = value
+    table = scores.load()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         review = risk_review(
@@ -136,10 +85,9 @@ def risk(
             ci_prob=ci_prob,
             sd=sd,
             bayes=not no_bayes,
-            likelihood=likelihood,
             n_resamples=resamples,
             seed=seed,
-            **fit_options,
+            **sampler.options(),
         )
     for w in caught:  # every package warning; failed diagnostics one line per check
         if issubclass(w.category, BayesIRWarning) and w.category is not ConvergenceWarning:

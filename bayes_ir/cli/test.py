@@ -6,23 +6,8 @@ from typing import Annotated
 
 import typer
 
-from bayes_ir.cli._app import (
-    Challengers,
-    Champion,
-    Collection,
-    Files,
-    InputFormat,
-    Measure,
-    Missing,
-    Output,
-    Qrels,
-    RangeCheck,
-    Seed,
-    app,
-    console,
-    load_with_roles,
-    save_output,
-)
+from bayes_ir.cli._app import Output, Seed, app, console, save_output
+from bayes_ir.cli._inputs import Scores, uses_scores
 
 Tests = Annotated[
     str,
@@ -43,22 +28,15 @@ Resamples = Annotated[
 
 
 @app.command(name="test")
+@uses_scores(roles=True)
 def test_command(
-    files: Files,
-    champion: Champion,
-    challengers: Challengers = None,
+    scores: Scores,
     test: Tests = "t,randomization,wilcoxon,sign,bootstrap",
     correction: Correction = "holm",
     alpha: Alpha = 0.05,
     alternative: Alternative = "two-sided",
     resamples: Resamples = 10_000,
     seed: Seed = None,
-    input_format: InputFormat = None,
-    measure: Measure = None,
-    collection: Collection = None,
-    qrels: Qrels = None,
-    missing: Missing = "error",
-    check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
     """What does the t-test say? Paired tests of each challenger against the champion.
@@ -69,11 +47,7 @@ def test_command(
     """
     from bayes_ir.frequentist.paired import paired_tests
 
-    table = load_with_roles(
-        files, input_format=input_format, measure=measure, collection=collection, qrels=qrels,
-        missing=missing, check_range=check_range, champion=champion, challengers=challengers,
-        need_challenger=True,
-    )  # fmt: skip
+    table = scores.load(need_challenger=True)
     result = paired_tests(
         table,
         test=[t for t in test.replace(" ", "").split(",") if t],

@@ -165,6 +165,8 @@ def review(
     ci_prob: float | None = None,
     seed: int | None = None,
     draws: int | None = None,
+    tune: int | None = None,
+    target_accept: float | None = None,
     chains: int = defaults.CHAINS,
     n_resamples: int = defaults.BCA_RESAMPLES,
     topics: Sequence[int] | None = None,
@@ -193,8 +195,8 @@ def review(
         Interval probability.
     seed
         Seed of every stochastic step (default :data:`bayes_ir.defaults.SEED`).
-    draws, chains
-        Sampler settings of every fit.
+    draws, tune, target_accept, chains
+        Sampler settings of every fit (see :func:`bayes_ir.hierarchical.fit`).
     n_resamples
         Bootstrap resamples of the BCa intervals.
     topics
@@ -219,7 +221,8 @@ def review(
     seed = defaults.SEED if seed is None else int(seed)
     p = defaults.ci_prob(ci_prob)
     margin = defaults.DECISION_MARGIN if margin is None else float(margin)
-    sampler = {"chains": chains} | ({} if draws is None else {"draws": draws})
+    given = {"draws": draws, "tune": tune, "target_accept": target_accept}
+    sampler = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
         result = fit(table, likelihood=likelihood, seed=seed, **sampler)
