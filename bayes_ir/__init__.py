@@ -10,7 +10,7 @@ The package is built in three floors, imports only going down:
    (:mod:`bayes_ir.reliability`);
 3. presentation: :mod:`bayes_ir.plots`, :mod:`bayes_ir.report` and the CLI.
 
-The method functions are re-exported here and imported on first use, so that
+The public names are re-exported here and imported on first use, so that
 ``import bayes_ir`` stays fast (PyMC is loaded only when a model is fitted).
 
 Examples
@@ -27,7 +27,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from bayes_ir.datasets import list_datasets, load_dataset
 from bayes_ir.errors import (
     BayesIRError,
     BayesIRWarning,
@@ -42,15 +41,22 @@ from bayes_ir.errors import (
     ScoreTableError,
     UnknownSystemError,
 )
-from bayes_ir.readers import detect_format, read_scores
-from bayes_ir.report import write_table
-from bayes_ir.roles import Roles
-from bayes_ir.simulate import SystemSpec, simulate_scores
-from bayes_ir.sweep import sweep
-from bayes_ir.table import ScoreTable, concat
+from bayes_ir.sweep import sweep  # eager: the function shadows its module's name
 
-#: Method functions, imported lazily from their module on first access.
+#: Public names, imported lazily from their module on first access (the command line
+#: starts without pandas, scipy, PyMC or matplotlib).
 _LAZY: dict[str, str] = {
+    # the score table
+    "read_scores": "bayes_ir.readers",
+    "detect_format": "bayes_ir.readers",
+    "ScoreTable": "bayes_ir.table",
+    "concat": "bayes_ir.table",
+    "Roles": "bayes_ir.roles",
+    "write_table": "bayes_ir.report",
+    "list_datasets": "bayes_ir.datasets",
+    "load_dataset": "bayes_ir.datasets",
+    "SystemSpec": "bayes_ir.simulate",
+    "simulate_scores": "bayes_ir.simulate",
     # Bayesian hierarchical model
     "fit": "bayes_ir.hierarchical",
     "build_model": "bayes_ir.hierarchical",
@@ -127,18 +133,8 @@ __all__ = [
     "MeasureError",
     "ModelCheckWarning",
     "RoleError",
-    "Roles",
-    "ScoreTable",
     "ScoreTableError",
-    "SystemSpec",
     "UnknownSystemError",
-    "concat",
-    "detect_format",
-    "list_datasets",
-    "load_dataset",
-    "read_scores",
-    "simulate_scores",
     "sweep",
-    "write_table",
     *_LAZY,
 ]

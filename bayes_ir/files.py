@@ -25,6 +25,9 @@ from pathlib import Path
 
 from bayes_ir.errors import OptionError
 
+#: File extensions of the result tables the package writes, and the format each selects.
+TABLE_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".tex": "latex"}
+
 __all__ = ["atomic_path", "check_output_path", "declare_inputs", "write_bytes", "write_text"]
 
 #: The input files of the current run; every output is checked against them.

@@ -6,7 +6,7 @@ import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich import box
@@ -17,10 +17,10 @@ from typer._click.globals import get_current_context
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
-from bayes_ir.files import check_output_path, declare_inputs
-from bayes_ir.readers import READERS, read_scores
-from bayes_ir.report import TABLE_FORMATS, write_table
-from bayes_ir.table import ScoreTable
+from bayes_ir.files import TABLE_FORMATS, check_output_path, declare_inputs
+
+if TYPE_CHECKING:
+    from bayes_ir.table import ScoreTable
 
 app = typer.Typer(
     name="bayes-ir",
@@ -140,7 +140,11 @@ Files = Annotated[
 ]
 InputFormat = Annotated[
     str | None,
-    typer.Option("--input-format", "-f", help=f"Override detection: {', '.join(READERS)}."),
+    typer.Option(
+        "--input-format",
+        "-f",
+        help="Override detection: tidy, wide, trec_eval, run, lines (see read_scores).",
+    ),
 ]
 Measure = Annotated[
     str | None,
@@ -279,6 +283,8 @@ def load(
     check_range: bool = True,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measure."""
+    from bayes_ir.readers import read_scores
+
     guard_outputs([*files, qrels])
     options: dict = {"missing": missing}
     if not check_range:
@@ -436,6 +442,8 @@ def compact_table(title: str, **options) -> Table:
 def save_output(frame, output: Path | None) -> None:
     """Write ``frame`` to ``output`` (if given) and say where."""
     if output is not None:
+        from bayes_ir.report import write_table
+
         say_wrote(write_table(frame, output))
 
 

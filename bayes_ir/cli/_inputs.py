@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
@@ -48,7 +48,9 @@ from bayes_ir.cli._app import (
     load,
     load_with_roles,
 )
-from bayes_ir.table import ScoreTable
+
+if TYPE_CHECKING:
+    from bayes_ir.table import ScoreTable
 
 
 @dataclass(frozen=True)

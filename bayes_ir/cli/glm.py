@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Group
 from rich.markup import escape
@@ -20,8 +19,11 @@ from bayes_ir.cli._app import (
     save_output,
 )
 from bayes_ir.cli._inputs import Scores, uses_scores
-from bayes_ir.frequentist.glm import compare_links, link_names
-from bayes_ir.frequentist.glm.comparison import LinkComparison
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bayes_ir.frequentist.glm.comparison import LinkComparison
 
 
 @app.command()
@@ -32,8 +34,9 @@ def glm(
         list[str] | None,
         typer.Option(
             "--links",
-            help=f"Links to compare, repeatable or comma-separated: {', '.join(link_names())} "
-            "(default: these, the paper's), or atanh (the inverse of the paper's tanh).",
+            help="Links to compare, repeatable or comma-separated: identity, log, exp, tanh, "
+            "logit, probit, cauchit, cloglog (default: these, the paper's), or atanh (the "
+            "inverse of the paper's tanh).",
         ),
     ] = None,
     alpha: Annotated[
@@ -66,6 +69,8 @@ def glm(
     validate.choice("--boundary", boundary, ("clip", "drop_systems", "none"))
     validate.probability("--alpha", alpha)
     table = scores.load()
+    from bayes_ir.frequentist.glm import compare_links
+
     result = compare_links(
         table,
         links=names or None,
@@ -116,7 +121,7 @@ def _rich_table(result: LinkComparison, stat: str, title: str) -> Group:
         cells = []
         for col in wide.columns:
             value = wide.at[link, col]
-            if pd.isna(value):
+            if value != value:  # NaN
                 text = "failed"
             else:
                 text = str(int(value)) if stat == "n_significant" else f"{value:.4f}"
@@ -140,4 +145,6 @@ def _pairs_frame(result: LinkComparison) -> pd.DataFrame:
         frame.insert(0, "measure", tukey.measure)
         frame.insert(0, "collection", tukey.collection)
         frames.append(frame)
+    import pandas as pd
+
     return pd.concat(frames, ignore_index=True)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from rich.table import Table
 
 from bayes_ir.cli._app import (
@@ -17,7 +17,11 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.cli._inputs import Scores, uses_scores
 from bayes_ir.errors import BayesIRWarning
-from bayes_ir.table import ScoreTable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bayes_ir.table import ScoreTable
 
 #: Columns of the ``--output`` table of ``inspect``, in this order.
 INSPECT_COLUMNS = ("collection", "measure", "system", "mean", "sd", "n_topics", "n_missing")
@@ -94,7 +98,7 @@ def systems_table(frame: pd.DataFrame) -> Table:
             "measure": row["measure"],
             "system": row["system"],
             "mean": f"{row['mean']:.4f}",
-            "sd": "" if pd.isna(row["sd"]) else f"{row['sd']:.4f}",
+            "sd": "" if row["sd"] != row["sd"] else f"{row['sd']:.4f}",
             "n_topics": str(row["n_topics"]),
             "n_missing": str(row["n_missing"]) if row["n_missing"] else "",
         }

@@ -28,7 +28,6 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
-from bayes_ir.frequentist.meta_analysis import effect_size, meta_analysis, read_meta_config
 
 
 @app.command()
@@ -90,6 +89,8 @@ def meta(
     output: Output = None,
 ) -> None:
     """Pool a treatment-vs-control effect over collections; print metafor-style results."""
+    from bayes_ir.frequentist.meta_analysis import effect_size, meta_analysis, read_meta_config
+
     labels: dict[str, str] = {}
     order = None
     extras = list(extra or [])

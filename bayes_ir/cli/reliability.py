@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import pandas as pd
 import typer
 
 from bayes_ir.cli._app import (
@@ -44,6 +43,8 @@ def reliability(
     output: Output = None,
 ) -> None:
     """Estimate the expected Kendall tau and tau_AP between the observed and the true ranking."""
+    import pandas as pd
+
     from bayes_ir.reliability import (
         bayesian_interval,
         bootstrap_interval,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -30,6 +29,9 @@ from bayes_ir.cli._app import (
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
 from bayes_ir.files import atomic_path, write_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RiskR = Annotated[
     float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")

@@ -10,11 +10,8 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.files import write_text
+from bayes_ir.files import TABLE_FORMATS, write_text
 from bayes_ir.report.escape import latex_escape, markdown_escape
-
-#: File extensions and the format each selects.
-TABLE_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".tex": "latex"}
 
 
 def render_table(
