@@ -228,27 +228,35 @@ class ScoreTable:
         self,
         *,
         collection: str | None = None,
-        measure: str | None = None,
+        measure: str | Sequence[str] | None = None,
         systems: Iterable[str] | None = None,
         topics: Iterable[str] | None = None,
     ) -> ScoreTable:
-        """Return the sub-table of one collection, one measure, some systems or topics.
+        """Return the sub-table of one collection, some measures, some systems or topics.
 
-        Roles are kept for the systems that remain; a champion that is removed
-        drops the roles altogether.
+        ``measure`` is one measure or several (a list); a name the table spells
+        differently selects its own spelling (``P_10`` selects ``P@10``). Roles are kept
+        for the systems that remain; a champion that is removed drops the roles altogether.
         """
         df = self.data
         mask = np.ones(len(df), dtype=bool)
-        if measure is not None and measure not in set(df["measure"].unique()):
-            measure = canonical_measure(measure)  # "P_10" selects "P@10"
-        for col, value in (("collection", collection), ("measure", measure)):
-            if value is not None:
-                if value not in set(df[col].unique()):
-                    raise ScoreTableError(
-                        f"{col} {value!r} is not in the data (have: {', '.join(df[col].unique())})",
-                        source=self.source,
-                    )
-                mask &= (df[col] == value).to_numpy()
+        present = set(df["measure"].unique())
+        measures = [measure] if isinstance(measure, str) else measure
+        if measures is not None:
+            measures = [m if m in present else canonical_measure(m) for m in measures]
+        for col, values in (
+            ("collection", None if collection is None else [collection]),
+            ("measure", measures),
+        ):
+            if values is not None:
+                for value in values:
+                    if value not in set(df[col].unique()):
+                        raise ScoreTableError(
+                            f"{col} {value!r} is not in the data "
+                            f"(have: {', '.join(df[col].unique())})",
+                            source=self.source,
+                        )
+                mask &= df[col].isin(values).to_numpy()
         if systems is not None:
             systems = list(systems)
             check_known(systems, df["system"].unique())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -147,8 +147,13 @@ InputFormat = Annotated[
     ),
 ]
 Measure = Annotated[
-    str | None,
-    typer.Option("--measure", "-m", help="Measure (ir_measures string, e.g. nDCG@10)."),
+    list[str] | None,
+    typer.Option(
+        "--measure",
+        "-m",
+        help="Measure (ir_measures string, e.g. nDCG@10); repeat it to analyse several side "
+        "by side (-m nDCG@10 -m AP).",
+    ),
 ]
 Collection = Annotated[str | None, typer.Option("--collection", help="Collection to analyse.")]
 Qrels = Annotated[Path | None, typer.Option("--qrels", help="Qrels file, for TREC run inputs.")]
@@ -276,59 +281,53 @@ def load(
     files: list[Path],
     *,
     input_format: str | None,
-    measure: str | None,
+    measure: str | Sequence[str] | None,
     collection: str | None = None,
     qrels: Path | None = None,
     missing: str = "error",
     check_range: bool = True,
 ) -> ScoreTable:
-    """Read the files with the shared options, then select the collection and measure."""
+    """Read the files with the shared options, then select the collection and measures.
+
+    ``measure`` is one measure or several (``-m nDCG@10 -m AP``); runs scored against
+    ``qrels`` compute each of them.
+    """
     from bayes_ir.readers import read_scores
 
     guard_outputs([*files, qrels])
+    measures = [measure] if isinstance(measure, str) else list(measure or ())
     options: dict = {"missing": missing}
     if not check_range:
         options["check_range"] = False
-    if measure is not None:
-        options["measure"] = measure
+    if len(measures) == 1:
+        options["measure"] = measures[0]
+    elif measures and qrels is not None:  # runs: ir_measures computes every measure
+        options["measure"] = measures
     if qrels is not None:
         options["qrels"] = qrels
     table = read_scores(files, format=input_format, **options)
-    if collection is not None or measure is not None:
-        table = table.select(collection=collection, measure=_measure_label(table, measure))
+    if len(measures) == 1:
+        table = table.select(collection=collection, measure=_measure_label(table, measures[0]))
+    elif collection is not None or measures:  # several: each must be in the scores
+        table = table.select(collection=collection, measure=measures or None)
     return table
 
 
-def load_with_roles(
-    files: list[Path],
+def assign_roles(
+    table: ScoreTable,
     *,
-    input_format: str | None,
-    measure: str | None,
     champion: str,
     challengers: list[str] | None = None,
     artifacts: list[str] | None = None,
     exclude: list[str] | None = None,
     drop_bottom: float = 0.0,
     top_m: int | None = None,
-    collection: str | None = None,
-    qrels: Path | None = None,
-    missing: str = "error",
-    check_range: bool = True,
     need_challenger: bool = False,
 ) -> ScoreTable:
-    """Call :func:`load`, then assign roles with :meth:`ScoreTable.with_roles`.
+    """Assign roles with :meth:`ScoreTable.with_roles` to a table of one collection and measure.
 
     ``need_challenger`` refuses, in one line, roles that select no challenger.
     """
-    table = load(
-        files,
-        input_format=input_format,
-        measure=measure,
-        collection=collection,
-        qrels=qrels,
-        missing=missing,
-        check_range=check_range,
-    )
     require_one_block(table)
     table = table.with_roles(
         champion=champion,

@@ -18,14 +18,18 @@ own options first and reads the files (which may be large) last.
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import typer
+
 from bayes_ir import defaults
 from bayes_ir.cli._app import (
+    OUTPUT_OPTIONS,
     Artifacts,
     Chains,
     Challengers,
@@ -44,9 +48,10 @@ from bayes_ir.cli._app import (
     TargetAccept,
     TopM,
     Tune,
+    assign_roles,
+    console,
     console_err,
     load,
-    load_with_roles,
 )
 
 if TYPE_CHECKING:
@@ -59,7 +64,7 @@ class Scores:
 
     files: list[Path]
     input_format: str | None = None
-    measure: str | None = None
+    measure: list[str] | None = None
     collection: str | None = None
     qrels: Path | None = None
     missing: str = "error"
@@ -70,22 +75,33 @@ class Scores:
     exclude: list[str] | None = None
     drop_bottom: float = 0.0
     top_m: int | None = None
+    #: Every measure asked for, when this is one view of :meth:`each_measure`.
+    _all: tuple[str, ...] = ()
+    #: The table of :attr:`_all`, read once and shared by the views.
+    _read: dict[str, ScoreTable] = field(default_factory=dict, compare=False, repr=False)
+
+    def each_measure(self) -> list[Scores]:
+        """Return one :class:`Scores` per measure asked for (``-m AP -m nDCG@10``).
+
+        The files are read once, for every measure, on the first :meth:`load`.
+        """
+        names = list(dict.fromkeys(self.measure or ()))
+        if len(names) < 2:
+            return [self]
+        return [replace(self, measure=[name], _all=tuple(names), _read=self._read)
+                for name in names]  # fmt: skip
 
     def load(self, *, need_challenger: bool = False) -> ScoreTable:
         """Read the files, select collection and measure, and assign the roles (if any)."""
-        reading = {
-            "input_format": self.input_format,
-            "measure": self.measure,
-            "collection": self.collection,
-            "qrels": self.qrels,
-            "missing": self.missing,
-            "check_range": self.check_range,
-        }
+        if self._all:  # one view of :meth:`each_measure`: select from the shared read
+            self.read_once()
+            table = self._read["all"].select(measure=self.measure)
+        else:
+            table = self._table(self.measure)
         if self.champion is None:
-            return load(self.files, **reading)
-        return load_with_roles(
-            self.files,
-            **reading,
+            return table
+        return assign_roles(
+            table,
             champion=self.champion,
             challengers=self.challengers,
             artifacts=self.artifacts,
@@ -93,6 +109,22 @@ class Scores:
             drop_bottom=self.drop_bottom,
             top_m=self.top_m,
             need_challenger=need_challenger,
+        )
+
+    def read_once(self) -> None:
+        """Read the files for every measure of :meth:`each_measure` (once for all views)."""
+        if "all" not in self._read:
+            self._read["all"] = self._table(list(self._all))
+
+    def _table(self, measures: list[str] | None) -> ScoreTable:
+        return load(
+            self.files,
+            input_format=self.input_format,
+            measure=measures,
+            collection=self.collection,
+            qrels=self.qrels,
+            missing=self.missing,
+            check_range=self.check_range,
         )
 
 
@@ -198,7 +230,10 @@ def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options
                                       if o.name in known})  # fmt: skip
-            return command(**given)
+            views = given["scores"].each_measure() if roles else [given["scores"]]
+            if len(views) == 1:
+                return command(**given)
+            return _each_measure(command, given, views)
 
         run.__name__ = command.__name__
         run.__qualname__ = command.__qualname__
@@ -209,3 +244,40 @@ def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
         return run
 
     return decorate
+
+
+#: Exit statuses of a command run once per measure, most serious first (3: a posterior
+#: that failed its diagnostics; 4: keep the champion; 5: collect more data).
+_EXIT_PRIORITY = (3, 4, 5)
+
+
+def _each_measure(command: Callable, given: dict[str, Any], views: list[Scores]) -> None:
+    """Run ``command`` once per measure, a rule line before each, outputs named per measure.
+
+    ``--output out.csv`` becomes ``out_AP.csv``, ``out_nDCG@10.csv``, ...; a
+    ``--figures`` folder gets one sub-folder per measure. The exit status is the most
+    serious of the runs' (:data:`_EXIT_PRIORITY`), so ``--gate`` deploys only when every
+    measure says deploy.
+    """
+    views[0].read_once()  # a measure missing from the files: one error before any output
+    codes = []
+    for view in views:
+        measure = view.measure[0] if view.measure else ""
+        console.rule(f"measure {measure}", characters="=", style="bold")
+        call = dict(given, scores=view)
+        for key in (*OUTPUT_OPTIONS, "figures"):
+            if call.get(key) is not None:
+                call[key] = _per_measure(call[key], measure, folder=key == "figures")
+        try:
+            command(**call)
+        except typer.Exit as stop:
+            codes.append(stop.exit_code)
+    failed = [code for code in codes if code]
+    if failed:
+        raise typer.Exit(min(failed, key=lambda c: (_EXIT_PRIORITY + (c,)).index(c)))
+
+
+def _per_measure(path: Path, measure: str, *, folder: bool) -> Path:
+    """Name ``path`` for one measure: ``out.csv`` -> ``out_AP.csv``; a folder ``out/AP``."""
+    slug = re.sub(r"[^\w@.+-]+", "_", measure).strip("_") or "measure"
+    return path / slug if folder else path.with_stem(f"{path.stem}_{slug}")

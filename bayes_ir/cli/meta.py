@@ -94,6 +94,12 @@ def meta(
     labels: dict[str, str] = {}
     order = None
     extras = list(extra or [])
+    if measure is not None and len(measure) > 1:
+        raise BayesIRError(
+            f"meta pools one measure, got --measure {' --measure '.join(measure)}: "
+            "run it once per measure (--extra adds a measure to the plot)"
+        )
+    score_measure = measure[0] if measure else None
     if source.suffix.lower() in (".yaml", ".yml"):
         config = read_meta_config(source)
         specs = config.collections
@@ -107,7 +113,7 @@ def meta(
         labels = dict(config.display_names)
         order = config.collection_names
         table = config.load(missing=missing)
-        measure = measure or config.measure
+        score_measure = score_measure or config.measure
     else:
         table = load(
             [source],
@@ -129,7 +135,7 @@ def meta(
             f"--extra {', '.join(unknown)}: not a measure of the scores "
             f"({', '.join(table.measures)})"
         )
-    if measure is None and len(table.measures) > 1:
+    if score_measure is None and len(table.measures) > 1:
         main = [m for m in table.measures if m not in extras]
         if len(main) != 1:
             raise BayesIRError(
@@ -140,7 +146,7 @@ def meta(
         measure=effect or META_EFFECT,
         control=control,
         treatment=treatment,
-        score_measure=measure,
+        score_measure=score_measure,
         extra_measures=[e for e in extras if e in table.measures],
         collections=order,
         labels=labels,

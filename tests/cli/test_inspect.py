@@ -97,17 +97,12 @@ def test_inspect_output_formats_have_stable_columns(tmp_path, capsys, ext):
         assert text.count("\\\\") == 25  # header + 24 rows
 
 
-def test_load_with_roles_helper():
-    from bayes_ir.cli._app import load_with_roles
+def test_scores_with_roles():
+    from bayes_ir.cli._inputs import Scores
 
-    table = load_with_roles(
-        [DATA / "example_scores.csv"],
-        input_format=None,
-        measure="AP",
-        champion="bm25",
-        challengers=["chal_*"],
-        drop_bottom=0.25,
-    )
+    scores = Scores([DATA / "example_scores.csv"], measure=["AP"], champion="bm25",
+                    challengers=["chal_*"], drop_bottom=0.25)  # fmt: skip
+    table = scores.load()
     assert table.champion == "bm25" and len(table.challengers) == 4
     assert len(table.artifacts) == 30  # 40 artifacts, bottom 25% dropped
 
