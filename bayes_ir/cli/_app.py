@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -239,6 +240,44 @@ Strict = Annotated[
         "--strict", help="Exit with status 3 when the posterior fails its diagnostics (for CI)."
     ),
 ]
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Show no progress (warnings and errors still show).")
+]
+ExecutorName = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Where sweeps run: local (processes on this machine) or dask (a Dask cluster).",
+        callback=lambda value: validate.choice("--executor", value, ("local", "dask")),
+    ),
+]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="Dask scheduler address for --executor dask (default: $BAYES_IR_SCHEDULER).",
+    ),
+]
+
+#: ``--quiet`` in force: spinners are not shown either.
+_QUIET: list[bool] = [False]
+
+
+@contextmanager
+def quieted(quiet: bool) -> Iterator[None]:
+    """Silence :func:`status` spinners inside the block when ``quiet``."""
+    _QUIET.append(quiet)
+    try:
+        yield
+    finally:
+        _QUIET.pop()
+
+
+def status(text: str):
+    """Show a spinner with ``text`` on stderr while a step runs (nothing with ``--quiet``)."""
+    return nullcontext() if _QUIET[-1] else console_err.status(text, spinner="dots")
+
+
 #: Exit status of ``--strict`` commands whose posterior failed its diagnostics.
 EXIT_DIAGNOSTICS_FAILED = 3
 Output = Annotated[

@@ -18,16 +18,18 @@ own options first and reads the files (which may be large) last.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from bayes_ir import defaults
+from bayes_ir import defaults, progress
 from bayes_ir.cli._app import (
     OUTPUT_OPTIONS,
     Artifacts,
@@ -38,13 +40,16 @@ from bayes_ir.cli._app import (
     Draws,
     DropBottom,
     Exclude,
+    ExecutorName,
     Files,
     InputFormat,
     Likelihood,
     Measure,
     Missing,
     Qrels,
+    Quiet,
     RangeCheck,
+    Scheduler,
     TargetAccept,
     TopM,
     Tune,
@@ -52,7 +57,10 @@ from bayes_ir.cli._app import (
     console,
     console_err,
     load,
+    quieted,
 )
+from bayes_ir.cli._progress import reporter_for
+from bayes_ir.errors import BayesIRError
 
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
@@ -147,7 +155,7 @@ class Sampler:
         return given
 
     def fit(self, table: ScoreTable, *, seed: int | None) -> Any:
-        """Fit the model with a spinner on stderr; diagnostics warnings are left to the caller.
+        """Fit the model (its progress is shown by the reporter of :func:`uses_scores`).
 
         ``ConvergenceWarning`` is silenced here because every command reports a failed
         posterior itself, loudly (a red panel, an UNRELIABLE decision).
@@ -155,17 +163,48 @@ class Sampler:
         from bayes_ir.errors import ConvergenceWarning
         from bayes_ir.hierarchical import fit as hierarchical_fit
 
-        label = self.likelihood.replace("_", "-")
-        with (
-            console_err.status(
-                f"Sampling the {label} hierarchical model "
-                f"({len(table.systems)} systems x {len(table.topics)} topics)...",
-                spinner="dots",
-            ),
-            warnings.catch_warnings(),
-        ):
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             return hierarchical_fit(table, seed=seed, **self.options())
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Where the sweeps run: local processes (default) or a Dask cluster."""
+
+    executor: str = "local"
+    scheduler: str | None = None
+
+    @contextmanager
+    def open(self) -> Iterator[Any]:
+        """Yield the executor for :func:`bayes_ir.sweep` (``None``: local processes).
+
+        ``dask`` connects a ``distributed.Client`` to ``--scheduler`` (or the
+        ``BAYES_IR_SCHEDULER`` environment variable) and closes it afterwards.
+        """
+        if self.executor == "local":
+            yield None
+            return
+        address = self.scheduler or os.environ.get("BAYES_IR_SCHEDULER")
+        if not address:
+            raise BayesIRError(
+                "--executor dask needs the scheduler's address: pass --scheduler "
+                "tcp://HOST:8786 or set BAYES_IR_SCHEDULER"
+            )
+        try:
+            from distributed import Client
+        except ImportError:
+            raise BayesIRError(
+                "--executor dask needs Dask's distributed package: pip install 'dask[distributed]'"
+            ) from None
+        try:
+            client = Client(address, timeout=30)
+        except OSError as exc:
+            raise BayesIRError(f"--scheduler {address}: cannot connect ({exc})") from None
+        try:
+            yield client
+        finally:
+            client.close()
 
 
 def _option(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> Any:
@@ -201,13 +240,20 @@ _SAMPLER = [
 ]
 
 
+_QUIET = [_option("quiet", Quiet, False)]
+_WORKERS = [_option("executor", ExecutorName, "local"), _option("scheduler", Scheduler, None)]
+
+
 def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
     """Decorate a command whose ``scores: Scores`` (and ``sampler: Sampler``) are shared options.
 
     The ``scores`` parameter is replaced by the files argument, the roles (when
     ``roles``; ``--champion`` is then required) and the reading options (``missing``
     is the default of ``--missing``); a ``sampler`` parameter by the likelihood and
-    sampler settings. The command receives one :class:`Scores` and one :class:`Sampler`.
+    sampler settings; a ``workers`` parameter by ``--executor`` and ``--scheduler``.
+    The command receives one :class:`Scores`, :class:`Sampler` and :class:`Workers`.
+    Every command also gets ``--quiet``; without it, long steps show their progress
+    on stderr (:mod:`bayes_ir.cli._progress`).
     """
 
     def decorate(command: Callable) -> Callable:
@@ -218,14 +264,21 @@ def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
         groups["scores"] = (Scores, shared)
         if "sampler" in own:
             groups["sampler"] = (Sampler, _SAMPLER)
+        if "workers" in own:
+            groups["workers"] = (Workers, _WORKERS)
         parameters: list[inspect.Parameter] = []
         for name, parameter in own.items():
             if name in groups:
                 parameters += groups[name][1]
             else:
                 parameters.append(parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY))
+        parameters += _QUIET
 
-        def run(**given: Any) -> Any:
+        def run(*, quiet: bool = False, **given: Any) -> Any:
+            with progress.reporting(reporter_for(console_err, quiet=quiet)), quieted(quiet):
+                return _call(**given)
+
+        def _call(**given: Any) -> Any:
             for name, (kind, options) in groups.items():
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options

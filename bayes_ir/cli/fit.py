@@ -23,13 +23,13 @@ from bayes_ir.cli._app import (
     cli_wording,
     compact_table,
     console,
-    console_err,
     number_list,
     save_output,
     say_wrote,
+    status,
     warn_failed_checks,
 )
-from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
+from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
 
@@ -183,6 +183,7 @@ def decision_table(comparison) -> Table:
 def fit(
     scores: Scores,
     sampler: Sampler,
+    workers: Workers,
     seed: Seed = None,
     min_gain: MinGain = 0.0,
     ci_prob: CiProb = None,
@@ -238,14 +239,15 @@ def fit(
     if result.likelihood_choice is not None:  # --likelihood auto
         console.print(result.likelihood_choice.summary(), highlight=False, soft_wrap=True)
     if figures is not None:
-        with console_err.status("Drawing figures...", spinner="dots"):
+        with status("Drawing figures..."):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
         for path in paths:
             say_wrote(path)
     if m_values is not None:
         options = {**sampler.options(), "likelihood": result.likelihood}
-        sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p, effects=sweep_effects,
-                                 seed=seed, **options)  # fmt: skip
+        with workers.open() as executor:
+            sweep_frame = _run_sweep(table, m_values, figures, ci_prob=p, effects=sweep_effects,
+                                     seed=seed, executor=executor, **options)  # fmt: skip
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
@@ -279,10 +281,7 @@ def _run_sweep(
     from bayes_ir.hierarchical.artifact_sweep import artifact_sweep
 
     seed = fit_options.pop("seed")
-    with (
-        console_err.status(f"Refitting with m = {m_values} artifact runs...", spinner="dots"),
-        warnings.catch_warnings(),
-    ):
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", ModelCheckWarning)  # said once, by the main fit
         result = artifact_sweep(table, m_values=m_values, ci_prob=ci_prob, seed=seed, **fit_options)

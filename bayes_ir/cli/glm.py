@@ -18,7 +18,7 @@ from bayes_ir.cli._app import (
     console,
     save_output,
 )
-from bayes_ir.cli._inputs import Scores, uses_scores
+from bayes_ir.cli._inputs import Scores, Workers, uses_scores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 @uses_scores()
 def glm(
     scores: Scores,
+    workers: Workers,
     links: Annotated[
         list[str] | None,
         typer.Option(
@@ -71,14 +72,16 @@ def glm(
     table = scores.load()
     from bayes_ir.frequentist.glm import compare_links
 
-    result = compare_links(
-        table,
-        links=names or None,
-        alpha=alpha,
-        boundary=boundary,
-        epsilon=epsilon,
-        min_mean=min_mean,
-    )
+    with workers.open() as executor:
+        result = compare_links(
+            table,
+            links=names or None,
+            alpha=alpha,
+            boundary=boundary,
+            epsilon=epsilon,
+            min_mean=min_mean,
+            executor=executor,
+        )
     console.print(
         f"Gaussian GLMs score ~ topic + system, boundary={boundary!r} "
         f"(epsilon {epsilon:g}); topic-blocked Tukey HSD at alpha = {alpha:g}",

@@ -11,7 +11,7 @@ import typer
 
 from bayes_ir import defaults
 from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_wrote
-from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
+from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.errors import BayesIRError
 
 
@@ -54,6 +54,7 @@ def review(
     scores: Scores,
     output: HtmlOutput,
     sampler: Sampler,
+    workers: Workers,
     r: RLevels = _DEFAULT_LEVELS,
     min_gain: MinGain = None,
     seed: Seed = None,
@@ -73,9 +74,11 @@ def review(
     table = scores.load(need_challenger=True)
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    result = make_review(
-        table, margin=min_gain, r=r_table, r_levels=levels, ci_prob=ci_prob, seed=seed,
-        n_resamples=resamples, inputs=scores.files, command=command, **sampler.options(),
-    )  # fmt: skip
+    with workers.open() as executor:
+        result = make_review(
+            table, margin=min_gain, r=r_table, r_levels=levels, ci_prob=ci_prob, seed=seed,
+            n_resamples=resamples, inputs=scores.files, command=command, executor=executor,
+            **sampler.options(),
+        )  # fmt: skip
     console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
     say_wrote(result.to_html(output))

@@ -406,6 +406,7 @@ def artifact_sweep(
         capped,
         executor=executor,
         max_workers=max_workers,
+        label="artifact sweep (one fit per m)",
     )
     messages = [f"m = {point.m}: {msg}" for point in points for msg in point.gate.messages]
     first = points[0].gate

@@ -285,7 +285,8 @@ def simulation_based_calibration(
         method=method,
     )
     items: Iterable[int] = range(seed, seed + n_datasets)
-    results = sweep(func, items, executor=executor, max_workers=max_workers)
+    results = sweep(func, items, executor=executor, max_workers=max_workers,
+                    label="simulation-based calibration")  # fmt: skip
     return CalibrationResult(
         parameters=tuple(parameter_names(n_topics, n_systems)),
         ranks=np.array([r[0] for r in results]),

@@ -612,6 +612,7 @@ def sample_exact(
 
         trace = nutpie_sample(
             _hyper_model(stats, priors),
+            label="sampling the scales (NUTS)",
             draws=draws,
             tune=tune,
             chains=chains,

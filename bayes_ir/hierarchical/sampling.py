@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 import xarray as xr
 
-from bayes_ir import validate
+from bayes_ir import progress, validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.model import (
     SIGN_LOGODDS,
@@ -192,6 +192,7 @@ def sample_nuts(
             compiled, _ = compiled_model(design, priors, likelihood, sigma)
         trace = nutpie_sample(
             compiled,
+            label=f"sampling the {likelihood.replace('_', '-')} model (NUTS)",
             draws=draws,
             tune=tune,
             chains=chains,
@@ -249,17 +250,25 @@ def to_numpy(post: xr.Dataset) -> dict[str, np.ndarray]:
     return {k: np.asarray(v.values) for k, v in post.data_vars.items()}
 
 
-def nutpie_sample(model, **options):
+def nutpie_sample(model, *, label: str = "sampling", **options):
     """Run ``nutpie.sample(model, **options)``; an interrupt stops it and propagates.
 
     ``nutpie.sample`` answers Ctrl-C by returning the draws made so far, which would be
     analysed as if complete; here the sampler is cancelled and the interrupt re-raised.
+    The draws made are reported as the step ``label`` (:mod:`bayes_ir.progress`).
     """
     import nutpie
 
-    sampler = nutpie.sample(model, blocking=False, **options)
-    try:
-        return sampler.wait()
-    except BaseException:
-        sampler.cancel()
-        raise
+    with progress.task(label) as step:
+
+        def report(chains) -> None:  # nutpie's thread, every progress_rate ms
+            step.update(sum(c.finished_draws for c in chains),
+                        total=sum(c.total_draws for c in chains))  # fmt: skip
+
+        sampler = nutpie.sample(model, blocking=False, progress_callback=report,
+                                progress_rate=250, **options)  # fmt: skip
+        try:
+            return sampler.wait()
+        except BaseException:
+            sampler.cancel()
+            raise

@@ -473,7 +473,11 @@ def simulation_study(
     func = functools.partial(
         _run_trials, sources=sources, names=names, sizes=sizes, specs=specs, seed=seed
     )
-    rows = [row for chunk in sweep(func, items, executor=executor) for row in chunk]
+    rows = [
+        row
+        for chunk in sweep(func, items, executor=executor, label="reliability simulation")
+        for row in chunk
+    ]
     records = pd.DataFrame(rows, columns=list(RECORD_COLUMNS))
     return SimulationStudy(
         records=records,

@@ -458,4 +458,6 @@ def brisk_sweep(
     if not levels:
         raise MeasureError("give at least one loss weight r")
     func = functools.partial(_brisk_r, table=table, keep_fit=False, **options)
-    return BRiskSweep(results=tuple(sweep(func, levels, executor=executor)))
+    return BRiskSweep(
+        results=tuple(sweep(func, levels, executor=executor, label="BRisk sweep (one fit per r)"))
+    )

@@ -437,7 +437,7 @@ def one_to_one(
         seed=seed,
         target_accept=target_accept,
     )
-    per_lik = sweep(func, likelihoods, executor=executor)
+    per_lik = sweep(func, likelihoods, executor=executor, label="one-to-one risk fits")
     posts, diag_rows = [], []
     for lik, fits in zip(likelihoods, per_lik, strict=True):
         for r, post in zip(levels, fits, strict=True):

@@ -314,7 +314,7 @@ def compare_links(
         epsilon=epsilon,
         min_mean=min_mean,
     )
-    blocks = sweep(task, items, executor=executor)
+    blocks = sweep(task, items, executor=executor, label="GLM fits")
     rows, fits, tukeys = [], [], []
     for block in blocks:
         for row, fit, tukey in block:
