@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 from synthetic_posterior import ROLES, SYSTEMS, FakeDiagnostics, make_posterior, synthetic_fit
@@ -177,11 +178,30 @@ def test_contrast_level_gate_catches_stuck_chains(synth):
     assert "DIAGNOSTICS FAILED" in str(res)
 
 
-def test_summary_is_text(synth):
-    text = compare(synth, min_gain=0.01).summary()
-    assert "Diagnostics: PASS" in text and "chal_a" in text and "p_gain" in text
-    assert isinstance(compare(synth)._repr_html_(), str)
-    assert isinstance(pd.DataFrame(compare(synth).to_frame()), pd.DataFrame)
+def test_summary_and_html_show_the_draws_functionals(synth):
+    res = compare(synth, min_gain=0.01)
+    text = res.summary()
+    assert "Diagnostics: PASS" in text and "95% equal-tailed" in text
+    assert "p_gain = P(difference > 0.01)" in text
+    lines = {ln.split()[0]: ln.split() for ln in text.splitlines() if ln.startswith("chal_")}
+    cells = re.findall(r"<tr>\s*(.*?)\s*</tr>", res._repr_html_(), flags=re.S)
+    html = {row[0]: row for row in (re.findall(r"<td>(.*?)</td>", c) for c in cells)}
+    assert list(lines) == list(html) == ["chal_a", "chal_b", "chal_c"]
+    champ = _flat(synth, "bm25")
+    for name in lines:
+        d = _flat(synth, name) - champ
+        lo, hi = np.quantile(d, [0.025, 0.975])
+        p_better, p_gain = (d > 0).mean(), (d > 0.01).mean()
+        # summary: challenger, mean, ci_lower, ci_upper, p_better, p_gain (4 and 3 decimals)
+        assert lines[name][1:6] == [f"{v:.4f}" for v in (d.mean(), lo, hi)] + [
+            f"{p_better:.3f}",
+            f"{p_gain:.3f}",
+        ]
+        # HTML: every column of to_frame(), numbers to 4 decimals
+        want = [name, "bm25"] + [
+            f"{v:.4f}" for v in (d.mean(), np.median(d), d.std(ddof=1), lo, hi, p_better, 0.01)
+        ]
+        assert html[name][:9] == want and html[name][9] == f"{p_gain:.4f}"
 
 
 def test_compare_on_bare_datatree(synth):
