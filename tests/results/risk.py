@@ -54,15 +54,8 @@ ZRISK_TOL = 1e-6
 
 # ---------------------------------------------------------------------------------------
 # BRisk at r = 1 is the hierarchical model on the raw scores, so its contrast Chal. 4
-# minus Champion on rb04 must match rstanarm (from ../shared/data/README.md):
-#
-#   stan_glmer(score ~ (1 | topic) + (1 | system), data = rb04, chains = 4, iter = 2000)
-#   Chal. 4 - Champion system effect: 0.0558 [0.0187, 0.0929]
-#
-# Tolerances as in tests/results/hierarchical.py (priors differ slightly, MC error).
-RSTANARM_RB04_CHAL4_MINUS_CHAMPION = {"mean": 0.0558, "lower": 0.0187, "upper": 0.0929}
-RSTANARM_TOL_MEAN = 0.005
-RSTANARM_TOL_LIMITS = 0.01
+# minus Champion on rb04 must match rstanarm: the stored R output, its script and the
+# tolerance are in tests/results/hierarchical.py (RSTANARM_*).
 
 # ---------------------------------------------------------------------------------------
 # Risk-adjusted score, worked example of issue 4: champion 0.50, challenger 0.45,
