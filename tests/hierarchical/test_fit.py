@@ -204,9 +204,18 @@ def test_trace_and_rank_plots(toy_fit):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for pc in (toy_fit.plot_trace(), toy_fit.plot_rank(var_names=["sigma", "b0"])):
-        assert pc is not None
-        plt.close("all")
+    # the trace plot draws each chain of each hyperparameter as it was sampled
+    fig = toy_fit.plot_trace().get_viz("figure")
+    for ax in fig.axes:
+        chains = toy_fit.draws[ax.get_title()].transpose("chain", "draw").values
+        lines = [line.get_ydata() for line in ax.get_lines()]
+        assert len(lines) == len(chains)
+        for line, chain in zip(lines, chains, strict=True):
+            np.testing.assert_array_equal(line, chain)
+    assert {ax.get_title() for ax in fig.axes} == {"b0", "sigma", "sigma_topic", "sigma_system"}
+    rank = toy_fit.plot_rank(var_names=["sigma", "b0"]).get_viz("figure")
+    assert sorted(ax.get_title() for ax in rank.axes) == ["b0", "sigma"]
+    plt.close("all")
     fig = toy_fit.plot()
     assert len(fig.axes) >= 2
     plt.close(fig)

@@ -67,6 +67,27 @@ def test_prior_predictive_moments(table):
     assert within == pytest.approx(want, rel=0.08)
     frame = pp.to_frame()
     assert list(frame["statistic"]) == ["mean", "sd", "min", "max"]
-    assert 0 < pp.share_in_range < 1 and "Prior predictive check" in pp.summary()
+    # share of scores in [0, 1] against an independent simulation of the same prior:
+    # b0 ~ N, Exponential scales, zero-sum effects (centred i.i.d. normals), N residuals.
+    # Draws are the independent units: 4 SEs of the difference of the two means.
+    rng = np.random.default_rng(99)
+    d = 4000
+    tau = rng.exponential(1 / p.sigma_topic_rate, (d, 1))
+    chi = rng.exponential(1 / p.sigma_system_rate, (d, 1))
+    a = rng.standard_normal((d, n_t))
+    c = rng.standard_normal((d, n_s))
+    y = (
+        rng.normal(p.b0_mu, p.b0_sd, (d, 1, 1))
+        + ((a - a.mean(axis=1, keepdims=True)) * tau)[:, :, None]
+        + ((c - c.mean(axis=1, keepdims=True)) * chi)[:, None, :]
+        + rng.exponential(1 / p.sigma_rate, (d, 1, 1)) * rng.standard_normal((d, n_t, n_s))
+    )
+    assert pp.score_range == (0.0, 1.0)
+    ours = ((pp.simulated >= 0) & (pp.simulated <= 1)).mean(axis=(1, 2))
+    ref = ((y >= 0) & (y <= 1)).mean(axis=(1, 2))
+    assert pp.share_in_range == pytest.approx(ours.mean(), abs=1e-12)
+    se = np.sqrt(ours.var() / len(ours) + ref.var() / d)
+    assert abs(pp.share_in_range - ref.mean()) < 4 * se, (pp.share_in_range, ref.mean(), se)
+    assert f"inside (0.0, 1.0): {pp.share_in_range:.1%}" in pp.summary()
     skew = prior_predictive(table, likelihood="skew_normal", draws=200, seed=1)
     assert skew.simulated.shape == (200, n_t, n_s)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
@@ -175,5 +176,17 @@ def test_titles_say_what_is_shown(fit, monkeypatch):
 
     monkeypatch.setattr(hier, "fit", fake_fit)
     sweep = artifact_sweep(synthetic_fit().table, m_values=(0, 1), max_workers=1, draws=300)
-    suptitle = plot_artifact_sweep(sweep).get_suptitle()
-    assert suptitle.startswith("Artifact sweep") or suptitle.startswith("WARNING")
+    # the fake fits' draws are independent normals: every refit passes its diagnostics
+    assert sweep.diagnostics_passed
+    assert plot_artifact_sweep(sweep).get_suptitle() == (
+        "Artifact sweep: the model refitted with the m best artifact runs"
+    )
+    failed_gate = replace(sweep.points[1].gate, passed=False, messages=("R-hat above 1.01",))
+    failed = replace(
+        sweep,
+        points=(sweep.points[0], replace(sweep.points[1], gate=failed_gate)),
+        gate=replace(sweep.gate, passed=False),
+    )
+    assert plot_artifact_sweep(failed).get_suptitle() == (
+        "WARNING: the refits with m = 1 FAILED their diagnostics"
+    )

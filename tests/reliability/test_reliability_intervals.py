@@ -60,8 +60,21 @@ def test_bayesian_interval_from_given_draws(table):
 
 
 def test_bayesian_interval_with_the_hierarchical_model(table):
+    from bayes_ir.hierarchical import fit
+
     res = bayesian_interval(table, seed=3, chains=2, draws=2000)
     assert res.method == "bayesian" and len(res.tau) == 4000
-    ci = res.conf_int()
-    assert (ci["ci_lower"] <= ci["estimate"]).all() and (ci["estimate"] <= ci["ci_upper"]).all()
-    assert (ci["ci_upper"] <= 1).all()
+    # the same fit made directly (any champion: the posterior does not depend on it);
+    # tau of each draw of the true system means with the observed ones, by scipy
+    direct = fit(table.with_roles(champion="s0", challengers=[]), seed=3, chains=2, draws=2000)
+    systems = list(table.systems)
+    means = direct.system_mean_draws().sel(system=systems).stack(s=("chain", "draw"))
+    observed = table.matrix().sel(system=systems).to_numpy().mean(axis=0)
+    want = [stats.kendalltau(d, observed).statistic for d in means.transpose("s", ...).values]
+    assert res.tau == pytest.approx(want, abs=1e-12)
+    ci = res.conf_int(ci_prob=0.9).set_index("coefficient")
+    for name, draws in (("tau", np.array(want)), ("tau_ap", res.tau_ap)):
+        lo, hi = np.quantile(draws, [0.05, 0.95])
+        assert ci.loc[name, ["estimate", "ci_lower", "ci_upper"]].tolist() == pytest.approx(
+            [draws.mean(), lo, hi], abs=1e-12
+        )

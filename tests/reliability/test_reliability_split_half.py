@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from results.reliability import SPLIT_HALF_SIZES
+from scipy import stats
 
 from bayes_ir.errors import InsufficientDataError
 from bayes_ir.reliability import split_half_fit
@@ -35,7 +36,12 @@ def test_observations_and_reproducibility():
     assert fit.tau == again.tau
     assert set(np.unique(fit.sizes)) == set(subset_sizes(20, 20).tolist())
     assert len(fit.obs_tau) == len(fit.sizes) <= 2000
-    assert -1 <= fit.tau <= 1 and -1 <= fit.tau_ap <= 1
+    # the extrapolation, by scipy: log(1 - (tau + 1) / 2) = log a + b x, tau = 1 dropped
+    for estimate, obs in ((fit.tau, fit.obs_tau), (fit.tau_ap, fit.obs_tau_ap)):
+        keep = obs < 1
+        line = stats.linregress(fit.sizes[keep], np.log(1 - (obs[keep] + 1) / 2))
+        want = 1 - 2 * min(1.0, max(0.0, np.exp(line.intercept + line.slope * 20)))
+        assert estimate == pytest.approx(want, rel=1e-10)
 
 
 def test_too_few_topics():

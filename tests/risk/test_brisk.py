@@ -6,11 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from results.risk import (
-    RSTANARM_RB04_CHAL4_MINUS_CHAMPION,
-    RSTANARM_TOL_LIMITS,
-    RSTANARM_TOL_MEAN,
-)
+from predictive_reference import check_coverage, exact_pit
+from rstanarm_check import assert_matches_rstanarm
 
 from bayes_ir.errors import RoleError, UnknownSystemError
 from bayes_ir.risk import BRiskSweep, brisk, brisk_sweep, urisk
@@ -83,7 +80,11 @@ def test_forecast_uses_the_fit(spread):
         table.wide()["down"] - table.wide()["champ"],
     )
     np.testing.assert_allclose(frame["adjusted_score"], adj.loc[frame["topic"]])
-    assert 0.7 <= fc.coverage <= 1.0
+    # the exact coverage of the fit's Gaussian predictive (predictive_reference.py), up to
+    # the Monte Carlo error of the simulated intervals
+    observed = res.fit.table.wide()[["down"]]
+    np.testing.assert_allclose(frame["adjusted_score"], observed["down"].loc[frame["topic"]])
+    check_coverage(frame, exact_pit(res.fit, observed, 0.9), res.fit.n_draws)
     with pytest.raises(RoleError, match="'champ' is the champion"):
         res.forecast("champ")
     with pytest.raises(UnknownSystemError, match="challenger 'dwn' is not in the data"):
@@ -93,10 +94,14 @@ def test_forecast_uses_the_fit(spread):
 def test_rb04_r1_matches_rstanarm(rb04):
     res = brisk(rb04, r=1, seed=1)
     row = res.to_frame().set_index("system").loc["Chal. 4"]
-    ref = RSTANARM_RB04_CHAL4_MINUS_CHAMPION
-    assert row["contrast"] == pytest.approx(ref["mean"], abs=RSTANARM_TOL_MEAN)
-    assert row["contrast_lower"] == pytest.approx(ref["lower"], abs=RSTANARM_TOL_LIMITS)
-    assert row["contrast_upper"] == pytest.approx(ref["upper"], abs=RSTANARM_TOL_LIMITS)
+    # at r = 1 BRisk is the model on the raw scores: the contrast's draws are
+    # Chal. 4's effect minus the Champion's, and they must agree with rstanarm's
+    diff = res.effects.sel(system="Chal. 4") - res.effects.sel(system="Champion")
+    flat = diff.values.reshape(-1)
+    assert row["contrast"] == pytest.approx(flat.mean(), abs=1e-12)
+    assert row["contrast_lower"] == pytest.approx(np.quantile(flat, 0.025), abs=1e-12)
+    assert row["contrast_upper"] == pytest.approx(np.quantile(flat, 0.975), abs=1e-12)
+    assert_matches_rstanarm(diff)
 
 
 def test_sweep_over_r(spread):

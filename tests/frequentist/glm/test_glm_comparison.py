@@ -6,7 +6,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import matplotlib
 import numpy as np
-import pandas as pd
 import pytest
 from results import glm as ref
 
@@ -93,8 +92,14 @@ def test_failed_link_is_a_row_not_an_abort():
     frame = result.to_frame().set_index("link")
     assert bool(frame.loc["identity", "converged"]) and not bool(frame.loc["log", "converged"])
     assert "no finite MLE" in frame.loc["log", "message"]
+    # identity link, Gaussian: the two-way ANOVA residual sum of squares (closed form)
+    resid = y - y.mean(axis=1, keepdims=True) - y.mean(axis=0) + y.mean()
+    assert frame.loc["identity", "deviance"] == pytest.approx((resid**2).sum(), rel=1e-10)
+    # the failed link is not a candidate for best, and is starred in the table
     assert result.best("deviance").iloc[0] == "identity"
-    assert "log*" in result.to_markdown("deviance").replace(" ", "") or "*" in result.to_markdown()
+    rows = [[c.strip() for c in ln.split("|")[1:3]] for ln in result.to_markdown().splitlines()]
+    assert rows[2] == ["identity", f"**{frame.loc['identity', 'deviance']:.4f}**"]
+    assert rows[3] == ["log", f"{frame.loc['log', 'deviance']:.4f}\\*"]
     assert "did not converge" in result.summary()
 
 
@@ -126,6 +131,16 @@ def test_plots(comparison, ref_table):
     fig = comparison.plot()
     assert len(fig.axes) == 2
     fit = comparison.get_fit("logit", collection="A")
-    assert fit.plot().axes and fit.tukey().plot().axes
+    # the scatter shows (fitted mean, observed score) of every cell
+    offsets = fit.plot().axes[0].collections[0].get_offsets()
+    np.testing.assert_array_equal(
+        offsets, np.column_stack([fit.fitted.ravel(), fit.response.ravel()])
+    )
+    # the Tukey matrix marks each significant pair twice (+1 and -1), the rest 0
+    tukey = fit.tukey()
+    image = tukey.plot().axes[0].get_images()[0].get_array()
+    assert np.count_nonzero(image) == 2 * tukey.n_significant and image.sum() == 0
     plt.close("all")
-    assert isinstance(comparison.table("aic"), pd.DataFrame)
+    aic = comparison.table("aic")
+    for link in LINKS:
+        assert aic.loc[link, "A AP"] == pytest.approx(ref.R_STATS[link]["aic"], rel=1e-10)

@@ -73,3 +73,8 @@ def test_recorded_numbers_are_r_output(r_output):
     for link, rec in ref.R_STATS.items():
         np.testing.assert_allclose(stats.loc[link, "deviance"], rec["deviance"], rtol=1e-12)
     np.testing.assert_allclose(r_output["tukey"]["p adj"], ref.R_TUKEY["p_adj"], atol=1e-12)
+    # and the multcomp::glht output stored for machines without R (test_glm_tukey.py)
+    glht = r_output["glht_logit"]
+    assert list(glht["pair"].str.replace(" ", "")) == ref.R_GLHT_LOGIT["pair"]
+    np.testing.assert_allclose(glht["estimate"], ref.R_GLHT_LOGIT["estimate"], rtol=1e-10)
+    np.testing.assert_allclose(glht["std_err"], ref.R_GLHT_LOGIT["std_err"], rtol=1e-10)
