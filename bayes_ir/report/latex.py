@@ -46,12 +46,23 @@ from bayes_ir.report.escape import latex_escape
 from bayes_ir.report.frames import plain_frame
 from bayes_ir.report.numbers import format_probability
 
-__all__ = ["DIGITS", "MARK_SYMBOLS", "best_cells", "latex_number", "latex_table", "tabular"]
+__all__ = [
+    "DIGITS",
+    "MARK_SYMBOLS",
+    "best_cells",
+    "latex_number",
+    "latex_table",
+    "result_to_latex",
+    "tabular",
+]
 
 #: Decimals of every number unless a table asks for others.
 DIGITS = 4
 #: Superscript symbols of the significance marks, in the order the marks are declared.
 MARK_SYMBOLS = (r"\dagger", r"\ddagger", r"\S", r"\P", r"\ast")
+
+#: First line under the table of a result whose posterior failed its diagnostics.
+DIAGNOSTICS_FAILED = "DIAGNOSTICS FAILED: do not act on these numbers (see the result's summary)."
 
 Cells = pd.DataFrame | Mapping[str, Any]
 
@@ -179,6 +190,9 @@ def latex_table(
     probs = set(_probability_columns(frame) if probabilities is None else probabilities)
     places = {c: DIGITS for c in frame.columns}
     places.update(digits if isinstance(digits, Mapping) else dict.fromkeys(frame.columns, digits))
+    unknown = [c for c in (best or {}) if c not in frame.columns]
+    if unknown:
+        raise BayesIRError(f"best: no column {unknown[0]!r} in the table")
     if bold is not None:
         strong = _mask(bold, frame, "bold")
     else:
@@ -230,6 +244,29 @@ def latex_table(
         label=label,
         notes=lines,
     )
+
+
+def result_to_latex(result: Any, **options: Any) -> str:
+    """Return ``result.to_frame()`` as LaTeX in the package's style: every ``to_latex()``.
+
+    Parameters
+    ----------
+    result
+        Any result object with ``to_frame()`` (its default arguments are used; for
+        others, pass ``result.to_frame(...)`` to :func:`latex_table`).
+    **options
+        Options of :func:`latex_table`: ``caption``, ``label``, ``digits``, ``best``,
+        ``marks``, ``notes``, ...
+
+    Notes
+    -----
+    A result whose posterior failed its diagnostics (``diagnostics_passed`` False)
+    says so in the first line under the table, so the warning travels with the numbers.
+    """
+    notes = list(options.pop("notes", ()))
+    if getattr(result, "diagnostics_passed", True) is False:
+        notes.insert(0, DIAGNOSTICS_FAILED)
+    return latex_table(result.to_frame(), notes=notes, **options)
 
 
 def tabular(
