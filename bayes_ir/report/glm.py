@@ -12,8 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from bayes_ir import defaults
 from bayes_ir.report.escape import markdown_escape
-from bayes_ir.report.latex import DIGITS, latex_table
+from bayes_ir.report.latex import latex_table
 from bayes_ir.report.output import render_table
 
 __all__ = ["link_latex", "link_markdown", "link_summary"]
@@ -70,7 +71,7 @@ def link_latex(
     *,
     caption: str | None = None,
     label: str | None = None,
-    digits: int = DIGITS,
+    digits: int = defaults.LATEX_DIGITS,
 ) -> str:
     """LaTeX table of ``stat`` in the package's style (:func:`~.latex.latex_table`).
 

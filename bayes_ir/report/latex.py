@@ -41,13 +41,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError
 from bayes_ir.report.escape import latex_escape
 from bayes_ir.report.frames import plain_frame
 from bayes_ir.report.numbers import format_probability
 
 __all__ = [
-    "DIGITS",
     "MARK_SYMBOLS",
     "best_cells",
     "latex_number",
@@ -56,8 +56,6 @@ __all__ = [
     "tabular",
 ]
 
-#: Decimals of every number unless a table asks for others.
-DIGITS = 4
 #: Superscript symbols of the significance marks, in the order the marks are declared.
 MARK_SYMBOLS = (r"\dagger", r"\ddagger", r"\S", r"\P", r"\ast")
 
@@ -67,7 +65,7 @@ DIAGNOSTICS_FAILED = "DIAGNOSTICS FAILED: do not act on these numbers (see the r
 Cells = pd.DataFrame | Mapping[str, Any]
 
 
-def latex_number(value: Any, digits: int = DIGITS) -> str:
+def latex_number(value: Any, digits: int = defaults.LATEX_DIGITS) -> str:
     r"""One number as a table cell: fixed ``digits`` decimals, ``$-$`` for the minus sign.
 
     Integers are written whole, NaN/None as an empty cell, infinities as ``$\infty$``;
@@ -119,7 +117,7 @@ def best_cells(values: pd.Series, how: Literal["max", "min"]) -> np.ndarray:
 
 def _mask(cells: Cells, frame: pd.DataFrame, what: str) -> pd.DataFrame:
     """Cells given as a frame or a {column: booleans} mapping, aligned on ``frame``."""
-    given = pd.DataFrame({k: np.asarray(v, dtype=bool) for k, v in dict(cells).items()}, index=None)
+    given = pd.DataFrame({k: np.asarray(v, dtype=bool) for k, v in dict(cells).items()})
     if given.columns.empty:
         return pd.DataFrame(False, index=range(len(frame)), columns=frame.columns)
     unknown = [c for c in given.columns if c not in frame.columns]
@@ -140,7 +138,7 @@ def latex_table(
     *,
     caption: str | None = None,
     label: str | None = None,
-    digits: int | Mapping[str, int] = DIGITS,
+    digits: int | Mapping[str, int] = defaults.LATEX_DIGITS,
     best: Mapping[str, Literal["max", "min"]] | None = None,
     bold: Cells | None = None,
     bold_note: str | None = None,
@@ -160,7 +158,7 @@ def latex_table(
         ``\caption`` and ``\label`` of the float (left out when ``None``).
     digits
         Decimals of every float column, or a ``{column: decimals}`` mapping (other
-        columns: :data:`DIGITS`).
+        columns: :data:`bayes_ir.defaults.LATEX_DIGITS`).
     best
         ``{column: "max" | "min"}``: the highest or lowest value of each is bold.
     bold, bold_note
@@ -188,7 +186,7 @@ def latex_table(
     frame = plain_frame(frame)
     esc = latex_escape if escape else str
     probs = set(_probability_columns(frame) if probabilities is None else probabilities)
-    places = {c: DIGITS for c in frame.columns}
+    places = {c: defaults.LATEX_DIGITS for c in frame.columns}
     places.update(digits if isinstance(digits, Mapping) else dict.fromkeys(frame.columns, digits))
     unknown = [c for c in (best or {}) if c not in frame.columns]
     if unknown:
@@ -202,8 +200,11 @@ def latex_table(
             bold_note = bold_note or _best_note(best)
     masks = [(note, _mask(cells, frame, "marks")) for note, cells in (marks or {}).items()]
     used = [(note, mask) for note, mask in masks if mask.to_numpy().any()]  # only marks shown
-    marked = [(MARK_SYMBOLS[i % len(MARK_SYMBOLS)], note, mask)
-              for i, (note, mask) in enumerate(used)]  # fmt: skip
+    if len(used) > len(MARK_SYMBOLS):
+        raise BayesIRError(f"marks: {len(used)} meanings, but at most {len(MARK_SYMBOLS)} symbols")
+    marked = [
+        (symbol, note, mask) for symbol, (note, mask) in zip(MARK_SYMBOLS, used, strict=False)
+    ]
 
     def cell(value: Any, col: str) -> str:
         if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):

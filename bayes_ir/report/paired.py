@@ -10,8 +10,9 @@ from typing import Any
 
 import pandas as pd
 
+from bayes_ir import defaults
 from bayes_ir.frequentist.paired import CORRECTIONS, TESTS
-from bayes_ir.report.latex import DIGITS, latex_table
+from bayes_ir.report.latex import latex_table
 from bayes_ir.report.numbers import format_probability
 
 __all__ = ["paired_latex", "paired_summary", "paired_wide"]
@@ -78,7 +79,11 @@ def paired_summary(result: Any) -> str:
 
 
 def paired_latex(
-    result: Any, *, caption: str | None = None, label: str | None = None, digits: int = DIGITS
+    result: Any,
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    digits: int = defaults.LATEX_DIGITS,
 ) -> str:
     """Return :func:`paired_wide` as LaTeX in the package's style (:func:`~.latex.latex_table`).
 

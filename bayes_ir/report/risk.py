@@ -12,6 +12,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bayes_ir import defaults
 from bayes_ir.report.escape import latex_escape, markdown_escape
 from bayes_ir.report.latex import best_cells, latex_number, tabular
 from bayes_ir.report.numbers import format_probability
@@ -128,7 +129,11 @@ def risk_summary(review: Any) -> str:
 
 
 def risk_latex(
-    review: Any, *, caption: str | None = None, label: str | None = None, digits: int = 4
+    review: Any,
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    digits: int = defaults.LATEX_DIGITS,
 ) -> str:
     r"""Return the review as a LaTeX table in the package's style (:func:`~.latex.tabular`).
 

@@ -80,6 +80,8 @@ def test_ties_lowest_digits_and_errors():
         latex_table(frame, best={"deviance": "top"})
     with pytest.raises(BayesIRError, match="2 rows given for a table of 3"):
         latex_table(frame, marks={"m": {"deviance": [True, False]}})
+    with pytest.raises(BayesIRError, match="6 meanings, but at most 5 symbols"):
+        latex_table(frame, marks={str(i): {"deviance": [True] * 3} for i in range(6)})
 
 
 @pytest.mark.parametrize(
