@@ -101,3 +101,6 @@ ELPD_SE_RULE: float = 2.0
 #: A candidate likelihood whose posterior predictive check of a challenger's mean
 #: difference from the champion gives a p-value below this is not chosen (issue 14).
 MEAN_CHECK_P: float = 0.01
+
+#: Decimals of the numbers in LaTeX tables (:mod:`bayes_ir.report.latex`).
+LATEX_DIGITS: int = 4

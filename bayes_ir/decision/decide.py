@@ -148,6 +148,12 @@ class Decision:
         """Return the decision table, one row per challenger (:data:`DECISION_COLUMNS`)."""
         return self.table.copy()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """Header, rule, the decision table and the more-topics table (text; never prints)."""
         from bayes_ir.report.decision import decision_summary

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -107,36 +108,18 @@ class PairedTests:
 
     def summary(self) -> str:
         """Return a ranx-style table: mean difference and adjusted p-values, marks (text)."""
-        wide = self.frame.pivot(index="challenger", columns="test", values="p_adjusted")
-        tests = [t for t in TESTS if t in wide.columns]
-        means = self.frame.groupby("challenger", sort=False)[["mean_difference", "effect_size"]]
-        first = means.first()
-        order = list(dict.fromkeys(self.frame["challenger"]))
-        head = ["challenger", "mean diff", "d_z", *tests]
-        rows = []
-        for name in order:
-            cells = [str(name), f"{first.at[name, 'mean_difference']:+.4f}",
-                     f"{first.at[name, 'effect_size']:+.3f}"]  # fmt: skip
-            for test in tests:
-                p = wide.at[name, test]
-                mark = "*" if p < self.alpha else " "
-                cells.append(("<0.001" if p < 0.001 else f"{p:.3f}") + mark)
-            rows.append(cells)
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-        fmt = [str.ljust] + [str.rjust] * (len(head) - 1)
-        lines = [
-            f"Paired tests of each challenger against {self.champion!r} ({self.alternative}; "
-            f"p-values adjusted by {CORRECTIONS[self.correction]} within each test; * p < "
-            f"{self.alpha:g})",
-            "  ".join(f(h, w) for f, h, w in zip(fmt, head, widths, strict=True)),
-        ]
-        lines += ["  ".join(f(c, w) for f, c, w in zip(fmt, r, widths, strict=True)) for r in rows]
-        lines.append(
-            "A p-value is the probability of a difference at least this large if the systems "
-            "were equally good, not the probability that the challenger is better: the "
-            "Bayesian P(better) of bayes_ir.compare answers that."
-        )
-        return "\n".join(lines)
+        from bayes_ir.report.paired import paired_summary
+
+        return paired_summary(self)
+
+    def to_latex(self, **options: Any) -> str:
+        """Return the table as LaTeX in the package's style (``caption``, ``label``, ``digits``).
+
+        See :func:`bayes_ir.report.paired.paired_latex`.
+        """
+        from bayes_ir.report.paired import paired_latex
+
+        return paired_latex(self, **options)
 
     def __str__(self) -> str:
         return self.summary()

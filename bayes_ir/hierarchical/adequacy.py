@@ -215,6 +215,12 @@ class ModelCheck:
         """
         return self.frame.copy()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def warnings(self) -> list[str]:
         """One sentence per flagged system: what failed and what to try."""
         return [self._message(s) for s in self.flagged]

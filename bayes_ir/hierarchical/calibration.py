@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -193,6 +194,12 @@ class CalibrationResult:
                 "coverage": self.covered.mean(axis=0),
             }
         )
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     def failures(self, *, alpha: float = 0.01, bins: int = 10) -> list[str]:
         """Parameters whose rank histogram rejects uniformity at family-wise level ``alpha``.

@@ -214,6 +214,12 @@ class _Gated:
     def __str__(self) -> str:
         return self.summary()  # type: ignore[attr-defined]
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
 
 def _draw_diagnostics(draws: xr.DataArray, dim: str) -> pd.DataFrame:
     """R-hat (rank-normalised) and bulk/tail ESS of each slice of ``draws`` along ``dim``."""

@@ -204,6 +204,12 @@ class Diagnostics:
         """Return the per-quantity table (a copy); :meth:`checks` has the four verdicts."""
         return self.table.copy()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def checks(self) -> pd.DataFrame:
         """One row per check: ``check, value, requirement, status``.
 

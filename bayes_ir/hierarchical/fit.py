@@ -211,6 +211,12 @@ class HierarchicalFit:
             frames.append(frame)
         return pd.concat(frames, ignore_index=True)
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def conf_int(self, *, ci_prob: float | None = None) -> pd.DataFrame:
         """Return equal-tailed credible intervals of the system means.
 

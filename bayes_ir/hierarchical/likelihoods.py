@@ -247,6 +247,12 @@ class LikelihoodComparison:
         cols += ["weight", "n_high_k", "good_k", "mean_check_p", "chosen"]
         return out[cols]
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def choice_text(self) -> str:
         """Two lines: the chosen model and its ELPD difference with the runner-up."""
         return (
@@ -503,6 +509,12 @@ class MeanDifferenceCheck:
         ``consistent``: ``observed`` inside the predictive interval.
         """
         return self.frame.copy()
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     def summary(self) -> str:
         """One line per challenger: observed and model difference, interval, p-value."""

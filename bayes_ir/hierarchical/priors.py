@@ -54,6 +54,7 @@ topic and system effects are ``ZeroSumNormal`` (they sum to zero), see
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -239,6 +240,12 @@ class PriorPredictive:
                 "quantile_of_observed",
             ],
         )
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     @property
     def share_in_range(self) -> float:

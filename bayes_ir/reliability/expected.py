@@ -131,6 +131,12 @@ class ReliabilityResult:
         ]  # fmt: skip
         return pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def pairs_frame(self) -> pd.DataFrame:
         """One row per pair of systems (i above j in the observed ranking), :data:`PAIR_COLUMNS`."""
         if self.p_swap is None:

@@ -80,6 +80,12 @@ class CorrelationInterval:
         """Return :meth:`conf_int` at the stored ``ci_prob``."""
         return self.conf_int()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """Printable header and intervals."""
         what = {

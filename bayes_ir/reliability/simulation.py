@@ -332,6 +332,12 @@ class SimulationStudy:
         ).reset_index()
         return out[list(FRAME_COLUMNS)]
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def error_table(self, *, coefficient: str = "tau", value: str = "error") -> pd.DataFrame:
         """Pooled ``value`` (``error``, ``bias`` or ``rmse``): estimators x topic set sizes."""
         frame = self.to_frame(pooled=True)

@@ -7,23 +7,9 @@ from typing import Any
 import numpy as np
 
 from bayes_ir.decision.more_topics import ASSUMPTIONS
+from bayes_ir.report.numbers import format_probability
 
 __all__ = ["decision_summary", "format_probability"]
-
-
-def format_probability(p: float) -> str:
-    """Three decimals, but ``>0.999`` and ``<0.001`` rather than 1.000 and 0.000.
-
-    A probability estimated as a share of posterior draws is never certainty: all draws
-    on one side says only that the probability exceeds about 1 - 1/draws.
-    """
-    if not np.isfinite(p):
-        return "nan"
-    if p >= 0.9995:  # a share of draws; the posterior probability itself is below 1
-        return ">0.999"
-    if p < 0.0005:
-        return "<0.001"
-    return f"{p:.3f}"
 
 
 def _rows(header: list[str], rows: list[list[str]]) -> list[str]:

@@ -24,6 +24,9 @@ LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 #: Characters that Markdown (CommonMark with GFM tables) would read as markup inside a line.
@@ -36,8 +39,10 @@ def latex_escape(text: str) -> str:
     Notes
     -----
     ``\ & % $ # _ { } ~ ^`` become ``\textbackslash{} \& \% \$ \# \_ \{ \}
-    \textasciitilde{} \textasciicircum{}`` (text mode; the ``\textasc...`` commands are
-    in the LaTeX kernel); a line break becomes a space, since a table cell is one line.
+    \textasciitilde{} \textasciicircum{}``, and ``< > |`` (which the default OT1 font
+    encoding prints as other glyphs: ``¡ ¿ —``) become ``\textless{} \textgreater{}
+    \textbar{}`` (text mode; all these commands are in the LaTeX kernel); a line break
+    becomes a space, since a table cell is one line.
     """
     return "".join(LATEX_SPECIAL.get(c, c) for c in str(text).replace("\n", " "))
 

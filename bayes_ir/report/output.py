@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from os import PathLike
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import TABLE_FORMATS, write_text
-from bayes_ir.report.escape import latex_escape, markdown_escape
+from bayes_ir.report.escape import markdown_escape
+from bayes_ir.report.frames import plain_frame
+from bayes_ir.report.latex import latex_table
 
 
 def render_table(
@@ -21,7 +21,9 @@ def render_table(
 
     JSON is a list of records with the table's column names as keys; CSV and JSON
     keep 15 significant digits (all a double holds reliably, so ``0.3714659999999999``
-    is written ``0.371466``), Markdown and LaTeX use ``float_format``. Integer columns
+    is written ``0.371466``), Markdown uses ``float_format``, and LaTeX is the
+    package's one table style (:func:`bayes_ir.report.latex.latex_table`: booktabs,
+    fixed decimals, probabilities as ``<0.001``). Integer columns
     that pandas turned into floats because of empty cells (``n`` of a pooled row) are
     written as integers.
 
@@ -31,8 +33,7 @@ def render_table(
     (:mod:`bayes_ir.report.escape`) unless ``escape=False`` (cells already written in
     the format), and text that looks like a number (a system ``007``) stays text.
     """
-    named = any(name is not None for name in frame.index.names)
-    frame = _restore_integers(frame.reset_index(drop=not named))
+    frame = plain_frame(frame)
     if fmt == "csv":
         return frame.to_csv(index=False, float_format="%.15g")
     if fmt == "json":
@@ -54,52 +55,14 @@ def render_table(
             + "\n"
         )
     if fmt == "latex":
-        return _latex(frame, float_format=float_format, escape=escape)
+        return latex_table(frame, escape=escape)
     raise BayesIRError(
         f"unknown table format {fmt!r}; choose one of {sorted(TABLE_FORMATS.values())}"
     )
 
 
-def _restore_integers(frame: pd.DataFrame) -> pd.DataFrame:
-    """Turn float columns holding only whole numbers and NaN into nullable integers."""
-    out = frame.copy()
-    for col in frame.columns:
-        values = frame[col]
-        if not pd.api.types.is_float_dtype(values) or not values.isna().any():
-            continue
-        known = values.dropna().to_numpy()
-        if len(known) and np.isfinite(known).all() and (known == np.round(known)).all():
-            out[col] = values.astype("Int64")
-    return out
-
-
 def _is_numeric(values: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-
-
-def _latex(frame: pd.DataFrame, *, float_format: str, escape: bool) -> str:
-    """Render a booktabs ``tabular`` (hand-written: pandas' ``to_latex`` needs jinja2)."""
-    _escape = latex_escape if escape else str
-
-    def cell(value: object) -> str:
-        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-            return ""
-        if isinstance(value, float | np.floating):
-            return float_format % value
-        return _escape(str(value))
-
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-    spec = "".join("r" if n else "l" for n in numeric)
-    lines = [
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(_escape(str(c)) for c in frame.columns) + r" \\",
-        r"\midrule",
-    ]
-    for row in frame.itertuples(index=False, name=None):
-        lines.append(" & ".join(cell(v) for v in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
 
 
 def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:

@@ -148,6 +148,12 @@ class BRiskResult:
         frame.loc[is_champ, ["contrast", "contrast_lower", "contrast_upper", "p_riskier"]] = np.nan
         return frame
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self, *, artifacts: bool = False) -> str:
         """Header, diagnostics verdict and BRisk- of the champion and challengers."""
         frame = self.to_frame()
@@ -241,6 +247,12 @@ class BRiskForecast:
     def to_frame(self) -> pd.DataFrame:
         """Return the per-topic table (a copy)."""
         return self.frame.copy()
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     @property
     def coverage(self) -> float:
@@ -392,6 +404,12 @@ class BRiskSweep:
     def to_frame(self, ci_prob: float | None = None) -> pd.DataFrame:
         """Return the :meth:`BRiskResult.to_frame` rows of every r, stacked."""
         return pd.concat([res.to_frame(ci_prob) for res in self.results], ignore_index=True)
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     def summary(self) -> str:
         """BRisk- of the champion and challengers per r."""

@@ -287,6 +287,12 @@ class OneToOneResult:
                     )  # fmt: skip
         return pd.DataFrame(rows, columns=list(COLUMNS))
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def conf_int(self, ci_prob: float | None = None, *, parameter: str = "mu") -> pd.DataFrame:
         """Equal-tailed credible intervals of one parameter.
 

@@ -19,8 +19,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.risk.bca import BCaResult, bca_urisk
 from bayes_ir.risk.brisk import BRiskResult, brisk
-from bayes_ir.risk.trisk import SD, SD_LABELS, TRiskResult, trisk
-from bayes_ir.risk.urisk import SIGN_NOTE
+from bayes_ir.risk.trisk import SD, TRiskResult, trisk
 from bayes_ir.risk.zrisk import ZRiskResult, zrisk
 from bayes_ir.table import ScoreTable
 
@@ -86,106 +85,41 @@ class RiskReview:
 
     @property
     def header(self) -> str:
-        """Title and the sign convention, said in every rendering."""
-        bayes = (
-            f"BRisk- {self.ci_prob:.0%} credible interval ({self.brisk.likelihood} hierarchy)"
-            if self.brisk is not None
-            else "BRisk- not computed"
-        )
-        lines = [
-            f"Deployment risk review: collection {self.collection!r}, measure {self.measure!r}, "
-            f"champion {self.champion!r}, loss weight r = {self.r:g} (= 1 + alpha); "
-            f"{self.trisk.n_topics} topics",
-            SIGN_NOTE,
-            f"TRisk- uses the {SD_LABELS[self.sd]} and Student t ({self.trisk.df} df); BCa- "
-            f"{self.ci_prob:.0%} family-wise (Bonferroni over {len(self.bca.systems)} "
-            f"challengers, each at {self.bca.level:.4g}, {self.bca.n_resamples} resamples); "
-            f"{bayes}; ZRisk-/GeoRisk- over all {len(self.zrisk.systems)} systems. "
-            "* = significant (TRisk p < "
-            f"{1 - self.ci_prob:.2g}; interval excludes 0; on P(riskier than the champion): "
-            "the BRisk contrast with the champion excludes 0).",
-        ]
-        if self.brisk is not None and not self.brisk.diagnostics_passed:
-            lines.append("!! BRisk DIAGNOSTICS FAILED: do not act on the BRisk- column.")
-        return "\n".join(lines)
+        """Title and the sign convention, said in every rendering (:mod:`bayes_ir.report.risk`)."""
+        from bayes_ir.report.risk import risk_header
+
+        return risk_header(self)
 
     def to_frame(self) -> pd.DataFrame:
         """Return the numeric table (a copy), columns :data:`REVIEW_COLUMNS`."""
         return self.frame.copy()
 
-    def display_frame(self, *, latex: bool = False) -> pd.DataFrame:
+    def display_frame(self) -> pd.DataFrame:
         """Return the formatted table (strings, significance marks, minus-named headers)."""
-        minus = "$^-$" if latex else "-"
-        star = "$^*$" if latex else "*"
+        from bayes_ir.report.risk import risk_display_frame
 
-        def num(x: float, digits: int = 4, sig: bool = False) -> str:
-            if x is None or (isinstance(x, float) and np.isnan(x)):
-                return ""
-            return f"{x:.{digits}f}" + (star if sig else "")
-
-        def interval(lo: float, hi: float, sig: bool = False) -> str:
-            if np.isnan(lo):
-                return ""
-            return f"[{lo:.4f}, {hi:.4f}]" + (star if sig else "")
-
-        rows = []
-        for row in self.frame.itertuples():
-            out = {
-                "System": row.system,
-                "Mean": num(row.mean),
-                f"URisk{minus}": num(row.urisk_minus),
-                f"TRisk{minus} (p)": ""
-                if np.isnan(row.trisk_minus)
-                else f"{row.trisk_minus:.3f} ({_p_value(row.trisk_p)})"
-                + (star if row.trisk_sig else ""),
-                f"BCa{minus}": interval(row.bca_lower_minus, row.bca_upper_minus, row.bca_sig),
-            }
-            if self.brisk is not None:
-                out[f"BRisk{minus}"] = num(row.brisk_minus)
-                out[f"BRisk{minus} CI"] = interval(row.brisk_lower, row.brisk_upper)
-                out["P(riskier)"] = num(row.brisk_p_riskier, 3, sig=bool(row.brisk_sig))
-            out[f"ZRisk{minus}"] = num(row.zrisk_minus, 2)
-            out[f"GeoRisk{minus}"] = num(row.georisk_minus)
-            rows.append(out)
-        return pd.DataFrame(rows)
-
-    def _tabulate(self, tablefmt: str) -> str:
-        """Render the display table in tabulate's ``pipe`` (Markdown) or ``latex_raw`` format.
-
-        Not :func:`bayes_ir.report.render_table`: its LaTeX escapes the ``$^-$`` and
-        ``$^*$`` marks, and its Markdown re-parses the formatted numbers (``3.00``
-        becomes ``3``). The system names are escaped for the format.
-        """
-        from tabulate import tabulate
-
-        from bayes_ir.report.escape import latex_escape, markdown_escape
-
-        latex = tablefmt == "latex_raw"
-        escape = latex_escape if latex else markdown_escape
-        disp = self.display_frame(latex=latex)
-        disp["System"] = disp["System"].map(escape)
-        names = [str(c) for c in disp.columns]
-        cells = [[str(v) for v in row] for row in disp.to_numpy()]
-        align = ("left",) + ("right",) * (len(names) - 1)
-        return tabulate(
-            cells, headers=names, tablefmt=tablefmt, disable_numparse=True, colalign=align
-        )
+        return risk_display_frame(self)
 
     def to_markdown(self) -> str:
         """Markdown table preceded by the header (sign convention, settings)."""
-        from bayes_ir.report.escape import markdown_escape
+        from bayes_ir.report.risk import risk_markdown
 
-        head = "\n".join(f"> {markdown_escape(line)}" for line in self.header.splitlines())
-        return f"{head}\n\n{self._tabulate('pipe')}\n"
+        return risk_markdown(self)
 
-    def to_latex(self) -> str:
-        """LaTeX ``tabular`` with the header as a comment block and a caption line."""
-        head = "\n".join(f"% {line}" for line in self.header.splitlines())
-        return f"{head}\n{self._tabulate('latex_raw')}\n"
+    def to_latex(self, **options: Any) -> str:
+        """LaTeX table in the package's style; ``options``: ``caption``, ``label``, ``digits``.
+
+        See :func:`bayes_ir.report.risk.risk_latex` (marks, bold, notes).
+        """
+        from bayes_ir.report.risk import risk_latex
+
+        return risk_latex(self, **options)
 
     def summary(self) -> str:
         """Header and the table as plain text."""
-        return self.header + "\n\n" + self.display_frame(latex=False).to_string(index=False)
+        from bayes_ir.report.risk import risk_summary
+
+        return risk_summary(self)
 
     def __str__(self) -> str:
         return self.summary()
@@ -193,9 +127,7 @@ class RiskReview:
     def _repr_html_(self) -> str:
         from bayes_ir.report.escape import html_escape
 
-        return f"<pre>{html_escape(self.header)}</pre>" + self.display_frame(latex=False).to_html(
-            index=False
-        )
+        return f"<pre>{html_escape(self.header)}</pre>" + self.display_frame().to_html(index=False)
 
     def plot(self, **kwargs: Any) -> Any:
         """Intervals of BCa- and BRisk- per challenger, side by side."""
@@ -354,8 +286,3 @@ def risk_review(
         zrisk=zr,
         brisk=br,
     )
-
-
-def _p_value(p: float) -> str:
-    """Three decimals, or ``<0.001`` (a p-value is never exactly 0)."""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"

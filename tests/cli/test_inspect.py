@@ -93,7 +93,8 @@ def test_inspect_output_formats_have_stable_columns(tmp_path, capsys, ext):
             INSPECT_COLUMNS
         )
     else:
-        assert text.startswith("\\begin{tabular}") and "n\\_missing" in text
+        assert text.startswith("\\begin{table}") and "\\begin{tabular}" in text
+        assert "n\\_missing" in text
         assert text.count("\\\\") == 25  # header + 24 rows
 
 

@@ -69,27 +69,34 @@ def _html_cells(html: str) -> list[str]:
     return parser.cells
 
 
+#: The text-mode commands latex_escape writes (Lamport 1994, C.3.4; LaTeX2e kernel).
+COMMANDS = (r"\textbackslash{}", r"\textasciitilde{}", r"\textasciicircum{}", r"\textless{}",
+            r"\textgreater{}", r"\textbar{}")  # fmt: skip
+
+
 def test_latex_escape_matches_the_text_mode_commands():
     assert latex_escape("a_b&c%d$e#f{g}h~i^j\\k") == (
         r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
     )
+    # OT1 (LaTeX's default font encoding) prints < > | as the glyphs of other characters
+    assert latex_escape("a<b>c|d") == r"a\textless{}b\textgreater{}c\textbar{}d"
     assert latex_escape("line\nbreak") == "line break"
 
 
 def test_latex_table_escapes_every_name():
-    tex = render_table(FRAME, "latex")
-    body = tex.splitlines()[4:-2]
+    lines = render_table(FRAME, "latex").splitlines()
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
     for name, line in zip(NAMES, body, strict=True):
         assert line.startswith(latex_escape(name) + " & ")
     # outside the commands, no special character is left unescaped in the names
     for line in body:
         cell = line.split(" & ")[0]
         bare = cell
-        for command in (r"\textbackslash{}", r"\textasciitilde{}", r"\textasciicircum{}"):
+        for command in COMMANDS:
             bare = bare.replace(command, "")
         for char in "&%$#_{}":
             assert bare.count(char) == bare.count("\\" + char), (cell, char)
-        assert "~" not in bare and "^" not in bare
+        assert not set("~^<>|") & set(bare)
 
 
 def test_markdown_table_parses_back_to_the_names():
@@ -141,7 +148,7 @@ def test_risk_review_markdown_and_latex_escape_names():
     assert "new\\|x\\*" in md
     tex = review.to_latex()
     first = [re.split(r"(?<!\\)&", line)[0].strip() for line in tex.splitlines() if " & " in line]
-    assert "new|x*" in first and r"a\&b\%c" in first
+    assert r"new\textbar{}x*" in first and r"a\&b\%c" in first
 
 
 # Names as users write them: any printable text without surrounding spaces (table cells
@@ -180,11 +187,11 @@ def test_csv_and_json_round_trip_of_any_names(tmp_path_factory, names):
 def test_latex_escape_leaves_no_special_character_bare(text):
     escaped = latex_escape(text)
     bare = escaped
-    for command in (r"\textbackslash{}", r"\textasciitilde{}", r"\textasciicircum{}"):
+    for command in COMMANDS:
         bare = bare.replace(command, "")
     for char in "&%$#_{}":
         assert bare.count(char) == bare.count("\\" + char)
-    assert "~" not in bare and "^" not in bare and "\n" not in bare
+    assert not set("~^<>|\n") & set(bare)
     unescaped = bare
     for char in "&%$#_{}":
         unescaped = unescaped.replace("\\" + char, char)

@@ -55,6 +55,21 @@ def test_renderings_state_the_sign_convention(review):
         assert "r = 5" in text
     assert "| System" in md and "URisk-" in md and "BRisk- CI" in md
     assert "URisk$^-$" in tex and "\\begin{tabular}" in tex
+    # the LaTeX marks follow the same columns (dagger TRisk, double dagger BCa, section
+    # BRisk), and the highest mean is bold
+    lines = tex.splitlines()
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
+    for line, row in zip(body, review.to_frame().itertuples(), strict=True):
+        cells = line.removesuffix(r" \\").split(" & ")
+        assert cells[0] == row.system
+        assert cells[3].endswith(r"$^{\dagger}$") == bool(row.trisk_sig)
+        assert cells[4].endswith(r"$^{\ddagger}$") == bool(row.bca_sig)
+        assert cells[7].endswith(r"$^{\S}$") == bool(row.brisk_sig)
+        assert cells[1] == (
+            rf"\textbf{{{row.mean:.4f}}}"
+            if row.mean == review.frame["mean"].max()
+            else f"{row.mean:.4f}"
+        )
     # significance marks follow the boolean columns
     frame = review.to_frame()
     disp = review.display_frame()

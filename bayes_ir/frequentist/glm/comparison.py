@@ -11,10 +11,10 @@ collection and measure, with the best link of each column highlighted.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -118,60 +118,24 @@ class LinkComparison:
         columns = list(dict.fromkeys(frame["column"]))
         return wide.reindex(index=list(self.links), columns=columns).fillna(False)
 
-    def _marked(self, stat: str, fmt: str, float_format: str) -> pd.DataFrame:
-        from bayes_ir.report.escape import latex_escape, markdown_escape
-
-        escape = latex_escape if fmt == "latex" else markdown_escape
-        wide = self.table(stat)
-        best = self.best(stat)
-        ok = self.table_converged()
-        out = pd.DataFrame(index=wide.index, columns=wide.columns, dtype=object)
-        for col in wide.columns:
-            winners = set(best[col].split(", ")) if best[col] else set()
-            for link in wide.index:
-                value = wide.at[link, col]
-                if value is None or (isinstance(value, float) and math.isnan(value)):
-                    text = "failed"
-                elif stat == "n_significant":
-                    text = str(int(value))
-                else:
-                    text = float_format % value
-                if not ok.at[link, col] and text != "failed":
-                    text += "*"
-                text = escape(text)
-                if link in winners:
-                    text = f"**{text}**" if fmt == "markdown" else f"\\textbf{{{text}}}"
-                out.at[link, col] = text
-        out = out.reset_index()
-        out.columns = [escape(str(c)) for c in out.columns]
-        out["link"] = out["link"].map(escape)
-        return out
-
     def to_markdown(self, stat: str = "deviance", *, float_format: str = "%.4f") -> str:
         """Markdown table of ``stat`` with the best link of each column in bold.
 
-        Non-converged fits are marked with ``*``.
+        Non-converged fits are marked with ``*`` (:func:`bayes_ir.report.glm.link_markdown`).
         """
-        from bayes_ir.report.output import render_table
+        from bayes_ir.report.glm import link_markdown
 
-        return render_table(self._marked(stat, "markdown", float_format), "markdown", escape=False)
+        return link_markdown(self, stat, float_format=float_format)
 
-    def to_latex(self, stat: str = "deviance", *, float_format: str = "%.4f") -> str:
-        r"""LaTeX tabular of ``stat`` with the best link of each column in ``\textbf``.
+    def to_latex(self, stat: str = "deviance", **options: Any) -> str:
+        """LaTeX table of ``stat`` in the package's style, the best link of each column bold.
 
-        A booktabs ``tabular`` written here: the shared
-        :func:`~bayes_ir.report.output.render_table` escapes the ``\textbf`` and
-        pandas' ``to_latex`` needs jinja2, which is not a dependency.
+        ``options``: ``caption``, ``label``, ``digits`` of
+        :func:`bayes_ir.report.glm.link_latex`.
         """
-        frame = self._marked(stat, "latex", float_format)
-        spec = "l" + "r" * (frame.shape[1] - 1)
-        lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule"]
-        lines.append(" & ".join(frame.columns) + " \\\\")
-        lines.append("\\midrule")
-        for row in frame.itertuples(index=False):
-            lines.append(" & ".join(str(v) for v in row) + " \\\\")
-        lines += ["\\bottomrule", "\\end{tabular}", ""]
-        return "\n".join(lines)
+        from bayes_ir.report.glm import link_latex
+
+        return link_latex(self, stat, **options)
 
     def get_fit(
         self, link: str, *, collection: str | None = None, measure: str | None = None
@@ -206,24 +170,9 @@ class LinkComparison:
 
     def summary(self) -> str:
         """Both tables (deviance; significant pairs) as Markdown, plus failures."""
-        n_pairs = self.frame.groupby(["collection", "measure"], sort=False)["n_pairs"].max()
-        pairs = ", ".join(f"{c} {m}: {int(v)}" for (c, m), v in n_pairs.items() if v == v)
-        lines = [
-            f"GLM link comparison: Gaussian GLMs score ~ topic + system, {len(self.links)} links, "
-            f"boundary={self.boundary!r}",
-            "",
-            "Residual deviance (lower is better; best in bold):",
-            self.to_markdown("deviance"),
-            f"Significantly different pairs, topic-blocked Tukey HSD at alpha = {self.alpha:g} "
-            f"(more is better; pairs: {pairs}):",
-            self.to_markdown("n_significant"),
-        ]
-        failed = self.frame[~self.frame["converged"].astype(bool)]
-        for row in failed.itertuples(index=False):
-            lines.append(
-                f"* {row.link} on {row.collection} {row.measure} did not converge: {row.message}"
-            )
-        return "\n".join(lines)
+        from bayes_ir.report.glm import link_summary
+
+        return link_summary(self)
 
     def __str__(self) -> str:
         return self.summary()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -200,6 +200,12 @@ class GLMFitResult:
                 "p_value": self.pvalues,
             }
         )
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     def conf_int(self, *, ci_prob: float | None = None) -> pd.DataFrame:
         r"""Wald intervals :math:`\hat\beta \pm t_{n-p,(1+c)/2}\,\mathrm{se}` of the coefficients.

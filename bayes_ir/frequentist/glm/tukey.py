@@ -20,6 +20,7 @@ import functools
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -154,6 +155,12 @@ class TukeyHSDResult:
                 "significant": self.significant,
             }
         )
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     def conf_int(self, *, ci_prob: float | None = None) -> pd.DataFrame:
         """Simultaneous intervals with family-wise coverage ``ci_prob`` (default ``1 - alpha``).

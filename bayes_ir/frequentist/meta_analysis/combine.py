@@ -421,6 +421,12 @@ class MetaAnalysisResult:
                 out[col] = np.tanh(out[col])
         return out
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     # ------------------------------------------------------------------ printing
     def summary(self, digits: int = 4) -> str:
         """metafor-style printout: header, heterogeneity, test for heterogeneity, model results.

@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -150,6 +150,12 @@ class EffectSizes:
     def to_frame(self) -> pd.DataFrame:
         """Return the per-collection table (a copy), columns as documented in :attr:`frame`."""
         return self.frame.copy()
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
 
     def summary(self) -> str:
         """Plain-text table of the effects, with the unpaired topics noted."""

@@ -70,6 +70,15 @@ def test_tables_and_best_link(comparison):
     assert md.count("**") == 4  # one bold cell per column (no ties in deviance)
     tex = comparison.to_latex("n_significant")
     assert "\\textbf{" in tex and "\\begin{tabular}" in tex
+    # every deviance cell in 4 decimals, the best link of each column (R: cloglog) bold
+    lines = comparison.to_latex("deviance", label="tab:dev").splitlines()
+    assert r"\label{tab:dev}" in lines and r"\toprule" in lines
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
+    rows = {r.split(" & ")[0]: r.removesuffix(r" \\").split(" & ")[1:] for r in body}
+    for j, col in enumerate(dev.columns):
+        for link in LINKS:
+            cell = f"{dev.loc[link, col]:.4f}"
+            assert rows[link][j] == (rf"\textbf{{{cell}}}" if link == best[col] else cell)
     text = comparison.summary()
     assert "Residual deviance" in text and "Significantly different pairs" in text
     with pytest.raises(BayesIRError, match="unknown statistic"):
@@ -101,6 +110,12 @@ def test_failed_link_is_a_row_not_an_abort():
     assert rows[2] == ["identity", f"**{frame.loc['identity', 'deviance']:.4f}**"]
     assert rows[3] == ["log", f"{frame.loc['log', 'deviance']:.4f}\\*"]
     assert "did not converge" in result.summary()
+    # LaTeX: the lower deviance of the failed fit is marked, not bold; the converged one is
+    lines = result.to_latex().splitlines()
+    dev = frame["deviance"]
+    assert f"log & {dev['log']:.4f}$^{{\\dagger}}$ \\\\" in lines
+    assert f"identity & \\textbf{{{dev['identity']:.4f}}} \\\\" in lines
+    assert r"$^{\dagger}$ did not converge\par" in lines
 
 
 def test_failed_fit_raises_on_get(monkeypatch, ref_table):
@@ -114,6 +129,7 @@ def test_failed_fit_raises_on_get(monkeypatch, ref_table):
     assert result.to_frame()["message"].iat[0] == "fit failed: synthetic failure"
     assert np.isnan(result.to_frame()["deviance"].iat[0])
     assert "failed" in result.to_markdown()
+    assert "logit & failed \\\\" in result.to_latex()
     with pytest.raises(ConvergenceError, match="synthetic failure"):
         result.get_fit("logit")
 
