@@ -26,7 +26,18 @@ def write(path: Path, text: str) -> Path:
 
 # ---------------------------------------------------------------------- registry and detection
 def test_registry_has_every_format():
-    assert set(READERS) == {"tidy", "wide", "trec_eval", "run", "lines"}
+    assert set(READERS) == {
+        "tidy",
+        "wide",
+        "trec_eval",
+        "run",
+        "lines",
+        "pyterrier",
+        "ranx",
+        "ir_measures",
+    }
+    files = {n for n, r in READERS.items() if r.read is not None}
+    assert files == {"tidy", "wide", "trec_eval", "run", "lines", "pyterrier"}
 
 
 @pytest.mark.parametrize(
