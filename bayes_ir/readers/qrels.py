@@ -68,8 +68,8 @@ def is_qrels_object(obj: object) -> bool:
         return True
     if isinstance(obj, pd.DataFrame):
         return any(set(cols) <= set(obj.columns) for cols in _FRAME_COLUMNS)
-    if isinstance(obj, Mapping):
-        return bool(obj) and all(isinstance(v, Mapping) for v in obj.values())
+    if isinstance(obj, Mapping):  # {} too: no judgments, refused by load_qrels
+        return all(isinstance(v, Mapping) for v in obj.values())
     if isinstance(obj, Iterable):  # a list (not an iterator: peeking would consume it)
         return _is_qrel_tuple(next(iter(obj), None)) if iter(obj) is not obj else True
     return False

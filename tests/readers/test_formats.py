@@ -355,3 +355,33 @@ def test_read_scores_accepts_a_dataframe():
     frame = pd.DataFrame({"system": ["x", "y"], "topic": [1, 1], "score": [0.5, 0.25]})
     table = read_scores(frame, measure="AP", collection="mem")
     assert table.blocks() == [("mem", "AP")] and table.source == "<DataFrame>"
+
+
+def test_wide_frame_indexed_by_topic():
+    rng = np.random.default_rng(3)
+    values = rng.uniform(0, 1, size=(6, 3))
+    frame = pd.DataFrame(
+        values, columns=["bm25", "dense", "splade"], index=pd.Index([f"t{i}" for i in range(6)])
+    )
+    table = read_scores(frame, measure="nDCG@10")
+    assert table.measures == ("nDCG@10",) and table.systems == ("bm25", "dense", "splade")
+    got = table.wide().loc[frame.index, frame.columns]
+    assert np.array_equal(got.to_numpy(), values)
+    with pytest.raises(ScoreTableError, match=r"wide DataFrame .*bm25, dense, splade.*measure="):
+        read_scores(frame)
+    twice = pd.concat([frame, frame.iloc[[2]]])
+    with pytest.raises(ScoreTableError, match=r"topic 't2' is in two rows \(3 and 7\)"):
+        read_scores(twice, measure="AP")
+
+
+def test_tidy_frame_measure_selects_rows():
+    frame = pd.DataFrame(
+        {
+            "system": ["x", "x", "y", "y"],
+            "topic": [1, 1, 1, 1],
+            "measure": ["map", "P_10", "map", "P_10"],
+            "score": [0.5, 0.2, 0.25, 0.4],
+        }
+    )
+    table = read_scores(frame, measure="AP")
+    assert table.measures == ("AP",) and table.wide().loc["1"].tolist() == [0.5, 0.25]
