@@ -385,3 +385,11 @@ def test_tidy_frame_measure_selects_rows():
     )
     table = read_scores(frame, measure="AP")
     assert table.measures == ("AP",) and table.wide().loc["1"].tolist() == [0.5, 0.25]
+
+
+def test_every_reader_is_in_the_table_of_inputs():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "inputs.md").read_text("utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    for name in READERS:
+        assert any(f"| `{name}` |" in row for row in rows), name
+    assert "docs/inputs.md" in (read_scores.__doc__ or "")
