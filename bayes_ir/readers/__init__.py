@@ -97,7 +97,11 @@ READERS: dict[str, Reader] = {}
 
 
 def register_reader(reader: Reader) -> None:
-    """Add a reader to the registry (later registrations win auto-detection ties)."""
+    """Add a reader to the registry (same name: replaced).
+
+    Readers registered beyond the built-in ones are asked after them, the latest first,
+    when a file's format or an object's kind is detected.
+    """
     READERS[reader.name] = reader
 
 

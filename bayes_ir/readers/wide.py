@@ -94,6 +94,7 @@ def read_wide_frame(
     missing: str = "error",
     check_range: bool = True,
     source: str = "<DataFrame>",
+    notes: tuple[str, ...] = (),
 ) -> ScoreTable:
     """Read a topic x system DataFrame in memory (topics from an id column or the index).
 
@@ -105,7 +106,7 @@ def read_wide_frame(
     measure
         The measure the cells hold (required: a frame in memory has no file name to
         guess it from).
-    collection, missing, check_range, source
+    collection, missing, check_range, source, notes
         See :meth:`ScoreTable.from_frame`.
 
     Raises
@@ -119,7 +120,7 @@ def read_wide_frame(
             "name its measure: pass measure=, e.g. measure='AP'",
             source=source,
         )
-    long, _, notes = wide_to_long(frame, source=source)
+    long, _, found = wide_to_long(frame, source=source)
     return ScoreTable.from_frame(
         long,
         collection=collection,
@@ -127,7 +128,7 @@ def read_wide_frame(
         missing=missing,
         source=source,
         check_range=check_range,
-        notes=notes,
+        notes=[*found, *notes],
     )
 
 

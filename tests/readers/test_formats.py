@@ -393,3 +393,17 @@ def test_every_reader_is_in_the_table_of_inputs():
     for name in READERS:
         assert any(f"| `{name}` |" in row for row in rows), name
     assert "docs/inputs.md" in (read_scores.__doc__ or "")
+
+
+def test_optional_ecosystem_packages_are_not_imported():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bayes_ir, bayes_ir.readers; "
+        "print(sorted({'ranx', 'ir_datasets', 'pyterrier'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert done.stdout.strip() == "[]"
