@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.readers._io import head_lines, parse_int, read_text, split_lines
+from bayes_ir.readers._io import head_lines, is_int, parse_int, read_text, split_lines
 
 Judgments = dict[str, dict[str, int]]
 
@@ -30,16 +30,8 @@ def looks_qrels(path: Path) -> bool:
     """Return True when the first lines look like TREC qrels (``qid iter docid grade``)."""
     lines = head_lines(path, 5)
     return bool(lines) and all(
-        len(f) == 4 and _is_int(f[3]) for f in (line.split() for line in lines)
+        len(f) == 4 and is_int(f[3]) for f in (line.split() for line in lines)
     )
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
 
 
 def read_qrels(path: Path) -> Judgments:
@@ -66,8 +58,8 @@ def is_qrels_object(obj: object) -> bool:
         return False
     if _module(obj).startswith("ranx") and type(obj).__name__ == "Qrels":
         return True
-    if isinstance(obj, pd.DataFrame):
-        return any(set(cols) <= set(obj.columns) for cols in _FRAME_COLUMNS)
+    if isinstance(obj, pd.DataFrame):  # without the columns: load_qrels names them
+        return True
     if isinstance(obj, Mapping):  # {} too: no judgments, refused by load_qrels
         return all(isinstance(v, Mapping) for v in obj.values())
     if isinstance(obj, Iterable):  # a list (not an iterator: peeking would consume it)
@@ -151,7 +143,7 @@ def _grade(grade: object) -> int | None:
         return int(grade)
     if isinstance(grade, numbers.Real) and float(grade).is_integer():
         return int(grade)
-    if isinstance(grade, str) and _is_int(grade.strip()):
+    if isinstance(grade, str) and is_int(grade.strip()):
         return int(grade)
     return None
 

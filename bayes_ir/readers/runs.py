@@ -21,14 +21,8 @@ import pandas as pd
 
 from bayes_ir.errors import DataWarning, ScoreTableError
 from bayes_ir.measures import canonical_measure, parse_measure
-from bayes_ir.readers._io import head_lines, parse_float, parse_int, read_text, split_lines
-from bayes_ir.readers.qrels import (  # noqa: F401  (read_qrels, looks_qrels: public here too)
-    Judgments,
-    is_qrels_object,
-    load_qrels,
-    looks_qrels,
-    read_qrels,
-)
+from bayes_ir.readers._io import head_lines, is_int, parse_float, parse_int, read_text, split_lines
+from bayes_ir.readers.qrels import Judgments, is_qrels_object, load_qrels
 from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, _natural_sorted
 
 Unretrieved = Literal["zero", "missing"]
@@ -36,14 +30,6 @@ Unretrieved = Literal["zero", "missing"]
 QrelsArg = (
     str | PathLike[str] | Sequence[str | PathLike[str]] | Mapping[str, str | PathLike[str]] | object
 )
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _is_float(text: str) -> bool:
@@ -62,9 +48,9 @@ def looks_run(path: Path) -> bool:
     for line in lines:
         f = line.split()
         if len(f) in (5, 6):
-            ok = _is_int(f[3]) and _is_float(f[4])
+            ok = is_int(f[3]) and _is_float(f[4])
         elif len(f) == 4:
-            ok = _is_int(f[2]) and _is_float(f[3]) and not _is_int(f[1])
+            ok = is_int(f[2]) and _is_float(f[3]) and not is_int(f[1])
         else:
             ok = False
         if not ok:
