@@ -1,8 +1,9 @@
-"""Readers of per-topic scores, in a registry keyed by format name.
+"""Readers of per-topic scores, in one registry keyed by format name.
 
-Every reader turns one or more files into a :class:`~bayes_ir.table.ScoreTable`.
-:func:`read_scores` detects the format from the file's content unless ``format=``
-names it (the CLI's ``--input-format``). Formats:
+Every reader turns one or more files, or an object in memory, into a
+:class:`~bayes_ir.table.ScoreTable`. :func:`read_scores` detects the format from a
+file's content, or an object's type or shape, unless ``format=`` names it (the CLI's
+``--input-format``). ``docs/inputs.md`` is the table of every accepted input. Formats:
 
 ``tidy``
     long CSV/TSV/Parquet with ``system, topic, score`` (+ ``collection``, ``measure``);
@@ -14,7 +15,17 @@ names it (the CLI's ``--input-format``). Formats:
     TREC run files scored against ``qrels=`` with ``ir_measures`` for ``measure=``
     (chosen whenever ``qrels=`` is given);
 ``lines``
-    one score per line, one file per system, paired by line position (Ranger's GLUE files).
+    one score per line, one file per system, paired by line position (Ranger's GLUE files);
+``pyterrier``
+    a per-query ``pt.Experiment`` frame (``name, qid, measure, value``), or its CSV;
+``ranx``
+    ranx ``Run`` objects scored against ``qrels=`` (or their stored ``run.scores``);
+``ir_measures``
+    ``ir_measures`` per-query results: ``Metric`` lists, one system or ``{system: ...}``.
+
+A folder stands for the files in it (TREC runs with ``qrels=``). Qrels may be a file, a
+ranx ``Qrels``, ir_datasets qrels (``dataset.qrels_iter()``) or a dict of dicts; ranx,
+ir_datasets and PyTerrier are never imported (objects are recognised by shape).
 
 Files may be gzipped; they are only ever read, and a path that is not a regular file (a
 folder, FIFO, device such as ``/dev/zero``, or socket) is refused before any byte is read.
@@ -26,8 +37,9 @@ Detection reads at most the first 64 KiB. Measure names are normalised once
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -36,36 +48,83 @@ import pandas as pd
 
 from bayes_ir.errors import OptionError, ScoreTableError
 from bayes_ir.readers._io import check_input, head_text
+from bayes_ir.readers.folders import folder_files
 from bayes_ir.readers.lines import looks_lines, read_lines
-from bayes_ir.readers.runs import looks_qrels, looks_run, read_qrels, read_run, read_runs
-from bayes_ir.readers.tidy import looks_tidy, read_tidy
+from bayes_ir.readers.metrics import claims_metrics, read_metrics
+from bayes_ir.readers.pyterrier import claims_pyterrier, looks_pyterrier, read_pyterrier
+from bayes_ir.readers.qrels import load_qrels, looks_qrels, read_qrels
+from bayes_ir.readers.ranx_runs import claims_ranx, read_ranx
+from bayes_ir.readers.runs import looks_run, read_run, read_runs
+from bayes_ir.readers.tidy import claims_tidy_frame, looks_tidy, read_tidy, read_tidy_frame
 from bayes_ir.readers.trec_eval import looks_trec_eval, read_trec_eval
-from bayes_ir.readers.wide import looks_wide, read_wide, wide_to_long
-from bayes_ir.table import _ALIASES, ScoreTable, concat
+from bayes_ir.readers.wide import looks_wide, read_wide, read_wide_frame
+from bayes_ir.table import ScoreTable, concat
 
 PathArg = str | PathLike[str]
 
 
 @dataclass(frozen=True)
 class Reader:
-    """A registered input format: its reader and a content sniffer for auto-detection."""
+    """A registered input: how to read it from files and/or from an object in memory.
+
+    Attributes
+    ----------
+    name
+        The format's name (``format=``, the CLI's ``--input-format``).
+    read
+        Reads files (``read(path, **options)``, or the list of files when the function
+        has ``multi_file = True``); ``None`` for inputs that exist only in memory.
+    sniff
+        Tells from a file's first bytes whether it has this format (auto-detection).
+    description
+        One line for listings.
+    claims
+        Tells whether an object in memory (a DataFrame, a ranx Run, ...) is this input,
+        by its type or shape; ``None`` for file-only formats.
+    read_object
+        Reads such an object (``read_object(obj, **options)``).
+    """
 
     name: str
-    read: Callable[..., ScoreTable]
-    sniff: Callable[[Path], bool]
+    read: Callable[..., ScoreTable] | None
+    sniff: Callable[[Path], bool] | None
     description: str
+    claims: Callable[[object], bool] | None = None
+    read_object: Callable[..., ScoreTable] | None = None
 
 
 READERS: dict[str, Reader] = {}
 
 
 def register_reader(reader: Reader) -> None:
-    """Add a reader to the registry (later registrations win auto-detection ties)."""
+    """Add a reader to the registry (same name: replaced).
+
+    Readers registered beyond the built-in ones are asked after them, the latest first,
+    when a file's format or an object's kind is detected.
+    """
     READERS[reader.name] = reader
 
 
-register_reader(Reader("tidy", read_tidy, looks_tidy, "long table: system, topic, score"))
-register_reader(Reader("wide", read_wide, looks_wide, "topic x system matrix"))
+register_reader(
+    Reader(
+        "tidy",
+        read_tidy,
+        looks_tidy,
+        "long table: system, topic, score",
+        claims_tidy_frame,
+        read_tidy_frame,
+    )
+)
+register_reader(
+    Reader(
+        "wide",
+        read_wide,
+        looks_wide,
+        "topic x system matrix",
+        lambda obj: isinstance(obj, pd.DataFrame),
+        read_wide_frame,
+    )
+)
 register_reader(
     Reader(
         "trec_eval", read_trec_eval, looks_trec_eval, "trec_eval -q output (measure topic value)"
@@ -73,6 +132,41 @@ register_reader(
 )
 register_reader(Reader("run", read_runs, looks_run, "TREC run files scored against qrels="))
 register_reader(Reader("lines", read_lines, looks_lines, "one score per line, one file per system"))
+register_reader(
+    Reader(
+        "pyterrier",
+        read_pyterrier,
+        looks_pyterrier,
+        "pt.Experiment(..., perquery=True): name, qid, measure, value",
+        claims_pyterrier,
+        read_pyterrier,
+    )
+)
+register_reader(
+    Reader(
+        "ranx",
+        None,
+        None,
+        "ranx Run(s) with qrels=, or their stored run.scores",
+        claims_ranx,
+        read_ranx,
+    )
+)
+register_reader(
+    Reader(
+        "ir_measures",
+        None,
+        None,
+        "ir_measures Metric(query_id, measure, value) results, one system or {system: ...}",
+        claims_metrics,
+        read_metrics,
+    )
+)
+
+#: Order in which file sniffers are asked (the first that recognises a file wins).
+_DETECTION_ORDER = ("trec_eval", "run", "pyterrier", "tidy", "lines", "wide")
+#: Order in which object readers are asked (``wide`` takes any other DataFrame).
+_OBJECT_ORDER = ("ranx", "ir_measures", "pyterrier", "tidy", "wide")
 
 
 def detect_format(path: PathArg) -> str:
@@ -86,9 +180,9 @@ def detect_format(path: PathArg) -> str:
     path = check_input(Path(path))  # before any read: a FIFO or /dev/zero never blocks
     if path.suffix.lower() != ".parquet":
         head_text(path)  # raises the clear error for empty, binary or non-UTF-8 heads
-    for name in _DETECTION_ORDER:
-        reader = READERS.get(name)
-        if reader is not None and reader.sniff(path):
+    for name in _ordered(_DETECTION_ORDER):
+        reader = READERS[name]
+        if reader.sniff is not None and reader.sniff(path):
             return name
     if looks_qrels(path):
         raise ScoreTableError(
@@ -97,73 +191,154 @@ def detect_format(path: PathArg) -> str:
         )
     raise ScoreTableError(
         "cannot tell the format of this file; pass format= (CLI: --input-format) with one of "
-        + ", ".join(READERS),
+        + ", ".join(n for n, r in READERS.items() if r.read is not None),
         source=str(path),
     )
 
 
-_DETECTION_ORDER = ("trec_eval", "run", "tidy", "lines", "wide")
+def _ordered(first: Sequence[str]) -> list[str]:
+    """Return the registered names: ``first`` (those registered), then the others, latest first."""
+    return [n for n in first if n in READERS] + [n for n in reversed(READERS) if n not in first]
 
 
 def read_scores(
-    paths: PathArg | Sequence[PathArg] | pd.DataFrame,
+    paths: PathArg | Sequence[PathArg] | object,
     *,
     format: str | None = None,
     **options,
 ) -> ScoreTable:
-    """Read per-topic scores from one or more files into one validated table.
+    """Read per-topic scores from files, a folder, or an object in memory into one table.
+
+    Every accepted input, how it is recognised, the options it needs and an example
+    are listed in ``docs/inputs.md``.
 
     Parameters
     ----------
     paths
-        A file or a list of files (files of one call share the format), or an
-        in-memory pandas DataFrame: tidy (see :meth:`~bayes_ir.table.ScoreTable.from_frame`)
-        or, when it has neither a ``system`` nor a ``score`` column, wide (one column per
-        system; topic ids from an id column, a text first column, or the index).
+        A file or a list of files (files of one call share the format); a folder (its
+        files, e.g. TREC runs with ``qrels=``); or an object in memory, recognised by
+        type or shape: a pandas DataFrame (tidy, wide, or a per-query PyTerrier
+        ``pt.Experiment`` frame), ranx ``Run`` objects, or ``ir_measures`` per-query
+        results (``Metric`` lists, or ``{system: metrics}``).
     format
-        Name of a registered format (see module docs); detected from content if ``None``.
+        Name of a registered format (see module docs); detected if ``None``.
     **options
         Passed to the reader: ``measure``, ``collection``, ``missing`` (``"error"``,
-        ``"intersect"``, ``"keep"``), and format-specific options such as ``qrels``
-        for runs or ``systems`` for line files.
+        ``"intersect"``, ``"keep"``), ``check_range``, and input-specific options such
+        as ``qrels`` (a file, a ranx ``Qrels``, ir_datasets qrels, a dict) for runs or
+        ``systems`` for line files.
 
     Returns
     -------
     ScoreTable
 
+    Raises
+    ------
+    ScoreTableError
+        Bad input, in one line naming the file, line, system, topic or object.
+    OptionError
+        An option the input's reader does not take, or an input of no known kind.
+
     Examples
     --------
     >>> table = read_scores("data/example_scores.csv")  # doctest: +SKIP
-    >>> table.with_roles(champion="bm25", challengers="chal*").matrix()  # doctest: +SKIP
+    >>> table = read_scores("data/example_runs", qrels="data/example_runs/qrels.txt",
+    ...                     measure="AP")  # doctest: +SKIP
+    >>> table = read_scores({"bm25": bm25_metrics, "dense": dense_metrics})  # doctest: +SKIP
     """
-    if isinstance(paths, pd.DataFrame):
-        return _read_frame(paths, **options)
+    paths = _read_once(paths)
+    reader = _object_reader(paths, format)
+    if reader is not None:
+        return reader.read_object(
+            paths, **_accepted_options(reader.name, reader.read_object, options)
+        )  # type: ignore[misc]
     files = _as_paths(paths)
     if format is None and options.get("qrels") is not None:
         format = "run"
+    files, notes = _expand_folders(files, format=format, qrels=options.get("qrels"))
     name = format or detect_format(files[0])
     if name not in READERS:
         raise ScoreTableError(f"unknown input format {name!r}; known: {', '.join(READERS)}")
     reader = READERS[name]
-    options = _accepted_options(reader, options)
+    if reader.read is None:
+        raise ScoreTableError(
+            f"format {name!r} reads objects in memory ({reader.description}), not files"
+        )
+    options = _accepted_options(name, reader.read, options)
     if getattr(reader.read, "multi_file", False):
-        return reader.read(files, **options)
-    return _concat_files((reader.read(f, **options) for f in files), files)
+        table = reader.read(files, **options)
+    else:
+        table = _concat_files((reader.read(f, **options) for f in files), files)
+    return dataclasses.replace(table, notes=(*notes, *table.notes)) if notes else table
 
 
-def _read_frame(frame: pd.DataFrame, **options) -> ScoreTable:
-    """Read a tidy frame as it is, a wide one (no ``system`` nor ``score`` column) as wide."""
-    options = _accepted_options(Reader("DataFrame", ScoreTable.from_frame, bool, ""), options)
-    names = {_ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in frame.columns}
-    if names & {"system", "score"} or frame.shape[1] == 0:
-        return ScoreTable.from_frame(frame, **options)
-    source = options.pop("source", "<DataFrame>")
-    long, _, notes = wide_to_long(frame, source=source)
-    notes = [*notes, *options.pop("notes", ())]
-    return ScoreTable.from_frame(long, source=source, notes=notes, **options)
+def _read_once(obj: object) -> object:
+    """Materialise one-shot iterators (``iter_calc`` generators), also as mapping values."""
+    if isinstance(obj, Iterator):
+        return list(obj)
+    if isinstance(obj, Mapping) and any(isinstance(v, Iterator) for v in obj.values()):
+        return {k: list(v) if isinstance(v, Iterator) else v for k, v in obj.items()}
+    return obj
 
 
-def _accepted_options(reader: Reader, options: dict) -> dict:
+def _object_reader(obj: object, format: str | None) -> Reader | None:
+    """Return the reader of an object in memory (``None``: file names, unknown objects)."""
+    if isinstance(obj, str | PathLike) or (
+        isinstance(obj, list | tuple) and all(isinstance(p, str | PathLike) for p in obj)
+    ):
+        return None
+    if format is not None:
+        reader = READERS.get(format)
+        if reader is None:
+            raise ScoreTableError(f"unknown input format {format!r}; known: {', '.join(READERS)}")
+        if reader.read_object is None:
+            raise ScoreTableError(
+                f"format {format!r} reads files, not a {type(obj).__name__} in memory"
+            )
+        return reader
+    for name in _ordered(_OBJECT_ORDER):
+        reader = READERS[name]
+        if reader.claims is not None and reader.read_object is not None and reader.claims(obj):
+            return reader
+    return None
+
+
+def _expand_folders(
+    files: list[Path], *, format: str | None, qrels: object
+) -> tuple[list[Path], list[str]]:
+    """Replace each folder by its files; with runs (``qrels=``), every file must be a run."""
+    if not any(f.is_dir() for f in files):
+        return files, []
+    skip = [Path(qrels)] if isinstance(qrels, str | PathLike) else []
+    looks = READERS["run"].sniff if format == "run" else None  # a forced format: not sniffed
+    out: list[Path] = []
+    notes: list[str] = []
+    for f in files:
+        if not f.is_dir():
+            out.append(f)
+            continue
+        found, note = folder_files(f, skip=skip, looks=looks, what="TREC run file")
+        if format is None:
+            _same_format(found, f)
+        out += found
+        notes += note
+    return out, notes
+
+
+def _same_format(files: list[Path], folder: Path) -> None:
+    """Refuse a folder whose files are not all of one detected format, naming the odd one."""
+    first = detect_format(files[0])
+    for path in files[1:]:
+        fmt = detect_format(path)
+        if fmt != first:
+            raise ScoreTableError(
+                f"is {fmt} but {files[0].name} in the same folder {folder} is {first}: a folder "
+                "must hold files of one format",
+                source=str(path),
+            )
+
+
+def _accepted_options(name: str, read: Callable[..., ScoreTable], options: dict) -> dict:
     """``options`` the reader takes (``None`` values it does not take are dropped).
 
     Raises
@@ -171,14 +346,14 @@ def _accepted_options(reader: Reader, options: dict) -> dict:
     OptionError
         An option the reader of this format does not accept, naming the ones it does.
     """
-    parameters = inspect.signature(reader.read).parameters.values()
+    parameters = inspect.signature(read).parameters.values()
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
         return options  # a registered reader that takes any option judges them itself
     accepted = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
     unknown = [k for k, v in options.items() if k not in accepted and v is not None]
     if unknown:
         raise OptionError(
-            f"format {reader.name!r} does not take the option(s) {', '.join(unknown)}; "
+            f"format {name!r} does not take the option(s) {', '.join(unknown)}; "
             f"it takes {', '.join(accepted)}"
         )
     return {k: v for k, v in options.items() if k in accepted}
@@ -192,7 +367,8 @@ def _as_paths(paths: object) -> list[Path]:
         items = list(paths)
     else:
         raise OptionError(
-            f"expected a file, a list of files or a pandas DataFrame, got {type(paths).__name__}"
+            "expected a file, a folder, a list of files, a DataFrame or an evaluation result "
+            f"(see docs/inputs.md), got {type(paths).__name__}"
         )
     if not items:
         raise ScoreTableError("no input files given (an empty list)")
@@ -221,8 +397,12 @@ __all__ = [
     "READERS",
     "Reader",
     "detect_format",
+    "load_qrels",
     "read_lines",
+    "read_metrics",
+    "read_pyterrier",
     "read_qrels",
+    "read_ranx",
     "read_run",
     "read_runs",
     "read_scores",

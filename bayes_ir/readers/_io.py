@@ -371,6 +371,15 @@ def parse_float(text: str, *, what: str, source: str, line: int) -> float:
     return value
 
 
+def is_int(text: str) -> bool:
+    """Tell whether ``text`` is an integer (``"2"``, ``"-1"``), as :func:`parse_int` reads it."""
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_int(text: str, *, what: str, source: str, line: int) -> int:
     """Parse an integer (``"2"``, ``"-1"``), raising :class:`ScoreTableError` otherwise."""
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -21,19 +21,15 @@ import pandas as pd
 
 from bayes_ir.errors import DataWarning, ScoreTableError
 from bayes_ir.measures import canonical_measure, parse_measure
-from bayes_ir.readers._io import head_lines, parse_float, parse_int, read_text, split_lines
+from bayes_ir.readers._io import head_lines, is_int, parse_float, parse_int, read_text, split_lines
+from bayes_ir.readers.qrels import Judgments, is_qrels_object, load_qrels
 from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, _natural_sorted
 
 Unretrieved = Literal["zero", "missing"]
-QrelsArg = str | PathLike[str] | Sequence[str | PathLike[str]] | Mapping[str, str | PathLike[str]]
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
+#: A qrels file, several, ``{collection: file}``, or in-memory qrels (see :mod:`.qrels`).
+QrelsArg = (
+    str | PathLike[str] | Sequence[str | PathLike[str]] | Mapping[str, str | PathLike[str]] | object
+)
 
 
 def _is_float(text: str) -> bool:
@@ -52,22 +48,14 @@ def looks_run(path: Path) -> bool:
     for line in lines:
         f = line.split()
         if len(f) in (5, 6):
-            ok = _is_int(f[3]) and _is_float(f[4])
+            ok = is_int(f[3]) and _is_float(f[4])
         elif len(f) == 4:
-            ok = _is_int(f[2]) and _is_float(f[3]) and not _is_int(f[1])
+            ok = is_int(f[2]) and _is_float(f[3]) and not is_int(f[1])
         else:
             ok = False
         if not ok:
             return False
     return True
-
-
-def looks_qrels(path: Path) -> bool:
-    """Return True when the first lines look like TREC qrels (``qid iter docid grade``)."""
-    lines = head_lines(path, 5)
-    return bool(lines) and all(
-        len(f) == 4 and _is_int(f[3]) for f in (line.split() for line in lines)
-    )
 
 
 @dataclass(frozen=True)
@@ -143,32 +131,6 @@ def read_run_tags(path: Path) -> list[Run]:
     return [Run(docs=docs, tag=tag) for tag, docs in by_tag.items()]
 
 
-def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """Parse a TREC qrels file (``qid iteration docid grade``; grades must be integers)."""
-    path = Path(path)
-    source = str(path)
-    qrels: dict[str, dict[str, int]] = {}
-    for number, f in split_lines(read_text(path)):
-        if len(f) != 4:
-            raise ScoreTableError(
-                f"a qrels line has 4 fields 'qid iteration docid grade', found {len(f)}",
-                source=source,
-                line=number,
-            )
-        qid, _, docid, grade = f
-        g = parse_int(grade, what="relevance grade", source=source, line=number)
-        judged = qrels.setdefault(qid, {})
-        if docid in judged and judged[docid] != g:
-            raise ScoreTableError(
-                f"document {docid!r} of query {qid!r} is judged twice with different grades "
-                f"({judged[docid]} and {g})",
-                source=source,
-                line=number,
-            )
-        judged[docid] = g
-    return qrels
-
-
 _QRELS_AFFIX = re.compile(r"(^qrels[_.-]?|[_.-]?qrels$)", re.IGNORECASE)
 _RUN_AFFIX = re.compile(r"([_.-]?top\d+$|[_.-]?run$|^run[_.-]?)", re.IGNORECASE)
 
@@ -178,16 +140,23 @@ def _collection_of_qrels(path: Path) -> str:
     return _QRELS_AFFIX.sub("", stem)
 
 
-def _qrels_by_collection(qrels: QrelsArg, collection: str | None) -> dict[str, Path]:
+def _qrels_by_collection(qrels: QrelsArg, collection: str | None) -> dict[str, object]:
+    """Return ``{collection: qrels}``, each a file or in-memory qrels (:func:`load_qrels`)."""
+    if isinstance(qrels, Iterator):
+        qrels = list(qrels)  # ir_datasets' qrels_iter(): read once
+    if is_qrels_object(qrels):
+        return {collection or DEFAULT_COLLECTION: qrels}
     if isinstance(qrels, Mapping):
-        return {str(k): Path(v) for k, v in qrels.items()}
+        return {str(k): v if is_qrels_object(v) else Path(v) for k, v in qrels.items()}
     if isinstance(qrels, str | PathLike):
         path = Path(qrels)
         return {collection or _collection_of_qrels(path) or DEFAULT_COLLECTION: path}
+    if not isinstance(qrels, Iterable):
+        return {collection or DEFAULT_COLLECTION: qrels}  # load_qrels names the bad type
     paths = [Path(q) for q in qrels]
     if len(paths) == 1:
         return _qrels_by_collection(paths[0], collection)
-    out: dict[str, Path] = {}
+    out: dict[str, object] = {}
     for path in paths:
         name = _collection_of_qrels(path) or path.stem
         if name in out:
@@ -197,6 +166,32 @@ def _qrels_by_collection(qrels: QrelsArg, collection: str | None) -> dict[str, P
             )
         out[name] = path
     return out
+
+
+def judgments_of(qrels: object, collection: str, notes: list[str]) -> tuple[Judgments, str]:
+    """Load one collection's qrels; note the queries without a relevant document.
+
+    Returns the judgments and the label naming where they came from (file or object).
+    """
+    judged, label = load_qrels(qrels)
+    no_rel = [q for q, d in judged.items() if max(d.values()) <= 0]
+    if no_rel:
+        notes.append(
+            f"collection {collection!r}: {_queries(no_rel, 'judged')} no relevant "
+            f"document ({_ids(no_rel)}); most measures score them 0"
+        )
+    return judged, label
+
+
+def parse_measures(measure: str | Sequence[str] | None, *, what: str) -> list:
+    """Parse the ``ir_measures`` measures to compute; ``what`` names the input in the error."""
+    if measure is None:
+        raise ScoreTableError(
+            f"{what} need a measure to compute: pass measure= (CLI: --measure), "
+            "e.g. 'nDCG@10', 'AP', 'P@10'"
+        )
+    names = [measure] if isinstance(measure, str) else list(measure)
+    return [parse_measure(canonical_measure(m)) for m in names]
 
 
 def _match_collection(run: Path, names: Sequence[str]) -> str:
@@ -283,36 +278,20 @@ def read_runs(
     """
     if qrels is None:
         raise ScoreTableError("TREC runs need relevance judgments: pass qrels= (CLI: --qrels)")
-    if measure is None:
-        raise ScoreTableError(
-            "TREC runs need a measure to compute: pass measure= (CLI: --measure), "
-            "e.g. 'nDCG@10', 'AP', 'P@10'"
-        )
-    if unretrieved not in ("zero", "missing"):
-        raise ScoreTableError(f"unretrieved must be 'zero' or 'missing', got {unretrieved!r}")
-    names = [measure] if isinstance(measure, str) else list(measure)
-    parsed = [parse_measure(canonical_measure(m)) for m in names]
+    parsed = parse_measures(measure, what="TREC runs")
     paths = [Path(p) for p in paths]
     if systems is not None and len(systems) != len(paths):
         raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} run files")
     by_coll = _qrels_by_collection(qrels, collection)
-    judgments: dict[str, dict[str, dict[str, int]]] = {}
+    judgments: dict[str, tuple[Judgments, str]] = {}
     rows: list[tuple[str, str, str, str, float]] = []
     notes: list[str] = []
     origin: dict[tuple[str, str], Path] = {}
     for i, path in enumerate(paths):
         coll = _match_collection(path, list(by_coll))
         if coll not in judgments:
-            judgments[coll] = read_qrels(by_coll[coll])
-            if not judgments[coll]:
-                raise ScoreTableError("the qrels file has no judgments", source=str(by_coll[coll]))
-            no_rel = [q for q, d in judgments[coll].items() if max(d.values()) <= 0]
-            if no_rel:
-                notes.append(
-                    f"collection {coll!r}: {_queries(no_rel, 'judged')} no relevant "
-                    f"document ({_ids(no_rel)}); most measures score them 0"
-                )
-        qrels_c = judgments[coll]
+            judgments[coll] = judgments_of(by_coll[coll], coll, notes)
+        qrels_c, qrels_label = judgments[coll]
         parts = read_run_tags(path)
         if systems is not None and len(parts) > 1:
             raise ScoreTableError(
@@ -333,8 +312,8 @@ def read_runs(
             origin[key] = path
             _name_note(notes, path, run.tag, system, len(parts))
             rows.extend(
-                _score_run(
-                    run, system, path, coll, qrels_c, by_coll[coll], parsed, unretrieved, notes
+                score_run(
+                    run, system, str(path), coll, qrels_c, qrels_label, parsed, unretrieved, notes
                 )
             )
     if not rows:
@@ -363,25 +342,30 @@ def _name_note(notes: list[str], path: Path, tag: str | None, system: str, n_run
         notes.append(f"{path}: system named {system!r} after the run tag (6th field), not the file")
 
 
-def _score_run(
+def score_run(
     run: Run,
     system: str,
-    path: Path,
+    path: str,
     coll: str,
-    qrels_c: dict[str, dict[str, int]],
-    qrels_path: Path,
+    qrels_c: Judgments,
+    qrels_path: str,
     parsed: list,
     unretrieved: Unretrieved,
     notes: list[str],
 ) -> list[tuple[str, str, str, str, float]]:
     """Rows ``(collection, measure, system, topic, score)`` of one run, with its notes.
 
+    ``path`` and ``qrels_path`` name the run and the qrels in messages (a file, or a
+    label such as ``<ranx Run 'bm25'>``); ``unretrieved`` is as in :func:`read_runs`.
+
     Raises
     ------
     ScoreTableError
-        When the run and the qrels have no query in common (naming both files): every
-        score would be 0 (or missing), a meaningless table.
+        When the run and the qrels have no query in common (naming both): every score
+        would be 0 (or missing), a meaningless table; a bad ``unretrieved``.
     """
+    if unretrieved not in ("zero", "missing"):
+        raise ScoreTableError(f"unretrieved must be 'zero' or 'missing', got {unretrieved!r}")
     common = [q for q in run.docs if q in qrels_c]
     if not common:
         raise ScoreTableError(

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.measures import canonical_measure
 from bayes_ir.readers._io import check_input, head_lines, read_delimited
-from bayes_ir.table import ScoreTable, _normalise_columns
+from bayes_ir.readers._measures import keep_measures
+from bayes_ir.table import _ALIASES, ScoreTable, _normalise_columns
 
 _TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}
@@ -30,6 +30,50 @@ def looks_tidy(path: Path) -> bool:
         return False
     names = _header_names(lines[0])
     return bool(names & _TOPIC and names & _SYSTEM and names & _SCORE)
+
+
+def _column(name: object) -> str:
+    """Return a column's name as the table reads it (``value`` is ``score``, ``qid`` ``topic``)."""
+    key = str(name).strip().lower()
+    return _ALIASES.get(key, key)
+
+
+def claims_tidy_frame(obj: object) -> bool:
+    """Tell a DataFrame with a ``system`` or ``score`` column (or an alias), or no column."""
+    if not isinstance(obj, pd.DataFrame):
+        return False
+    names = {_column(c) for c in obj.columns}
+    return bool(names & {"system", "score"}) or obj.shape[1] == 0
+
+
+def read_tidy_frame(
+    frame: pd.DataFrame,
+    *,
+    measure: str | None = None,
+    collection: str | None = None,
+    missing: str = "error",
+    check_range: bool = True,
+    source: str = "<DataFrame>",
+    notes: tuple[str, ...] = (),
+) -> ScoreTable:
+    """Read a tidy DataFrame in memory (see :meth:`ScoreTable.from_frame`).
+
+    ``measure`` keeps that measure's rows when the frame has a ``measure`` column (as
+    :func:`read_tidy` does), and names the measure otherwise.
+    """
+    if measure is not None and isinstance(frame, pd.DataFrame):
+        cols = [c for c in frame.columns if _column(c) == "measure"]
+        if len(cols) == 1:
+            frame = frame[keep_measures(frame[cols[0]], measure, source=source)]
+    return ScoreTable.from_frame(
+        frame,
+        collection=collection,
+        measure=measure,
+        missing=missing,
+        source=source,
+        check_range=check_range,
+        notes=notes,
+    )
 
 
 def read_tidy(
@@ -64,17 +108,7 @@ def read_tidy(
         lines = frame.index.to_numpy()
     frame = _normalise_columns(frame, source=str(path))
     if measure is not None and "measure" in frame:
-        names = frame["measure"].astype(str).str.strip()
-        keep = (names == measure).to_numpy()
-        if not keep.any():
-            wanted = canonical_measure(measure)
-            same = [m for m in names.unique() if canonical_measure(m) == wanted]
-            keep = names.isin(same).to_numpy()
-        if not keep.any():
-            have = ", ".join(map(str, frame["measure"].unique()[:10]))
-            raise ScoreTableError(
-                f"no rows with measure {measure!r} (have: {have})", source=str(path)
-            )
+        keep = keep_measures(frame["measure"], measure, source=str(path))
         frame = frame[keep]
         lines = None if lines is None else lines[keep]
     return ScoreTable.from_frame(

@@ -86,6 +86,57 @@ def read_wide(
     )
 
 
+def read_wide_frame(
+    frame: pd.DataFrame,
+    *,
+    measure: str | None = None,
+    collection: str | None = None,
+    missing: str = "error",
+    check_range: bool = True,
+    source: str = "<DataFrame>",
+    notes: tuple[str, ...] = (),
+) -> ScoreTable:
+    """Read a topic x system DataFrame in memory (topics from an id column or the index).
+
+    Parameters
+    ----------
+    frame
+        One column per system; topic ids as in :func:`wide_to_long` (an id column, a
+        text first column, or the index, e.g. ``df.set_index("qid")``).
+    measure
+        The measure the cells hold (required: a frame in memory has no file name to
+        guess it from).
+    collection, missing, check_range, source, notes
+        See :meth:`ScoreTable.from_frame`.
+
+    Raises
+    ------
+    ScoreTableError
+        No ``measure=``, a topic in two rows, no system column, a cell not a number.
+    """
+    if measure is None:
+        raise ScoreTableError(
+            f"a wide DataFrame (one column per system: {_listed(frame.columns)}) does not "
+            "name its measure: pass measure=, e.g. measure='AP'",
+            source=source,
+        )
+    long, _, found = wide_to_long(frame, source=source)
+    return ScoreTable.from_frame(
+        long,
+        collection=collection,
+        measure=measure,
+        missing=missing,
+        source=source,
+        check_range=check_range,
+        notes=[*found, *notes],
+    )
+
+
+def _listed(names: object, n: int = 4) -> str:
+    names = [str(c) for c in names]  # type: ignore[attr-defined]
+    return ", ".join(names[:n]) + (", ..." if len(names) > n else "")
+
+
 def wide_to_long(
     frame: pd.DataFrame, *, source: str
 ) -> tuple[pd.DataFrame, np.ndarray | None, list[str]]:
@@ -126,6 +177,15 @@ def wide_to_long(
         note = "no topic column: topics numbered by row from 1"
     if frame.shape[1] == 0:
         raise ScoreTableError("no system columns", source=source)
+    codes, _ = pd.factorize(np.asarray(topics, dtype=object), use_na_sentinel=False)
+    seen = np.bincount(codes) if len(codes) else np.zeros(0, dtype=int)
+    if not has_lines and (seen > 1).any():  # a file's rows are named by line in from_frame
+        rows = np.flatnonzero(codes == np.flatnonzero(seen > 1)[0])[:2] + 1
+        raise ScoreTableError(
+            f"topic {topics[rows[0] - 1]!r} is in two rows ({rows[0]} and {rows[1]}): "
+            "one row per topic",
+            source=source,
+        )
     n_sys = frame.shape[1]
     if all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
            for t in frame.dtypes):  # fmt: skip

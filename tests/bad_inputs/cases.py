@@ -5,6 +5,7 @@ Classes: ``file-tidy``, ``file-wide``, ``file-trec_eval``, ``file-run``, ``file-
 ``opt-fit``, ``opt-risk``, ``opt-glm``, ``opt-reliability``, ``opt-inspect`` (hostile
 options), ``output`` (output paths), ``meta-config`` (YAML configs and ``meta``'s
 options), ``saved-fit``, ``degenerate`` (data that make an answer meaningless), ``api``,
+``inputs`` (objects in memory: ranx, ir_measures, PyTerrier, DataFrames, qrels),
 ``signal``. Today's failures are listed in :data:`FAILS_TODAY` at the end.
 """
 
@@ -1615,6 +1616,175 @@ for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         timeout=120,
         slow=True,
     )
+
+# ============================================================================ inputs
+# Objects in memory given to read_scores (issue 16) and folders of runs on the CLI.
+
+
+def read_obj(make, **options):
+    """A call reading the object ``make()`` builds (imports inside: ranx is optional)."""
+    return lambda ctx: bayes_ir.read_scores(make(), **options)
+
+
+def ranx_run(name="bm25"):
+    import pytest
+
+    ranx = pytest.importorskip("ranx")
+    return ranx.Run({"1": {"d1": 2.0, "d2": 1.0}, "2": {"d2": 1.0}}, name=name)
+
+
+def ranx_report():
+    import pytest
+
+    ranx = pytest.importorskip("ranx")
+    return ranx.data_structures.Report(
+        model_names=["bm25"], results={"bm25": {"map": 0.5}}, comparisons={}, metrics=["map"],
+        max_p=0.01, win_tie_loss={},
+    )  # fmt: skip
+
+
+def metrics(*rows):
+    from ir_measures import Metric, parse_measure
+
+    return [Metric(q, parse_measure(m), v) for q, m, v in rows]
+
+
+def pt_frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["name", "qid", "measure", "value"])
+
+
+def wide_frame(index):
+    import pandas as pd
+
+    return pd.DataFrame({"bm25": [0.5] * len(index), "dense": [0.25] * len(index)}, index=index)
+
+
+api(
+    "inputs-ranx-run-without-qrels",
+    "inputs",
+    read_obj(ranx_run, measure="AP"),
+    ScoreTableError,
+    r"ranx Run 'bm25' has no qrels.*qrels=",
+)
+api(
+    "inputs-ranx-report",
+    "inputs",
+    read_obj(ranx_report),
+    ScoreTableError,
+    r"Report holds mean scores only.*runs",
+)
+api(
+    "inputs-ranx-two-runs-one-name",
+    "inputs",
+    read_obj(lambda: [ranx_run("x"), ranx_run("x")], qrels={"1": {"d1": 1}}, measure="AP"),
+    ScoreTableError,
+    r"two ranx Runs are named 'x'",
+)
+api(
+    "inputs-metrics-mixed-measures",
+    "inputs",
+    read_obj(lambda: metrics(("1", "AP", 0.5), ("1", "P@5", 0.2))),
+    ScoreTableError,
+    r"2 measures \(AP, P@5\).*measure=",
+)
+api(
+    "inputs-metrics-duplicate-topic",
+    "inputs",
+    read_obj(lambda: {"bm25": metrics(("1", "AP", 0.5), ("1", "AP", 0.4))}),
+    ScoreTableError,
+    r"system 'bm25', topic '1'",
+)
+api(
+    "inputs-metrics-aggregate",
+    "inputs",
+    read_obj(lambda: {metrics(("1", "AP", 0.5))[0].measure: 0.5}),
+    ScoreTableError,
+    r"mean scores only \(ir_measures\.calc_aggregate\)",
+)
+api(
+    "inputs-pyterrier-mixed-measures",
+    "inputs",
+    read_obj(lambda: pt_frame([("bm25", "1", "map", 0.5), ("bm25", "1", "ndcg", 0.6)])),
+    ScoreTableError,
+    r"2 measures \(map, ndcg\).*measure=",
+)
+api(
+    "inputs-pyterrier-duplicate-topic",
+    "inputs",
+    read_obj(lambda: pt_frame([("bm25", "1", "map", 0.5), ("bm25", "1", "map", 0.6)])),
+    ScoreTableError,
+    r"system 'bm25', topic '1'",
+)
+api(
+    "inputs-wide-frame-no-measure",
+    "inputs",
+    read_obj(lambda: wide_frame(["t1", "t2"])),
+    ScoreTableError,
+    r"wide DataFrame.*bm25, dense.*measure=",
+)
+api(
+    "inputs-wide-frame-duplicate-topic",
+    "inputs",
+    read_obj(lambda: wide_frame(["t1", "t2", "t1"]), measure="AP"),
+    ScoreTableError,
+    r"topic 't1' is in two rows \(1 and 3\)",
+)
+api(
+    "inputs-qrels-grade-not-integer",
+    "inputs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "a.run", qrels={"1": {"d1": "high"}}, measure="AP"),
+    ScoreTableError,
+    r"relevance grade 'high' of query '1', document 'd1'",
+    {"a.run": RUNS["a.run"]},
+)
+api(
+    "inputs-unknown-object",
+    "inputs",
+    read_obj(lambda: {"bm25": 3}),
+    OptionError,
+    r"got dict",
+)
+
+FOLDER = {"runs/a.run": RUNS["a.run"], "runs/b.run": RUNS["b.run"], "qrels.txt": RUNS["qrels.txt"]}
+RUNF = ("{d}/runs", "--qrels", "{d}/qrels.txt")
+ok("run-folder", "file-run", ("inspect", *RUNF, "-m", "P@5", *OUT), inspect_means(P5), FOLDER)
+ok(  # the qrels in the folder of runs is left out, not read as a run
+    "run-folder-holds-qrels",
+    "file-run",
+    ("inspect", "{d}/runs", "--qrels", "{d}/runs/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means(P5),
+    {"runs/a.run": RUNS["a.run"], "runs/b.run": RUNS["b.run"], "runs/qrels.txt": qrels()},
+)
+err(
+    "run-folder-empty",
+    "file-run",
+    ("inspect", *RUNF, "-m", "P@5"),
+    r"runs: the folder holds no score files",
+    {"runs/": None, "qrels.txt": qrels()},
+)
+err(
+    "run-folder-non-run-file",
+    "file-run",
+    ("inspect", *RUNF, "-m", "P@5"),
+    r"notes\.txt: is not a TREC run file",
+    {**FOLDER, "runs/notes.txt": "my notes about these runs\n"},
+)
+err(
+    "run-folder-without-qrels",
+    "file-run",
+    ("inspect", "{d}/runs", "-m", "P@5"),
+    r"--qrels",
+    FOLDER,
+)
+err(
+    "folder-mixed-formats",
+    "file-special",
+    ("inspect", "{d}/runs"),
+    r"t\.csv: is tidy but a\.run",
+    {"runs/a.run": RUNS["a.run"], "runs/t.csv": tidy()},
+)
 
 # ============================================================================ failing today
 #: Cases that fail on main today: id -> (owner of the fix, what goes wrong). The runner

@@ -202,8 +202,8 @@ def test_too_few_topics():
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(ScoreTableError, match="file not found"):
         read_scores(tmp_path / "nope.csv")
-    with pytest.raises(ScoreTableError, match="not a file"):
-        read_scores(tmp_path)
+    with pytest.raises(ScoreTableError, match="folder holds no score files"):
+        read_scores(tmp_path)  # an empty folder (a folder stands for its files)
     with pytest.raises(ScoreTableError, match="no input files"):
         read_scores([])
 

@@ -26,7 +26,18 @@ def write(path: Path, text: str) -> Path:
 
 # ---------------------------------------------------------------------- registry and detection
 def test_registry_has_every_format():
-    assert set(READERS) == {"tidy", "wide", "trec_eval", "run", "lines"}
+    assert set(READERS) == {
+        "tidy",
+        "wide",
+        "trec_eval",
+        "run",
+        "lines",
+        "pyterrier",
+        "ranx",
+        "ir_measures",
+    }
+    files = {n for n, r in READERS.items() if r.read is not None}
+    assert files == {"tidy", "wide", "trec_eval", "run", "lines", "pyterrier"}
 
 
 @pytest.mark.parametrize(
@@ -344,3 +355,55 @@ def test_read_scores_accepts_a_dataframe():
     frame = pd.DataFrame({"system": ["x", "y"], "topic": [1, 1], "score": [0.5, 0.25]})
     table = read_scores(frame, measure="AP", collection="mem")
     assert table.blocks() == [("mem", "AP")] and table.source == "<DataFrame>"
+
+
+def test_wide_frame_indexed_by_topic():
+    rng = np.random.default_rng(3)
+    values = rng.uniform(0, 1, size=(6, 3))
+    frame = pd.DataFrame(
+        values, columns=["bm25", "dense", "splade"], index=pd.Index([f"t{i}" for i in range(6)])
+    )
+    table = read_scores(frame, measure="nDCG@10")
+    assert table.measures == ("nDCG@10",) and table.systems == ("bm25", "dense", "splade")
+    got = table.wide().loc[frame.index, frame.columns]
+    assert np.array_equal(got.to_numpy(), values)
+    with pytest.raises(ScoreTableError, match=r"wide DataFrame .*bm25, dense, splade.*measure="):
+        read_scores(frame)
+    twice = pd.concat([frame, frame.iloc[[2]]])
+    with pytest.raises(ScoreTableError, match=r"topic 't2' is in two rows \(3 and 7\)"):
+        read_scores(twice, measure="AP")
+
+
+def test_tidy_frame_measure_selects_rows():
+    frame = pd.DataFrame(
+        {
+            "system": ["x", "x", "y", "y"],
+            "topic": [1, 1, 1, 1],
+            "measure": ["map", "P_10", "map", "P_10"],
+            "score": [0.5, 0.2, 0.25, 0.4],
+        }
+    )
+    table = read_scores(frame, measure="AP")
+    assert table.measures == ("AP",) and table.wide().loc["1"].tolist() == [0.5, 0.25]
+
+
+def test_every_reader_is_in_the_table_of_inputs():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "inputs.md").read_text("utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    for name in READERS:
+        assert any(f"| `{name}` |" in row for row in rows), name
+    assert "docs/inputs.md" in (read_scores.__doc__ or "")
+
+
+def test_optional_ecosystem_packages_are_not_imported():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bayes_ir, bayes_ir.readers; "
+        "print(sorted({'ranx', 'ir_datasets', 'pyterrier'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert done.stdout.strip() == "[]"
