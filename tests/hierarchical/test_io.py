@@ -246,6 +246,7 @@ def test_regenerated_draws_are_checked(small_fit, tmp_path):
 
 # ---------------------------------------------------------------------- load_fit(path, table)
 def test_load_fit_with_its_table_gives_the_fresh_results(small_fit, tmp_path):
+    from bayes_ir.decision import decide
     from bayes_ir.hierarchical import compare
 
     path = small_fit.save(tmp_path / "fit.nc")
@@ -254,6 +255,7 @@ def test_load_fit_with_its_table_gives_the_fresh_results(small_fit, tmp_path):
     assert back.posterior.identical(small_fit.posterior)
     assert compare(back).to_frame().equals(compare(small_fit).to_frame())
     assert back.to_frame().equals(small_fit.to_frame())
+    assert decide(back, margin=0.01).to_frame().equals(decide(small_fit, margin=0.01).to_frame())
 
 
 def _other_table(table, change: str):
