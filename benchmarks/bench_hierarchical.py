@@ -358,7 +358,7 @@ def skew_comparison(table, label: str, draws: int, pymc: bool, stan_ok: bool) ->
 
     from bayes_ir.hierarchical import diagnose, fit, sampling
     from bayes_ir.hierarchical.fit import assemble_datatree
-    from bayes_ir.hierarchical.model import design_of
+    from bayes_ir.hierarchical.model import SIGN_LOGODDS, design_of
     from bayes_ir.hierarchical.priors import autoscale_priors
 
     t0 = time.perf_counter()
@@ -377,8 +377,8 @@ def skew_comparison(table, label: str, draws: int, pymc: bool, stan_ok: bool) ->
                           progress_bar=False, target_accept=0.9, adaptation="low_rank")  # fmt: skip
     t2 = time.perf_counter()
     keep = ["b0", "sigma", "sigma_topic", "sigma_system", "topic_effect", "system_effect",
-            "abs_skewness", sampling.SIGN_LOGODDS]  # fmt: skip
-    post = sampling._signed_shape(trace["posterior"].to_dataset()[keep], 1)
+            "abs_skewness", SIGN_LOGODDS]  # fmt: skip
+    post = sampling.signed_shape(trace["posterior"].to_dataset()[keep], 1)
     tree = assemble_datatree(post, design, sample_stats=trace["sample_stats"].to_dataset())
     record(label, "nutpie on PyTensor", t2 - t0, t1 - t0, diagnose(tree), "same density")
 

@@ -11,7 +11,8 @@ and a diagnostics gate.
 
 Posterior variable names: ``b0``, ``sigma``, ``sigma_topic``, ``sigma_system``,
 ``alpha`` (skew-normal), ``topic_effect`` (dim ``topic``) and ``system_effect`` (dim
-``system``, coordinate ``role``). A PyMC or xarray variable cannot share the name of
+``system``; the roles are the ``role`` coordinate of ``observed_data``, and
+``fit.draws`` puts it on ``system``). A PyMC or xarray variable cannot share the name of
 its dimension, hence the ``_effect`` suffix. ``fit.system_effect_draws()``,
 ``fit.system_mean_draws()`` and ``fit.contrast_draws()`` return labelled draws.
 ``fit.model_check`` holds the posterior predictive checks of every system
@@ -21,6 +22,9 @@ With ``fit(..., sigma="system")`` the residual SD ``sigma`` has a ``system`` dim
 (read it with ``residual_sd_draws``); ``fit(..., likelihood="auto")`` and
 ``compare_likelihoods`` choose the likelihood by PSIS-LOO (``loo``), and
 ``mean_difference_check`` tests the contrasts against the observed mean differences.
+``fit.to_arviz()`` adds the log-likelihood and posterior predictive groups ArviZ's
+``loo``, ``compare`` and ``plot_ppc_dist`` read. ``fit.save(path)`` writes a compressed
+netCDF; ``load_fit(path, table)`` reuses it after checking that it is that table's fit.
 """
 
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
@@ -45,6 +49,7 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
+from bayes_ir.hierarchical.io import load_fit, save_fit
 from bayes_ir.hierarchical.likelihoods import (
     LikelihoodComparison,
     MeanDifferenceCheck,
@@ -68,6 +73,8 @@ __all__ = [
     "residual_sd_draws",
     "diagnose",
     "fit",
+    "load_fit",
+    "save_fit",
     "prior_predictive",
     "skewnormal_location_scale",
     "skewnormal_moments",

@@ -36,6 +36,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.decision.rules import MISFIT_PREFIX, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus
+from bayes_ir.hierarchical.model import posterior_with_roles
 
 __all__ = [
     "Comparison",
@@ -91,7 +92,7 @@ def _posterior(fit: Any) -> xr.Dataset:
     tree = _tree(fit)
     if "posterior" not in tree.children:
         raise TypeError("the DataTree has no 'posterior' group")
-    return tree["posterior"].to_dataset()
+    return posterior_with_roles(tree)
 
 
 def _effect(fit: Any, kind: str) -> xr.DataArray:

@@ -23,6 +23,7 @@ import xarray as xr
 
 from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError, ConvergenceError, ConvergenceWarning
+from bayes_ir.hierarchical.model import posterior_with_roles
 
 __all__ = ["Diagnostics", "GateStatus", "Thresholds", "diagnose", "contrast_draws"]
 
@@ -301,7 +302,7 @@ def _posterior_of(fit_or_datatree: Any) -> tuple[xr.Dataset, xr.Dataset | None]:
     if not isinstance(tree, xr.DataTree | xr.Dataset):
         tree = getattr(tree, "posterior", tree)
     if isinstance(tree, xr.DataTree):
-        post = tree["posterior"].to_dataset()
+        post = posterior_with_roles(tree)
         stats = tree["sample_stats"].to_dataset() if "sample_stats" in tree.children else None
         return post, stats
     if isinstance(tree, xr.Dataset):

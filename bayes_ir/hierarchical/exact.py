@@ -75,7 +75,13 @@ from bayes_ir import validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.priors import Priors
 
-__all__ = ["BalancedStatistics", "balanced_statistics", "log_marginal_posterior", "sample_exact"]
+__all__ = [
+    "BalancedStatistics",
+    "balanced_statistics",
+    "effects_given_scales",
+    "log_marginal_posterior",
+    "sample_exact",
+]
 
 #: Names of the sampled scales, in the order of the unconstrained vector (log scale).
 SCALES = ("sigma", "sigma_topic", "sigma_system")
@@ -625,9 +631,36 @@ def sample_exact(
         post = trace["posterior"]
         scales = {name: np.asarray(post[name].values, dtype=float) for name in SCALES}
         sample_stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace else None
-    rng = np.random.default_rng([int(seed), 8])
-    out = draw_effects(
-        scales["sigma"], scales["sigma_topic"], scales["sigma_system"], stats, priors, rng
-    )
+    out = effects_given_scales(scales, matrix, priors, seed=seed)
     out.update(scales)
     return out, sample_stats, info
+
+
+def effects_given_scales(
+    scales: dict[str, np.ndarray], matrix: np.ndarray, priors: Priors, *, seed: int
+) -> dict[str, np.ndarray]:
+    """Second stage of :func:`sample_exact`: ``b0`` and the effects given the scale draws.
+
+    The draws come from their own random stream (``seed``), so the same scales, data,
+    priors and seed give the same draws: a saved exact fit stores the scales only and
+    regenerates the effects with this function (:func:`bayes_ir.hierarchical.io.load_fit`).
+
+    Parameters
+    ----------
+    scales
+        Draws of ``sigma``, ``sigma_topic`` and ``sigma_system`` (shape ``(chains, draws)``).
+    matrix
+        The complete topic x system scores.
+    priors
+        Resolved priors.
+    seed
+        The fit's seed.
+
+    Returns
+    -------
+    dict
+        ``b0``, ``topic_effect`` and ``system_effect``, see :func:`draw_effects`.
+    """
+    rng = np.random.default_rng([int(seed), 8])
+    sigma, tau, chi = (np.asarray(scales[name], dtype=float) for name in SCALES)
+    return draw_effects(sigma, tau, chi, balanced_statistics(matrix), priors, rng)

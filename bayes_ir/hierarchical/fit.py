@@ -26,7 +26,13 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.exact import sample_exact
-from bayes_ir.hierarchical.model import Design, check_likelihood, check_sigma, design_of
+from bayes_ir.hierarchical.model import (
+    Design,
+    check_likelihood,
+    check_sigma,
+    design_of,
+    posterior_with_roles,
+)
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
@@ -35,7 +41,9 @@ from bayes_ir.table import ScoreTable
 
 __all__ = [
     "HierarchicalFit",
+    "assemble_datatree",
     "fit",
+    "log_likelihood_draws",
     "EXACT_DRAWS",
     "SKEW_NORMAL_DRAWS",
     "SKEW_NORMAL_TUNE",
@@ -99,11 +107,13 @@ class HierarchicalFit:
     posterior
         ``xarray.DataTree`` with groups ``posterior`` (``b0``, ``sigma``,
         ``sigma_topic``, ``sigma_system``, ``topic_effect`` (chain, draw, topic),
-        ``system_effect`` (chain, draw, system) with a ``role`` coordinate, and
-        ``alpha`` and ``skewness`` for the skew-normal), ``sample_stats`` (NUTS
-        statistics; absent for the exact sampler, whose draws are independent),
-        ``observed_data`` (``score``, topic x system, NaN for missing cells) and
-        ``log_likelihood`` (``score``, when asked).
+        ``system_effect`` (chain, draw, system), and ``alpha`` and ``skewness`` for
+        the skew-normal), ``sample_stats`` (NUTS statistics; absent for the exact
+        sampler, whose draws are independent), ``observed_data`` (``score``, topic x
+        system, NaN for missing cells, with the ``role`` coordinate of ``system``:
+        :attr:`draws` carries it over to the posterior) and ``log_likelihood``
+        (``score``, when asked). ArviZ reads it as it is; :meth:`to_arviz` adds the
+        groups ``loo``, ``compare`` and ``plot_ppc_dist`` need.
     table
         The :class:`~bayes_ir.table.ScoreTable` that was fitted.
     likelihood
@@ -150,8 +160,8 @@ class HierarchicalFit:
     # ------------------------------------------------------------ draws
     @property
     def draws(self) -> xr.Dataset:
-        """The ``posterior`` group as a Dataset."""
-        return self.posterior["posterior"].to_dataset()
+        """The ``posterior`` group as a Dataset, with the ``role`` coordinate of ``system``."""
+        return posterior_with_roles(self.posterior)
 
     def system_effect_draws(self) -> xr.DataArray:
         """Draws of the system effects, dims ``(chain, draw, system)``, ``role`` coord."""
@@ -166,6 +176,20 @@ class HierarchicalFit:
     def contrast_draws(self) -> xr.DataArray:
         """Draws of each challenger minus the champion, dims ``(chain, draw, challenger)``."""
         return contrast_draws(self.draws)
+
+    def to_arviz(self, *, draws: int | None = None, seed: int | None = None) -> xr.DataTree:
+        """Return the fit with every group ArviZ reads (log-likelihood, posterior predictive).
+
+        ``fit.posterior`` works as it is with ``arviz_stats.summary``, ``ess``, ``rhat`` and
+        arviz-plots' ``plot_trace`` and ``plot_forest``; ``loo``, ``compare`` and
+        ``plot_ppc_dist`` also need the pointwise log-likelihood and the posterior
+        predictive draws, which this adds on a seeded subset of ``draws`` draws (default
+        :data:`bayes_ir.defaults.LOO_DRAWS`). See
+        :func:`bayes_ir.hierarchical.likelihoods.arviz_data`.
+        """
+        from bayes_ir.hierarchical.likelihoods import arviz_data
+
+        return arviz_data(self, draws=draws, seed=seed)
 
     @property
     def n_topics(self) -> int:
@@ -376,11 +400,15 @@ class HierarchicalFit:
         return save_fit(self, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> HierarchicalFit:
-        """Read a fit written by :meth:`save` (the table is rebuilt from the observed data)."""
+    def load(cls, path: str | Path, table: ScoreTable | None = None) -> HierarchicalFit:
+        """Read a fit written by :meth:`save`; see :func:`bayes_ir.hierarchical.load_fit`.
+
+        Without ``table`` the table is rebuilt from the observed data; with it, the fit
+        must be that table's (same data and roles) and holds it.
+        """
         from bayes_ir.hierarchical.io import load_fit
 
-        return load_fit(path)
+        return load_fit(path, table)
 
     def plot(self, **kwargs: Any) -> Any:
         """System means on top, topic effects below (Benham et al. 2020, Figure 4).
@@ -488,7 +516,7 @@ def assemble_datatree(
         topic=list(design.topics),
         system=list(design.systems),
     )
-    post = post.assign_coords(role=("system", list(design.roles)))
+    post = post.drop_vars("role", errors="ignore")  # the roles live on observed_data
     observed = xr.Dataset(
         {"score": (("topic", "system"), design.matrix)},
         coords={
@@ -518,9 +546,7 @@ def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str) -> str
     return sampler
 
 
-def _check_memory(
-    design: Design, chains: int, draws: int, log_likelihood: bool, likelihood: str, sigma: str
-) -> None:
+def _check_memory(design: Design, opts: dict[str, Any]) -> None:
     """Refuse a fit whose draws (and pointwise log-likelihood) exceed the memory limit.
 
     Values per draw: b0, sigma, sigma_topic, sigma_system (+ alpha and skewness for the
@@ -528,11 +554,11 @@ def _check_memory(
     for ``sigma="system"``), the topic and system effects, and the observed cells when
     the pointwise log-likelihood is kept.
     """
-    shape = {"chains": chains, "draws": draws}
-    n_hyper = 4 + (2 if likelihood == "skew_normal" else 0)
-    n_hyper += (len(design.systems) + 1) if sigma == "system" else 0
+    shape = {"chains": opts["chains"], "draws": opts["draws"]}
+    n_hyper = 4 + (2 if opts["likelihood"] == "skew_normal" else 0)
+    n_hyper += (len(design.systems) + 1) if opts["sigma"] == "system" else 0
     n_par = n_hyper + len(design.topics) + len(design.systems)
-    cells = n_par + (len(design.score) if log_likelihood else 0)
+    cells = n_par + (len(design.score) if opts["log_likelihood"] else 0)
     validate.memory("the posterior draws", {**shape, "values per draw": cells})
 
 
@@ -549,7 +575,7 @@ def _warn_ignored(**options: Any) -> None:
                 f"{name}={value!r} is ignored by the exact sampler (complete matrix, Gaussian "
                 f"likelihood): {why[name]}",
                 IgnoredOptionWarning,
-                stacklevel=3,
+                stacklevel=4,  # the caller of fit()
             )
 
 
@@ -652,14 +678,9 @@ def fit(
     doi:10.1145/3397271.3401033
     """
     if str(likelihood).lower() == "auto":
-        from bayes_ir.hierarchical.likelihoods import compare_likelihoods
-
-        if check_sigma(sigma) != "pooled":
-            raise BayesIRError(
-                "likelihood='auto' chooses the residual-SD structure itself: leave sigma='pooled'"
-            )
-        return compare_likelihoods(
+        return _fit_auto(
             table,
+            sigma=sigma,
             method=method,
             chains=chains,
             draws=draws,
@@ -670,66 +691,170 @@ def fit(
             strict=strict,
             thresholds=thresholds,
             sampler=sampler,
-        ).chosen_fit
-    likelihood = check_likelihood(likelihood)
-    sigma = check_sigma(sigma)
-    seed = validate.seed(seed)
-    chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
-    draws = None if draws is None else validate.positive_int("draws", draws)
-    tune = None if tune is None else validate.positive_int("tune", tune, minimum=0)
+        )
+    opts = _check_options(
+        likelihood=likelihood,
+        sigma=sigma,
+        seed=seed,
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        target_accept=target_accept,
+        sampler=sampler,
+        strict=strict,
+        log_likelihood=log_likelihood,
+    )
+    design = design_of(table)
+    method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
+    pri = autoscale_priors(design.score, priors)
+    if method == "exact":
+        post, stats, info = _draw_exact(design, pri, opts)
+    else:
+        post, stats, info = _draw_nuts(design, pri, opts)
+    tree = _posterior_tree(post, stats, design, opts)
+    th = Thresholds.resolve(thresholds)
+    diag = diagnose(tree, thresholds=th)
+    result = HierarchicalFit(
+        posterior=tree,
+        table=table,
+        likelihood=opts["likelihood"],
+        method=method,
+        priors=pri,
+        diagnostics=diag,
+        provenance=_provenance(table, design, method, opts, info, diag, th, model_check),
+    )
+    if model_check:
+        result = replace(result, model_check=check_model(result, seed=opts["seed"]))
+    diag.warn_or_raise(strict=opts["strict"], stacklevel=2)
+    if result.model_check is not None:
+        result.model_check.warn(stacklevel=2)
+    return result
+
+
+def _fit_auto(table: ScoreTable, *, sigma: str, **options: Any) -> HierarchicalFit:
+    """``likelihood="auto"``: the fit chosen by :func:`compare_likelihoods`."""
+    from bayes_ir.hierarchical.likelihoods import compare_likelihoods
+
+    if check_sigma(sigma) != "pooled":
+        raise BayesIRError(
+            "likelihood='auto' chooses the residual-SD structure itself: leave sigma='pooled'"
+        )
+    return compare_likelihoods(table, **options).chosen_fit
+
+
+def _check_options(
+    *,
+    likelihood: str,
+    sigma: str,
+    seed: int | None,
+    chains: int,
+    draws: int | None,
+    tune: int | None,
+    target_accept: float | None,
+    sampler: str | None,
+    strict: bool,
+    log_likelihood: bool,
+) -> dict[str, Any]:
+    """Check every option of :func:`fit` (one ``OptionError`` naming the bad one)."""
+    opts: dict[str, Any] = {
+        "likelihood": check_likelihood(likelihood),
+        "sigma": check_sigma(sigma),
+        "seed": validate.seed(seed),
+        "chains": validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS),
+        "draws": None if draws is None else validate.positive_int("draws", draws),
+        "tune": None if tune is None else validate.positive_int("tune", tune, minimum=0),
+    }
     if target_accept is not None:
         target_accept = validate.probability("target_accept", target_accept)
     if sampler is not None:
         validate.choice("sampler", sampler, ("nutpie", "pymc"))
-    strict = validate.flag("strict", strict)
-    log_likelihood = validate.flag("log_likelihood", log_likelihood)
-    design = design_of(table)
-    method = _resolve_method(method, likelihood, design, sigma)
-    pri = autoscale_priors(design.score, priors)
-    info: dict[str, Any] = {}
-    if method == "exact":
-        _warn_ignored(tune=tune, target_accept=target_accept, sampler=sampler)
-        draws = EXACT_DRAWS if draws is None else draws
-        tune, target_accept = 0, None
-        _check_memory(design, chains, draws, log_likelihood, likelihood, sigma)
-        post, stats, info = sample_exact(
-            design.matrix, pri, chains=int(chains), draws=draws, seed=seed
-        )
-    else:
-        target_accept = defaults.TARGET_ACCEPT if target_accept is None else target_accept
-        sampler = "nutpie" if sampler is None else sampler
-        skew = likelihood == "skew_normal"
-        default_draws, default_tune = (
-            (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE) if skew else (defaults.DRAWS, defaults.TUNE)
-        )
-        draws = default_draws if draws is None else draws
-        tune = default_tune if tune is None else tune
-        _check_memory(design, chains, draws, log_likelihood, likelihood, sigma)
-        post, stats = sample_nuts(
-            design,
-            pri,
-            likelihood,
-            chains=int(chains),
-            draws=draws,
-            tune=tune,
-            target_accept=float(target_accept),
-            seed=seed,
-            sampler=sampler,
-            sigma=sigma,
-        )
-        info = _nuts_acceptance(stats)
+    opts.update(
+        target_accept=target_accept, sampler=sampler, strict=validate.flag("strict", strict)
+    )
+    opts["log_likelihood"] = validate.flag("log_likelihood", log_likelihood)
+    return opts
+
+
+def _draw_exact(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any, None, dict]:
+    """Sample with the exact collapsed sampler; fills in ``opts``' sampler settings."""
+    _warn_ignored(tune=opts["tune"], target_accept=opts["target_accept"], sampler=opts["sampler"])
+    opts["draws"] = EXACT_DRAWS if opts["draws"] is None else opts["draws"]
+    opts["tune"], opts["target_accept"] = 0, None
+    _check_memory(design, opts)
+    post, stats, info = sample_exact(
+        design.matrix, pri, chains=int(opts["chains"]), draws=opts["draws"], seed=opts["seed"]
+    )
+    return post, stats, info
+
+
+def _draw_nuts(
+    design: Design, pri: Priors, opts: dict[str, Any]
+) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
+    """Sample with NUTS; fills in ``opts``' sampler settings.
+
+    The draws and sample statistics are kept at float32 precision (a relative rounding
+    of 6e-8, far below the Monte Carlo error of a few thousand draws), so a saved fit
+    stores them as float32 without loss (:mod:`bayes_ir.hierarchical.io`).
+    """
+    if opts["target_accept"] is None:
+        opts["target_accept"] = defaults.TARGET_ACCEPT
+    opts["sampler"] = "nutpie" if opts["sampler"] is None else opts["sampler"]
+    skew = opts["likelihood"] == "skew_normal"
+    default_draws, default_tune = (
+        (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE) if skew else (defaults.DRAWS, defaults.TUNE)
+    )
+    opts["draws"] = default_draws if opts["draws"] is None else opts["draws"]
+    opts["tune"] = default_tune if opts["tune"] is None else opts["tune"]
+    _check_memory(design, opts)
+    post, stats = sample_nuts(
+        design,
+        pri,
+        opts["likelihood"],
+        chains=int(opts["chains"]),
+        draws=opts["draws"],
+        tune=opts["tune"],
+        target_accept=float(opts["target_accept"]),
+        seed=opts["seed"],
+        sampler=opts["sampler"],
+        sigma=opts["sigma"],
+    )
+    info = _nuts_acceptance(stats)
+    return _float32_precision(post), None if stats is None else _float32_precision(stats), info
+
+
+def _float32_precision(ds: xr.Dataset) -> xr.Dataset:
+    """Round the float64 variables of ``ds`` to float32 precision (kept as float64)."""
+    return ds.map(lambda v: v.astype(np.float32).astype(np.float64) if v.dtype == np.float64 else v)
+
+
+def _posterior_tree(
+    post: Any, stats: xr.Dataset | None, design: Design, opts: dict[str, Any]
+) -> xr.DataTree:
+    """Assemble the fit's DataTree, with the pointwise log-likelihood when asked."""
     tree = assemble_datatree(post, design, sample_stats=stats)
-    if log_likelihood:
-        ll = log_likelihood_draws(tree["posterior"].to_dataset(), design, likelihood)
-        tree = assemble_datatree(
-            tree["posterior"].to_dataset(),
-            design,
-            sample_stats=tree["sample_stats"].to_dataset() if stats is not None else None,
-            log_likelihood=ll,
-        )
-    th = Thresholds.resolve(thresholds)
-    diag = diagnose(tree, thresholds=th)
-    provenance = {
+    if not opts["log_likelihood"]:
+        return tree
+    posterior = tree["posterior"].to_dataset()
+    return assemble_datatree(
+        posterior,
+        design,
+        sample_stats=tree["sample_stats"].to_dataset() if stats is not None else None,
+        log_likelihood=log_likelihood_draws(posterior, design, opts["likelihood"]),
+    )
+
+
+def _provenance(
+    table: ScoreTable,
+    design: Design,
+    method: str,
+    opts: dict[str, Any],
+    info: dict[str, Any],
+    diag: Diagnostics,
+    th: Thresholds,
+    model_check: bool,
+) -> dict[str, Any]:
+    """Record what was fitted, how and with what (the fit's provenance)."""
+    return {
         "data_hash": design.data_hash(),
         "source": design.source,
         "collection": design.collection,
@@ -737,15 +862,17 @@ def fit(
         "champion": table.champion,
         "challengers": list(table.challengers),
         "artifacts": list(table.artifacts),
-        "likelihood": likelihood,
-        "sigma": sigma,
+        "likelihood": opts["likelihood"],
+        "sigma": opts["sigma"],
         "method": method,
-        "sampler": _sampler_name(method, likelihood, sampler or "nutpie", sigma),
-        "seed": seed,
-        "chains": int(chains),
-        "draws": draws,
-        "tune": tune,
-        "target_accept": None if target_accept is None else float(target_accept),
+        "sampler": _sampler_name(
+            method, opts["likelihood"], opts["sampler"] or "nutpie", opts["sigma"]
+        ),
+        "seed": opts["seed"],
+        "chains": int(opts["chains"]),
+        "draws": opts["draws"],
+        "tune": opts["tune"],
+        "target_accept": None if opts["target_accept"] is None else float(opts["target_accept"]),
         **info,
         "ess_per_draw": diag.ess_per_draw,
         "thresholds": json.loads(json.dumps(th.__dict__)),
@@ -753,18 +880,3 @@ def fit(
         "versions": dict(_versions()),
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    result = HierarchicalFit(
-        posterior=tree,
-        table=table,
-        likelihood=likelihood,
-        method=method,
-        priors=pri,
-        diagnostics=diag,
-        provenance=provenance,
-    )
-    if model_check:
-        result = replace(result, model_check=check_model(result, seed=seed))
-    diag.warn_or_raise(strict=strict, stacklevel=2)
-    if result.model_check is not None:
-        result.model_check.warn(stacklevel=2)
-    return result

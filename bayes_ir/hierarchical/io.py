@@ -1,10 +1,31 @@
-"""Save a fit to netCDF (with provenance) and load it back identically."""
+r"""Save a fit to compressed netCDF (with provenance) and load it back identically.
+
+What a saved fit stores, and why (:func:`save_fit`):
+
+- ``observed_data``: the scores as read (float64: the data hash is computed on them) with
+  the ``role`` coordinate of ``system``;
+- ``posterior``: the draws that cannot be recomputed. The exact sampler's ``b0`` and
+  effects are drawn from their exact conditional given the three scales with their own
+  random stream (:func:`~bayes_ir.hierarchical.exact.effects_given_scales`), so only
+  the scales are stored (float64, as drawn) and the effects are regenerated on load
+  and checked against a fingerprint stored at save time. NUTS draws are stored whole,
+  as float32: ``fit`` keeps them at float32 precision (a relative rounding of
+  :math:`6 \times 10^{-8}`, four orders of magnitude below the Monte Carlo error of
+  any posterior summary of a few thousand draws), so nothing is lost;
+- ``sample_stats`` (NUTS): as kept by ``fit`` (float32 precision, booleans, integers);
+- not stored: the pointwise log-likelihood (recomputed from the draws on load when the
+  fit had it) and posterior predictive draws (``fit.to_arviz()`` simulates them).
+
+Every array is zlib-compressed (shuffle filter). A 50 x 45 fit of the exact sampler
+(4 x 10,000 draws) takes about 1 MB instead of 32 MB.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import xarray as xr
@@ -13,14 +34,21 @@ from bayes_ir.errors import BayesIRError
 from bayes_ir.files import atomic_path, check_output_path
 from bayes_ir.hierarchical.adequacy import check_model
 from bayes_ir.hierarchical.diagnostics import Thresholds, diagnose
-from bayes_ir.hierarchical.model import table_from_observed
+from bayes_ir.hierarchical.exact import SCALES, effects_given_scales
+from bayes_ir.hierarchical.model import Design, design_of, table_from_observed
 from bayes_ir.hierarchical.priors import Priors
+from bayes_ir.table import ScoreTable
 
 __all__ = ["save_fit", "load_fit", "MODELS_DIR"]
 
 #: Default folder of saved fits (relative to the working directory).
 MODELS_DIR = Path("models")
-_FORMAT = "bayes_ir.HierarchicalFit/1"
+_FORMAT = "bayes_ir.HierarchicalFit/2"
+#: Formats :func:`load_fit` reads (version 1: every group as it was, uncompressed).
+_READABLE = ("bayes_ir.HierarchicalFit/1", _FORMAT)
+_COMPRESSION = {"zlib": True, "complevel": 4, "shuffle": True}
+#: Posterior variables of an exact fit regenerated on load from the scales and the seed.
+_REGENERATED = ("b0", "topic_effect", "system_effect")
 
 
 def _default_path(fit) -> Path:
@@ -36,46 +64,103 @@ def _default_path(fit) -> Path:
     return MODELS_DIR / name
 
 
-def save_fit(fit, path: str | Path | None = None) -> Path:
-    """Write ``fit`` to a netCDF4 file (h5netcdf engine) and return its path.
+def _fingerprint(post: xr.Dataset) -> dict[str, list[float]]:
+    """Sum of squares and last draw of each regenerated variable (checks the regeneration)."""
+    out = {}
+    for name in _REGENERATED:
+        x = np.asarray(post[name].transpose("chain", "draw", ...).values, dtype=float)
+        out[name] = [float(np.square(x).sum()), *map(float, x[-1, -1].ravel())]
+    return out
 
-    The DataTree groups are written as they are; the root attributes hold the format
-    tag, the provenance, the priors, the likelihood, the method, the table's source
-    and the diagnostics thresholds, as JSON strings. Roles travel as the ``role``
-    coordinate of ``system``. The file is written atomically
+
+def _storage(ds: xr.Dataset) -> tuple[xr.Dataset, dict[str, dict[str, Any]]]:
+    """Return the encoding of each array: compressed, float32 when that loses nothing."""
+    encoding = {}
+    for name, var in ds.data_vars.items():
+        enc: dict[str, Any] = dict(_COMPRESSION) if var.ndim else {}
+        if var.dtype == np.float64 and np.array_equal(
+            var.values.astype(np.float32), var.values, equal_nan=True
+        ):
+            enc["dtype"] = "float32"
+        encoding[name] = enc
+    return ds, encoding
+
+
+def _stored_tree(fit) -> tuple[xr.DataTree, dict[str, dict[str, dict[str, Any]]], dict]:
+    """Return the groups written to disk, their encodings and the extra root attributes."""
+    groups = {}
+    extra: dict[str, Any] = {"log_likelihood": int("log_likelihood" in fit.posterior.children)}
+    for name, node in fit.posterior.children.items():
+        if name in ("log_likelihood", "posterior_predictive"):
+            continue  # recomputed from the draws
+        ds = node.to_dataset()
+        if name == "posterior" and fit.method == "exact" and set(_REGENERATED) <= set(ds):
+            extra["regenerated"] = json.dumps(_fingerprint(ds))
+            ds = ds.drop_vars(list(_REGENERATED))
+        groups[f"/{name}"] = ds
+    encoding = {}
+    for path, ds in groups.items():
+        groups[path], encoding[path] = _storage(ds)
+    return xr.DataTree.from_dict(groups), encoding, extra
+
+
+def save_fit(fit, path: str | Path | None = None) -> Path:
+    """Write ``fit`` to a compressed netCDF4 file (h5netcdf engine) and return its path.
+
+    See the module docstring for what is stored. The root attributes hold the format
+    tag, the provenance (with the data hash: SHA-256 of the topics, systems, roles and
+    scores), the priors, the likelihood, the method, the table's source and the
+    diagnostics thresholds, as JSON strings; roles travel as the ``role`` coordinate of
+    ``system`` in ``observed_data``. The file is written atomically
     (:func:`bayes_ir.files.atomic_path`): an interrupted or concurrent save never leaves a
     partial file, and the table's input file is never overwritten.
     """
     path = check_output_path(_default_path(fit) if path is None else path, what="saved fit")
-    tree = fit.posterior.copy()
+    tree, encoding, extra = _stored_tree(fit)
     tree.attrs = {
         "bayes_ir_format": _FORMAT,
         "likelihood": fit.likelihood,
         "method": fit.method,
+        "data_hash": str(fit.provenance.get("data_hash", "")),
         "provenance": json.dumps(fit.provenance),
         "priors": json.dumps(fit.priors.to_dict()),
         "thresholds": json.dumps(fit.diagnostics.thresholds.__dict__),
         "source": fit.table.source,
+        **extra,
     }
     with atomic_path(path, inputs=[fit.table.source], what="saved fit") as tmp:
-        tree.to_netcdf(tmp, engine="h5netcdf")
+        tree.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
     return path
 
 
-def load_fit(path: str | Path):
-    """Read a fit written by :func:`save_fit`.
+def load_fit(path: str | Path, table: ScoreTable | None = None):
+    """Read a fit written by :func:`save_fit`; with ``table``, check that it is that table's fit.
 
-    The score table is rebuilt from the ``observed_data`` group (scores, topics,
-    systems and the ``role`` coordinate) and the collection/measure in the provenance;
-    the diagnostics are recomputed from the draws with the stored thresholds, and the
-    model check with the fit's seed (both are deterministic), so the loaded object
-    equals the saved one.
+    Parameters
+    ----------
+    path
+        The saved fit.
+    table
+        The :class:`~bayes_ir.table.ScoreTable` (with roles) the fit is to be used
+        with. The fit is returned only if it was made on exactly this data: the same
+        collection and measure, topics, systems, champion, challengers and artifacts,
+        and scores (its data hash, stored at save time); the returned fit then holds
+        ``table``, and contrasts, risk, decisions and reviews of it equal those of a
+        fresh fit. ``None``: the table is rebuilt from the stored scores.
+
+    Returns
+    -------
+    HierarchicalFit
+        Diagnostics are recomputed from the draws with the stored thresholds and the
+        model check with the fit's seed (both are deterministic), so the loaded object
+        equals the saved one.
 
     Raises
     ------
     BayesIRError
-        The path is missing or a folder, or the file is not a complete saved bayes_ir fit
-        (not netCDF, truncated, another netCDF, a damaged group); the message names it.
+        One line naming the file: the path is missing or a folder; the file is not a
+        complete saved bayes_ir fit (not netCDF, truncated, another netCDF, a damaged
+        group); or it does not match ``table`` (saying what differs).
     """
     path = Path(path)
     if path.is_dir():
@@ -91,11 +176,21 @@ def load_fit(path: str | Path):
             "HierarchicalFit.save, and completely?"
         ) from None
     attrs = dict(tree.attrs)
-    if attrs.get("bayes_ir_format") != _FORMAT:
+    if attrs.get("bayes_ir_format") not in _READABLE:
         raise BayesIRError(f"{path} is not a saved bayes_ir HierarchicalFit")
     try:
-        return _rebuild(tree, attrs, path)
+        stored = _stored_table(tree, attrs, path)
     except Exception as exc:  # a tag without the groups and attributes that go with it
+        raise BayesIRError(
+            f"{path} is a damaged saved fit ({_reason(exc)}); save the fit again"
+        ) from None
+    if table is not None:
+        _check_match(path, stored, table, attrs)
+    try:
+        return _rebuild(tree, attrs, path, stored if table is None else table)
+    except BayesIRError:
+        raise
+    except Exception as exc:
         raise BayesIRError(
             f"{path} is a damaged saved fit ({_reason(exc)}); save the fit again"
         ) from None
@@ -106,11 +201,8 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
 
 
-def _rebuild(tree, attrs: dict, path: Path):
-    """Return the HierarchicalFit stored in ``tree`` (its root ``attrs`` read already)."""
-    from bayes_ir.hierarchical.fit import HierarchicalFit
-
-    tree.attrs = {}
+def _stored_table(tree: xr.DataTree, attrs: dict, path: Path) -> ScoreTable:
+    """Rebuild the fitted table from ``observed_data`` and check it against its hash."""
     prov = json.loads(attrs["provenance"])
     obs = tree["observed_data"].to_dataset()["score"]
     table = table_from_observed(
@@ -122,13 +214,120 @@ def _rebuild(tree, attrs: dict, path: Path):
         measure=prov["measure"],
         source=attrs.get("source", str(path)),
     )
+    if design_of(table).data_hash() != prov["data_hash"]:
+        raise ValueError("its observed scores do not match its data hash")
+    return table
+
+
+def _names(items: list[str], limit: int = 3) -> str:
+    shown = ", ".join(repr(x) for x in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _difference(fitted: Design, given: Design) -> str:
+    """Say in a few words how ``given`` differs from the design the fit was made on."""
+    for what in ("collection", "measure"):
+        a, b = getattr(fitted, what), getattr(given, what)
+        if a != b:
+            return f"it was fitted on {what} {a!r}, the table has {b!r}"
+    for what in ("topics", "systems"):
+        a, b = getattr(fitted, what), getattr(given, what)
+        only_fit = [x for x in a if x not in set(b)]
+        only_table = [x for x in b if x not in set(a)]
+        parts = [f"in the fit only: {_names(only_fit)}"] if only_fit else []
+        parts += [f"in the table only: {_names(only_table)}"] if only_table else []
+        if parts:
+            return f"{what} differ ({len(a)} in the fit, {len(b)} in the table; {'; '.join(parts)})"
+    roles_fit, roles_table = (
+        dict(zip(fitted.systems, fitted.roles, strict=True)),
+        dict(zip(given.systems, given.roles, strict=True)),
+    )
+    for role in ("champion", "challenger", "artifact"):
+        a = [s for s in fitted.systems if roles_fit[s] == role]
+        b = [s for s in given.systems if roles_table[s] == role]
+        if set(a) != set(b):
+            return (
+                f"roles differ: {role}s {_names(a) or 'none'} in the fit, "
+                f"{_names(b) or 'none'} in the table"
+            )
+    if fitted.topics != given.topics or fitted.systems != given.systems:
+        return "the same data in another order of topics or systems: refit"
+    differ = ~((fitted.matrix == given.matrix) | (np.isnan(fitted.matrix) & np.isnan(given.matrix)))
+    t, s = (int(i[0]) for i in np.nonzero(differ))
+    return (
+        f"{int(differ.sum())} of {differ.size} scores differ (first: topic "
+        f"{fitted.topics[t]!r}, system {fitted.systems[s]!r}: {fitted.matrix[t, s]:.6g} in "
+        f"the fit, {given.matrix[t, s]:.6g} in the table)"
+    )
+
+
+def _check_match(path: Path, stored: ScoreTable, table: ScoreTable, attrs: dict) -> None:
+    """Raise one line naming the file and what differs unless ``table`` is the fit's data."""
+    given = design_of(table)
+    if given.data_hash() == json.loads(attrs["provenance"])["data_hash"]:
+        fitted = design_of(stored)
+        if (fitted.collection, fitted.measure) == (given.collection, given.measure):
+            return
+    raise BayesIRError(
+        f"{path} is not a fit of {table.source}: {_difference(design_of(stored), given)}; "
+        "refit instead of reusing the saved fit"
+    )
+
+
+def _posterior(tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, seed: int):
+    """Return the draws as ``fit`` made them (float64; an exact fit's effects regenerated)."""
+    post = tree["posterior"].to_dataset().drop_vars("role", errors="ignore")
+    post = post.map(lambda v: v.astype(np.float64) if v.dtype.kind == "f" else v)
+    if "regenerated" not in attrs:
+        return post
+    scales = {name: post[name].transpose("chain", "draw").values for name in SCALES}
+    effects = effects_given_scales(scales, design.matrix, priors, seed=seed)
+    draws = {**effects, **{name: post[name].values for name in post.data_vars}}
+    expected = json.loads(attrs["regenerated"])
+    got = {
+        k: [float(np.square(v).sum()), *map(float, v[-1, -1].ravel())] for k, v in effects.items()
+    }
+    for name, want in expected.items():
+        if not np.allclose(got[name], want, rtol=1e-9, atol=0):
+            raise BayesIRError(
+                f"the draws of {name} regenerated from the saved scales differ from those "
+                "of the saved fit (another numpy random stream?); refit"
+            )
+    return draws
+
+
+def _rebuild(tree: xr.DataTree, attrs: dict, path: Path, table: ScoreTable):
+    """Return the HierarchicalFit stored in ``tree`` (its root ``attrs`` read already)."""
+    from bayes_ir.hierarchical.fit import (
+        HierarchicalFit,
+        assemble_datatree,
+        log_likelihood_draws,
+    )
+
+    prov = json.loads(attrs["provenance"])
+    priors = Priors(**json.loads(attrs["priors"]))
+    design = design_of(table)
+    try:
+        post = _posterior(tree, attrs, design, priors, prov["seed"])
+    except BayesIRError as exc:
+        raise BayesIRError(f"{path}: {exc}") from None
+    stats = tree["sample_stats"].to_dataset() if "sample_stats" in tree.children else None
+    if stats is not None:
+        stats = stats.map(lambda v: v.astype(np.float64) if v.dtype.kind == "f" else v)
+    ll = None
+    if "log_likelihood" in tree.children:  # format 1 stored it
+        ll = tree["log_likelihood"].to_dataset()["score"]
+    elif int(attrs.get("log_likelihood", 0)):
+        posterior = assemble_datatree(post, design, sample_stats=None)["posterior"]
+        ll = log_likelihood_draws(posterior.to_dataset(), design, attrs["likelihood"])
+    tree = assemble_datatree(post, design, sample_stats=stats, log_likelihood=ll)
     thresholds = Thresholds(**json.loads(attrs["thresholds"]))
     fit = HierarchicalFit(
         posterior=tree,
         table=table,
         likelihood=attrs["likelihood"],
         method=attrs["method"],
-        priors=Priors(**json.loads(attrs["priors"])),
+        priors=priors,
         diagnostics=diagnose(tree, thresholds=thresholds),
         provenance=prov,
     )

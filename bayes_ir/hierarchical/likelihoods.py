@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, DataWarning, ModelCheckWarning
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
@@ -61,6 +61,7 @@ __all__ = [
     "CANDIDATES",
     "LikelihoodComparison",
     "MeanDifferenceCheck",
+    "arviz_data",
     "compare_likelihoods",
     "loo",
     "mean_difference_check",
@@ -117,6 +118,78 @@ def loo_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> 
     return xr.DataTree.from_dict(
         {"/posterior": post, "/log_likelihood": ll.drop_vars("obs", errors="ignore").to_dataset()}
     )
+
+
+def arviz_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> xr.DataTree:
+    r"""Every group ArviZ reads, on a seeded subset of the draws (``HierarchicalFit.to_arviz``).
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+    draws, seed
+        Size and seed of the subset of draws, as in :func:`loo` (the same subset, so
+        ``arviz_stats.loo(fit.to_arviz())`` equals :func:`loo`).
+
+    Returns
+    -------
+    xarray.DataTree
+        ``posterior`` and ``sample_stats`` (NUTS fits) on the subset; ``observed_data``,
+        ``log_likelihood`` and ``posterior_predictive`` with one ``score`` per observed
+        cell along dim ``obs`` (coordinates ``topic`` and ``system``; missing cells left
+        out), one predictive replicate per draw. Works with ``arviz_stats.loo``,
+        ``compare``, ``summary``, ``ess``, ``rhat`` and arviz-plots' ``plot_ppc_dist``,
+        ``plot_trace``, ``plot_forest``.
+
+    Notes
+    -----
+    The replicate of cell :math:`(t, s)` in draw :math:`i` is
+    :math:`\tilde y^{(i)}_{ts} \sim p(y \mid b_0^{(i)} + a_t^{(i)} + c_s^{(i)},
+    \sigma_s^{(i)}[, \alpha^{(i)}])`, as in
+    :func:`~bayes_ir.hierarchical.posterior_predictive`.
+    """
+    from bayes_ir.hierarchical.contrasts import residual_sd_draws
+    from bayes_ir.hierarchical.predictive import _simulate
+
+    tree = loo_data(fit, draws=draws, seed=seed)
+    post = tree["posterior"].to_dataset()
+    ll = tree["log_likelihood"].to_dataset()["score"]
+    n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
+    design = design_of(fit.table)
+    cells = np.flatnonzero(np.isfinite(design.matrix).ravel())
+    validate.memory(
+        "the posterior predictive draws", {"draws": n_chain * n_draw, "cells": cells.size}
+    )
+
+    def flat(x: xr.DataArray, *dims: str) -> np.ndarray:
+        return np.asarray(x.transpose("chain", "draw", *dims).values).reshape(n_chain * n_draw, -1)
+
+    mu = flat(post["b0"]) + flat(post["topic_effect"], "topic")  # (draws, T)
+    effect = flat(post["system_effect"], "system")
+    sigma = flat(residual_sd_draws(post), "system")
+    alpha = flat(post["alpha"])[:, 0] if fit.likelihood == "skew_normal" else None
+    rng = np.random.default_rng([defaults.SEED if seed is None else int(seed), 0x99C])
+    rep = np.stack(
+        [_simulate(mu + effect[:, [j]], sigma[:, j], alpha, rng) for j in range(effect.shape[1])],
+        axis=-1,
+    )  # (draws, T, S)
+    rep = rep.reshape(n_chain, n_draw, -1)[..., cells]
+    coords = {k: ("obs", ll[k].values) for k in ("topic", "system")}
+    groups = {
+        "posterior": post,
+        "observed_data": xr.Dataset(
+            {"score": ("obs", design.matrix.ravel()[cells])}, coords=coords
+        ),
+        "log_likelihood": ll.to_dataset(),
+        "posterior_predictive": xr.Dataset(
+            {"score": (("chain", "draw", "obs"), rep)},
+            coords={"chain": post["chain"].values, "draw": post["draw"].values, **coords},
+        ),
+    }
+    if "sample_stats" in fit.posterior.children:
+        stats = fit.posterior["sample_stats"].to_dataset()
+        groups["sample_stats"] = stats.sel(draw=post["draw"].values)
+    return xr.DataTree.from_dict({f"/{k}": v for k, v in groups.items()})
 
 
 def loo(fit: Any, *, draws: int | None = None, seed: int | None = None) -> Any:

@@ -87,6 +87,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import xarray as xr
 
 from bayes_ir import validate
 from bayes_ir.errors import BayesIRError, InsufficientDataError, ScoreTableError
@@ -100,7 +101,9 @@ __all__ = [
     "check_sigma",
     "design_of",
     "draw_skewness_sign",
+    "posterior_with_roles",
     "LIKELIHOODS",
+    "SIGN_LOGODDS",
     "SIGMAS",
 ]
 
@@ -487,6 +490,26 @@ def data_updates(design: Design, priors: Priors, *, sufficient: bool) -> dict[st
     if sufficient:
         out.update(sufficient_statistics(design.matrix))
     return out
+
+
+def posterior_with_roles(tree: xr.DataTree) -> xr.Dataset:
+    """Return a fit's ``posterior`` group with ``role`` as a coordinate of ``system``.
+
+    A fit's DataTree carries the roles once, as the ``role`` coordinate of the
+    ``observed_data`` group: a non-index coordinate on the ``posterior`` group, whose
+    variables do not all have the ``system`` dim, breaks ArviZ (``summary`` stacks the
+    variables with xarray's ``to_stacked_array``, which refuses a coordinate that is
+    not on every variable). The package reads the roles from the Dataset returned
+    here; a posterior that has its own ``role`` coordinate keeps it.
+    """
+    post = tree["posterior"].to_dataset()
+    if "role" in post.coords or "system" not in post.dims or "observed_data" not in tree.children:
+        return post
+    observed = tree["observed_data"].to_dataset()
+    if "role" not in observed.coords or "system" not in observed.dims:
+        return post
+    roles = observed["role"].sel(system=post["system"].values).values
+    return post.assign_coords(role=("system", [str(r) for r in roles]))
 
 
 def table_from_observed(

@@ -34,7 +34,14 @@ from bayes_ir.hierarchical.model import (
 )
 from bayes_ir.hierarchical.priors import Priors
 
-__all__ = ["sample_nuts", "compile_count", "clear_cache", "skewnormal_model"]
+__all__ = [
+    "sample_nuts",
+    "compile_count",
+    "compiled_model",
+    "clear_cache",
+    "signed_shape",
+    "skewnormal_model",
+]
 
 Sampler = Literal["nutpie", "pymc"]
 #: Fewest warm-up draws nutpie accepts (its adaptation windows need one; 0 panics).
@@ -226,7 +233,7 @@ def sample_nuts(
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     if likelihood == "skew_normal":
-        post = _signed_shape(post, seed)
+        post = signed_shape(post, seed)
     post = _relabel(post, design)
     post.attrs = {}  # sampler timings would make equal-seed fits differ
     if stats is not None:
@@ -235,8 +242,12 @@ def sample_nuts(
     return post, stats
 
 
-def _signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
-    """Replace ``abs_skewness`` and the sign log-odds by signed ``skewness`` and ``alpha``."""
+def signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
+    """Replace ``abs_skewness`` and the sign log-odds by signed ``skewness`` and ``alpha``.
+
+    The skew-normal model samples the size of the skewness and the log-odds of its sign
+    (see :func:`~bayes_ir.hierarchical.model.draw_skewness_sign`); this draws the sign.
+    """
     skew, alpha = draw_skewness_sign(
         post["abs_skewness"].values, post[SIGN_LOGODDS].values, seed=seed
     )

@@ -1,4 +1,4 @@
-"""save() / load(): netCDF with provenance, identical round trip."""
+"""save() / load() / load_fit(path, table): compressed netCDF, provenance, identical round trip."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.hierarchical import HierarchicalFit, fit
+from bayes_ir.hierarchical import HierarchicalFit, fit, load_fit
 from bayes_ir.table import ScoreTable
 
 
@@ -43,9 +43,27 @@ def test_round_trip_is_identical(small_fit, tmp_path):
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
 def test_skew_normal_round_trip(small_fit, tmp_path):
     """A skew-normal fit (nutpie on the kernel) keeps its shape draws and provenance."""
-    skew = fit(small_fit.table, likelihood="skew_normal", chains=2, draws=300, tune=300, seed=2)
-    back = HierarchicalFit.load(skew.save(tmp_path / "skew.nc"))
+    import xarray as xr
+
+    skew = fit(
+        small_fit.table,
+        likelihood="skew_normal",
+        chains=2,
+        draws=300,
+        tune=300,
+        seed=2,
+        log_likelihood=True,
+    )
+    # NUTS draws are kept at float32 precision by fit, so float32 storage loses nothing
+    for x in skew.posterior["posterior"].data_vars.values():
+        assert x.dtype == np.float64 and np.array_equal(x.values.astype(np.float32), x.values)
+    path = skew.save(tmp_path / "skew.nc")
+    with xr.open_datatree(path, engine="h5netcdf", decode_cf=False) as raw:
+        assert raw["posterior"]["topic_effect"].dtype == np.float32
+        assert "log_likelihood" not in raw.children  # recomputed on load
+    back = HierarchicalFit.load(path)
     assert back.posterior.identical(skew.posterior)
+    assert back.diagnostics.table.equals(skew.diagnostics.table)
     assert back.likelihood == "skew_normal"
     assert back.provenance["sampler"] == "nutpie+skewnormal_kernel"
     assert back.summary() == skew.summary() and "skew-normal shape" in back.summary()
@@ -166,3 +184,129 @@ def test_concurrent_saves_in_threads_leave_one_whole_fit(small_fit, tmp_path):
     back = HierarchicalFit.load(path)
     assert any(back.posterior.identical(r.posterior) for r in (small_fit, other))
     assert [p.name for p in tmp_path.iterdir()] == ["fit.nc"]
+
+
+# ---------------------------------------------------------------------- format 2: compact
+def test_saved_example_fit_is_small_and_identical(example_table, tmp_path):
+    """A 50 x 45 exact fit (4 x 10,000 draws, 32 MB before) under 5 MB, read back bit for bit.
+
+    Only the scales are stored; b0 and the effects are regenerated from them and the seed.
+    """
+    import xarray as xr
+
+    full = fit(example_table, seed=4, model_check=False)
+    path = full.save(tmp_path / "example.nc")
+    assert path.stat().st_size < 5_000_000
+    with xr.open_datatree(path, engine="h5netcdf") as raw:
+        assert sorted(raw["posterior"].data_vars) == ["sigma", "sigma_system", "sigma_topic"]
+        assert set(raw.children) == {"posterior", "observed_data"}
+        assert "role" not in raw["posterior"].coords
+    back = load_fit(path)
+    assert back.posterior.identical(full.posterior)
+    assert back.summary() == full.summary()
+
+
+def test_format_1_files_still_load(small_fit, tmp_path):
+    """A fit saved by the previous version (uncompressed, roles on the posterior) loads."""
+    import json
+
+    tree = small_fit.posterior.copy()
+    roles = ("system", list(small_fit.table.matrix()["role"].values))
+    tree["posterior"] = tree["posterior"].to_dataset().assign_coords(role=roles)
+    tree.attrs = {
+        "bayes_ir_format": "bayes_ir.HierarchicalFit/1",
+        "likelihood": small_fit.likelihood,
+        "method": small_fit.method,
+        "provenance": json.dumps(small_fit.provenance),
+        "priors": json.dumps(small_fit.priors.to_dict()),
+        "thresholds": json.dumps(small_fit.diagnostics.thresholds.__dict__),
+        "source": small_fit.table.source,
+    }
+    tree.to_netcdf(tmp_path / "old.nc", engine="h5netcdf")
+    back = HierarchicalFit.load(tmp_path / "old.nc")
+    assert back.posterior.identical(small_fit.posterior)
+
+
+def test_regenerated_draws_are_checked(small_fit, tmp_path):
+    import json
+
+    import xarray as xr
+
+    path = small_fit.save(tmp_path / "fit.nc")
+    with xr.open_datatree(path, engine="h5netcdf") as raw:
+        tree = raw.load()
+    check = json.loads(tree.attrs["regenerated"])
+    check["system_effect"][0] *= 1.001
+    tree.attrs["regenerated"] = json.dumps(check)
+    tree.to_netcdf(tmp_path / "other_stream.nc", engine="h5netcdf")
+    with pytest.raises(BayesIRError, match=r"other_stream\.nc: the draws of system_effect") as e:
+        HierarchicalFit.load(tmp_path / "other_stream.nc")
+    assert "\n" not in str(e.value)
+
+
+# ---------------------------------------------------------------------- load_fit(path, table)
+def test_load_fit_with_its_table_gives_the_fresh_results(small_fit, tmp_path):
+    from bayes_ir.decision import decide
+    from bayes_ir.hierarchical import compare
+
+    path = small_fit.save(tmp_path / "fit.nc")
+    back = load_fit(path, small_fit.table)
+    assert back.table is small_fit.table
+    assert back.posterior.identical(small_fit.posterior)
+    assert compare(back).to_frame().equals(compare(small_fit).to_frame())
+    assert back.to_frame().equals(small_fit.to_frame())
+    assert decide(back, margin=0.01).to_frame().equals(decide(small_fit, margin=0.01).to_frame())
+
+
+def _other_table(table, change: str):
+    data = table.data.copy()
+    roles = {"champion": "Champion", "challengers": "Chal.*"}
+    if change == "score":
+        data.loc[(data["system"] == "Chal. 2") & (data["topic"] == "t_3"), "score"] += 0.01
+    elif change == "system":
+        data = data[data["system"] != "input.b"]
+    elif change == "topic":
+        data = data[data["topic"] != "t_9"]
+    elif change == "measure":
+        data["measure"] = "nDCG@10"
+    elif change == "champion":
+        roles = {"champion": "Chal. 1", "challengers": ["Champion", "Chal. 2"]}
+    elif change == "challengers":
+        roles = {"champion": "Champion", "challengers": ["Chal. 1"]}
+    other = ScoreTable.from_frame(data, source="other.csv")
+    return other.with_roles(**roles)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("score", r"1 of 50 scores differ \(first: topic 't_3', system 'Chal\. 2'"),
+        ("system", r"systems differ \(5 in the fit, 4 in the table; in the fit only: 'input\.b'"),
+        ("topic", r"topics differ \(10 in the fit, 9 in the table; in the fit only: 't_9'"),
+        ("measure", r"it was fitted on measure 'AP', the table has 'nDCG@10'"),
+        ("champion", r"roles differ: champions 'Champion' in the fit, 'Chal\. 1' in the table"),
+        ("challengers", r"roles differ: challengers 'Chal\. 1', 'Chal\. 2' in the fit, 'Chal\. 1'"),
+    ],
+)
+def test_load_fit_refuses_another_table_in_one_line(small_fit, tmp_path, change, message):
+    path = small_fit.save(tmp_path / "fit.nc")
+    with pytest.raises(BayesIRError, match=r"fit\.nc is not a fit of other\.csv: " + message) as e:
+        load_fit(path, _other_table(small_fit.table, change))
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("kind", ["other_netcdf", "truncated"])
+def test_load_fit_with_a_table_refuses_bad_files_in_one_line(small_fit, tmp_path, kind):
+    import xarray as xr
+
+    bad = tmp_path / f"{kind}.nc"
+    if kind == "other_netcdf":
+        xr.Dataset({"x": ("i", [1.0, 2.0])}).to_netcdf(bad, engine="h5netcdf")
+        expected = r"other_netcdf\.nc is not a saved bayes_ir HierarchicalFit"
+    else:
+        good = small_fit.save(tmp_path / "good.nc").read_bytes()
+        bad.write_bytes(good[: len(good) // 2])
+        expected = r"truncated\.nc is not a readable netCDF file"
+    with pytest.raises(BayesIRError, match=expected) as e:
+        load_fit(bad, small_fit.table)
+    assert "\n" not in str(e.value)
