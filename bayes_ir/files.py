@@ -42,17 +42,19 @@ _NAME_MAX = 255
 def declare_inputs(paths: Iterable[str | os.PathLike[str] | None]) -> None:
     """Remember the run's input files, so that no output is written over one of them.
 
-    Paths that are not existing regular files (``None``, ``"<DataFrame>"``, folders) are
-    skipped. The declaration holds for the current context (thread or task) and adds to
-    earlier ones.
+    A folder stands for the files in it (a folder of runs). Paths that are not existing
+    files or folders (``None``, ``"<DataFrame>"``) are skipped. The declaration holds
+    for the current context (thread or task) and adds to earlier ones.
     """
     known = list(_INPUTS.get())
     for item in paths:
         if item is None:
             continue
         path = Path(item)
-        if path.is_file() and not any(_same_file(path, k) for k in known):
-            known.append(path)
+        inside = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+        for file in inside:
+            if file.is_file() and not any(_same_file(file, k) for k in known):
+                known.append(file)
     _INPUTS.set(tuple(known))
 
 

@@ -149,3 +149,19 @@ def test_failed_rename_leaves_no_temp(tmp_path, monkeypatch):
     with pytest.raises(OptionError, match=r"out\.csv: cannot write \(No space left on device\)"):
         files.write_text(target, "new")
     assert target.read_text() == "old" and os.listdir(tmp_path) == ["out.csv"]
+
+
+def test_a_folder_declares_the_files_in_it(tmp_path):
+    """An output named like a run inside an input folder is refused (-o over an input)."""
+    import pytest
+
+    from bayes_ir.errors import OptionError
+    from bayes_ir.files import check_output_path, declare_inputs
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "bm25.run").write_text("1 Q0 d1 1 1.0 bm25\n", encoding="utf-8")
+    declare_inputs([folder])
+    with pytest.raises(OptionError, match="bm25.run"):
+        check_output_path(folder / "bm25.run")
+    check_output_path(folder / "new.csv")  # a new file in the folder is fine

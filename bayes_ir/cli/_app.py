@@ -144,7 +144,8 @@ InputFormat = Annotated[
     typer.Option(
         "--input-format",
         "-f",
-        help="Override detection: tidy, wide, trec_eval, run, lines (see read_scores).",
+        help="Override detection: tidy, wide, trec_eval, run, lines or pyterrier "
+        "(see docs/inputs.md).",
     ),
 ]
 Measure = Annotated[
