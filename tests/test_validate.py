@@ -312,11 +312,17 @@ def test_bayesian_risk_checks_before_fitting(small):
 
 
 # ---------------------------------------------------------------------- readers
+_EXPECTED = (
+    "expected a file, a folder, a list of files, a DataFrame or an evaluation "
+    "result (see docs/inputs.md), got "
+)
+
+
 @pytest.mark.parametrize(
     ("paths", "message"),
-    [(None, "expected a file, a list of files or a pandas DataFrame, got NoneType"),
-     (3, "expected a file, a list of files or a pandas DataFrame, got int"),
-     (b"x.csv", "expected a file, a list of files or a pandas DataFrame, got bytes"),
+    [(None, _EXPECTED + "NoneType"),
+     (3, _EXPECTED + "int"),
+     (b"x.csv", _EXPECTED + "bytes"),
      ([None], "expected a file name, got NoneType")],
 )  # fmt: skip
 def test_read_scores_wrong_types(paths, message):

@@ -8,43 +8,32 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bayes_ir.cli import main
 from bayes_ir.cli.inspect import INSPECT_COLUMNS
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-def run(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_inspect_example_scores(capsys):
-    code, out, _ = run(["inspect", str(DATA / "example_scores.csv")], capsys)
+def test_inspect_example_scores(run_cli):
+    code, out, _ = run_cli(["inspect", str(DATA / "example_scores.csv")])
     assert code == 0
     assert "collection 'example', measure 'AP': 50 topics x 45 systems" in out
     assert "chal_fusion" in out and "trec_run40" in out
 
 
-def test_inspect_missing_cells_and_warnings(tmp_path, capsys):
+def test_inspect_missing_cells_and_warnings(tmp_path, run_cli):
     path = tmp_path / "gaps.csv"
     path.write_text("system,topic,score\na,1,0.5\na,2,0.25\nb,1,0.75\n", encoding="utf-8")
-    code, out, _ = run(["inspect", str(path), "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, _ = run_cli(["inspect", str(path), "--output", str(tmp_path / "o.csv")])
     assert code == 0 and "1 missing cells" in out and "1 missing cell(s) kept" in out
     frame = pd.read_csv(tmp_path / "o.csv")
     assert frame.set_index("system").loc["b", "n_missing"] == 1
-    code, out, err = run(["inspect", str(path), "--missing", "intersect"], capsys)
+    code, out, err = run_cli(["inspect", str(path), "--missing", "intersect"])
     assert code == 0 and "dropped 1 topic(s)" in out
 
 
-def test_inspect_runs_shows_unjudged_and_unretrieved(capsys):
+def test_inspect_runs_shows_unjudged_and_unretrieved(run_cli):
     runs = DATA / "example_runs"
-    code, out, err = run(
+    code, out, err = run_cli(
         [
             "inspect",
             str(runs / "bm25.run"),
@@ -53,25 +42,22 @@ def test_inspect_runs_shows_unjudged_and_unretrieved(capsys):
             str(runs / "qrels.txt"),
             "--measure",
             "nDCG@10",
-        ],
-        capsys,
+        ]
     )
     assert code == 0
     assert "no judgments" in out and "did not retrieve 1 judged query (5)" in out
     assert "trec_eval -c convention" in out
 
 
-def test_inspect_selects_measure_by_trec_eval_name(capsys):
-    code, out, _ = run(["inspect", str(DATA / "example_trec_eval.txt"), "--measure", "map"], capsys)
+def test_inspect_selects_measure_by_trec_eval_name(run_cli):
+    code, out, _ = run_cli(["inspect", str(DATA / "example_trec_eval.txt"), "--measure", "map"])
     assert code == 0 and "measure 'AP': 5 topics x 2 systems" in out and "P@5" not in out
 
 
 @pytest.mark.parametrize("ext", [".csv", ".json", ".md", ".tex"])
-def test_inspect_output_formats_have_stable_columns(tmp_path, capsys, ext):
+def test_inspect_output_formats_have_stable_columns(tmp_path, ext, run_cli):
     target = tmp_path / f"inspect{ext}"
-    code, _, err = run(
-        ["inspect", str(DATA / "example_collections.csv"), "-o", str(target)], capsys
-    )
+    code, _, err = run_cli(["inspect", str(DATA / "example_collections.csv"), "-o", str(target)])
     assert code == 0 and f"wrote {target}" in err
     text = target.read_text(encoding="utf-8")
     if ext == ".csv":
@@ -109,26 +95,26 @@ def test_scores_with_roles():
 
 
 @pytest.mark.shared_data
-def test_inspect_glue_line_files(shared_data, tmp_path, capsys):
+def test_inspect_glue_line_files(shared_data, tmp_path, run_cli):
     files = sorted((shared_data / "ranger" / "glue").glob("*/*/*.txt"))
-    code, out, _ = run(["inspect", *map(str, files), "-o", str(tmp_path / "g.csv")], capsys)
+    code, out, _ = run_cli(["inspect", *map(str, files), "-o", str(tmp_path / "g.csv")])
     assert code == 0 and "collection 'rte', measure 'accuracy': 277 topics x 2 systems" in out
     frame = pd.read_csv(tmp_path / "g.csv").set_index(["collection", "system"])
     assert round(frame.loc[("rte", "bert-base-cased"), "mean"], 3) == 0.628
 
 
-def test_names_are_never_cut_at_80_columns(monkeypatch, capsys):
+def test_names_are_never_cut_at_80_columns(monkeypatch, run_cli):
     """At 80 columns "webis-touche2020" was printed as "webis-touche2…"."""
     from bayes_ir.cli._app import console
 
     monkeypatch.setattr(console, "_width", 80)
-    code, out, _ = run(["inspect", str(DATA / "example_collections.csv")], capsys)
+    code, out, _ = run_cli(["inspect", str(DATA / "example_collections.csv")])
     assert code == 0
     rows = [line for line in out.splitlines() if line.startswith("│ webis-touche2020 ")]
     assert len(rows) == 4 and all(len(line) <= 80 for line in out.splitlines())
 
 
-def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, capsys):
+def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, run_cli):
     """GLUE model names squeezed the numbers to "0.62…" at 80 columns."""
     from bayes_ir.cli._app import console
 
@@ -140,7 +126,7 @@ def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, capsys):
         for t in range(9)
     ]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    code, out, _ = run(["inspect", str(path)], capsys)
+    code, out, _ = run_cli(["inspect", str(path)])
     assert code == 0 and "…" not in out
     row = next(line for line in out.splitlines() if "distilbert-base-cased" in line)
     assert "0.4444" in row  # 4 of 9 topics correct

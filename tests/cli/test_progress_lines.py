@@ -9,18 +9,9 @@ from pathlib import Path
 from rich.console import Console
 
 from bayes_ir import progress
-from bayes_ir.cli import _progress, main
+from bayes_ir.cli import _progress
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-
-
-def run(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    return (code, *capsys.readouterr())
 
 
 def test_line_reporter_says_share_and_time_left():
@@ -60,10 +51,10 @@ def test_bar_reporter_runs_and_vanishes():
     assert "fits" in out.getvalue()
 
 
-def test_cli_prints_progress_lines_and_quiet_silences_them(monkeypatch, capsys):
+def test_cli_prints_progress_lines_and_quiet_silences_them(monkeypatch, run_cli):
     monkeypatch.setattr(_progress, "EVERY", 0.0)
     args = ["glm", str(DATA / "example_scores.csv"), "--links", "logit,probit"]
-    code, _, err = run(args, capsys)
+    code, _, err = run_cli(args)
     assert code == 0 and "GLM fits: ended after" in err
-    code, _, err = run([*args, "--quiet"], capsys)
+    code, _, err = run_cli([*args, "--quiet"])
     assert code == 0 and "GLM fits" not in err

@@ -25,7 +25,7 @@ def test_writes_the_review(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     html = out.read_text()
-    headline = result.output.splitlines()[0]
+    headline = result.stdout.splitlines()[0]  # stderr (progress lines) aside
     assert str(escape(headline)) in html  # the printed headline is the report's
     assert "bayes-ir review " + str(EXAMPLE) in html  # the exact command is in the provenance
     assert [p.name for p in out.parent.iterdir()] == ["review.html"]  # no temporary file left

@@ -8,20 +8,9 @@ import pandas as pd
 import pytest
 import typer
 
-from bayes_ir.cli import main
 from bayes_ir.cli._inputs import Scores, _each_measure
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-
-
-def run(argv, capsys):
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
@@ -37,16 +26,15 @@ def two_measures(tmp_path):
 ROLES = ["-c", "bm25", "-C", "chal_*", "--test", "t,wilcoxon,sign"]
 
 
-def test_each_measure_equals_its_own_run(two_measures, tmp_path, capsys):
+def test_each_measure_equals_its_own_run(two_measures, tmp_path, run_cli):
     both = tmp_path / "both.csv"
-    code, out, _ = run(["test", str(two_measures), *ROLES, "-m", "AP", "-m", "nDCG@10",
-                        "-o", str(both)], capsys)  # fmt: skip
+    code, out, _ = run_cli(["test", str(two_measures), *ROLES, "-m", "AP", "-m", "nDCG@10",
+                        "-o", str(both)])  # fmt: skip
     assert code == 0
     assert out.index("measure AP") < out.index("measure nDCG@10")
     for measure in ("AP", "nDCG@10"):
         alone = tmp_path / f"alone_{measure}.csv"
-        code, _, _ = run(["test", str(two_measures), *ROLES, "-m", measure, "-o", str(alone)],
-                         capsys)  # fmt: skip
+        code, _, _ = run_cli(["test", str(two_measures), *ROLES, "-m", measure, "-o", str(alone)])
         assert code == 0
         pd.testing.assert_frame_equal(
             pd.read_csv(tmp_path / f"both_{measure}.csv"), pd.read_csv(alone)
@@ -54,23 +42,23 @@ def test_each_measure_equals_its_own_run(two_measures, tmp_path, capsys):
     assert not both.exists()
 
 
-def test_a_measure_missing_from_the_files_stops_before_any_output(two_measures, tmp_path, capsys):
+def test_a_measure_missing_from_the_files_stops_before_any_output(two_measures, tmp_path, run_cli):
     out_file = tmp_path / "o.csv"
-    code, out, err = run(["test", str(two_measures), *ROLES, "-m", "AP", "-m", "P@10",
-                          "-o", str(out_file)], capsys)  # fmt: skip
+    code, out, err = run_cli(["test", str(two_measures), *ROLES, "-m", "AP", "-m", "P@10",
+                          "-o", str(out_file)])  # fmt: skip
     assert code == 2 and out == ""
     assert "measure 'P@10' is not in the data" in err and len(err.strip().splitlines()) == 1
     assert list(tmp_path.glob("o*")) == []
 
 
-def test_block_commands_show_one_column_per_measure(two_measures, capsys):
-    code, out, _ = run(["glm", str(two_measures), "-m", "AP", "-m", "nDCG@10", "--links",
-                        "logit"], capsys)  # fmt: skip
+def test_block_commands_show_one_column_per_measure(two_measures, run_cli):
+    code, out, _ = run_cli(["glm", str(two_measures), "-m", "AP", "-m", "nDCG@10", "--links",
+                        "logit"])  # fmt: skip
     assert code == 0 and "example AP" in out and "example nDCG@10" in out
 
 
-def test_meta_refuses_several_measures_in_one_line(two_measures, capsys):
-    code, _, err = run(["meta", str(two_measures), "-m", "AP", "-m", "nDCG@10"], capsys)
+def test_meta_refuses_several_measures_in_one_line(two_measures, run_cli):
+    code, _, err = run_cli(["meta", str(two_measures), "-m", "AP", "-m", "nDCG@10"])
     assert code == 2 and "meta pools one measure" in err
 
 
