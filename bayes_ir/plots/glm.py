@@ -135,6 +135,8 @@ def plot_tukey(
             textcoords="offset points", va="center", family="monospace",
             fontsize=7 if k > 20 else 9,
         )  # fmt: skip
+    ax.annotate("groups", xy=(1.0, 1.0), xycoords="axes fraction", xytext=(6, 2),
+                textcoords="offset points", va="bottom", fontsize=7)  # fmt: skip
     ax.grid(axis="x", alpha=0.3)
     return ax.figure
 
@@ -181,8 +183,9 @@ def plot_links(comparison: LinkComparison, *, axes: np.ndarray | None = None) ->
         One group of bars per "collection measure" block; every bar starts at 0 and
         carries its value (the deviance ratios differ in the second decimal).
     """
-    if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
+    own = axes is None
+    if own:
+        _, axes = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
     for ax, stat, label in zip(
         axes,
         ("deviance", "n_significant"),
@@ -205,6 +208,11 @@ def plot_links(comparison: LinkComparison, *, axes: np.ndarray | None = None) ->
         ax.set_ylabel(label)
         top = np.nanmax(wide.to_numpy(float), initial=0.0)
         ax.set_ylim(0, 1.2 * top if top > 0 else 1.0)  # bars start at 0: their heights compare
-    axes[0].legend(fontsize=7, ncols=2)
-    axes[0].figure.suptitle("GLM links compared on each collection and measure", fontsize=10)
+    fig = axes[0].figure
+    if own:  # below the panels, clear of the bar labels
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncols=8, fontsize=8)
+    else:
+        axes[0].legend(fontsize=7, ncols=2)
+    fig.suptitle("GLM links compared on each collection and measure", fontsize=10)
     return axes[0].figure

@@ -310,6 +310,12 @@ def plot_artifact_sweep(
     return fig
 
 
+def _probability_text(event: str, p: float) -> str:
+    """``"P(>0) = 0.353"``, ``"P(>0) >0.999"``: three decimals, never 1.000 or 0.000."""
+    text = format_probability(p)
+    return f"{event} {text}" if text[0] in "<>" else f"{event} = {text}"
+
+
 def plot_contrasts(
     result: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
 ) -> Figure:
@@ -355,7 +361,7 @@ def plot_contrasts(
     )
     for yy, pb in zip(y, frame["p_better"], strict=True):
         ax.annotate(
-            f"P(>0) = {format_probability(pb)}", xy=(1.0, yy),
+            _probability_text("P(>0)", pb), xy=(1.0, yy),
             xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
             va="center", fontsize="small",
         )  # fmt: skip
