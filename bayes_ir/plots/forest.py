@@ -109,6 +109,14 @@ def _chars(col: _Column, summary_text: str | None = None) -> int:
     return int(max(head, *(len(s) for s in col[1]))) + 3
 
 
+def _widths(
+    left_cols: list[_Column], right_cols: list[_Column], summary_text: str
+) -> tuple[int, int]:
+    """Characters of the left and of the right text columns."""
+    left_w = sum(_chars(c) for c in left_cols)
+    return left_w, sum(_chars(c) for c in right_cols[:-1]) + _chars(right_cols[-1], summary_text)
+
+
 @dataclass(frozen=True)
 class _Layout:
     """Horizontal layout in figure fractions: left text, plot panel, right text."""
@@ -135,8 +143,7 @@ def _layout(
     fontsize: float,
 ) -> _Layout:
     """Share the figure's width between the text columns and the plot panel."""
-    left_w = sum(_chars(c) for c in left_cols)
-    right_w = sum(_chars(c) for c in right_cols[:-1]) + _chars(right_cols[-1], summary_text)
+    left_w, right_w = _widths(left_cols, right_cols, summary_text)
     char_in = 0.56 * fontsize / 72  # average width of a character, in inches
     if width is None:
         width = (left_w + right_w) * char_in / 0.95 + plot_width
@@ -149,6 +156,34 @@ def _layout(
         left_w=left_w,
         right_w=right_w,
     )
+
+
+def _layout_around(
+    ax: Any,
+    left_cols: list[_Column],
+    right_cols: list[_Column],
+    summary_text: str,
+    *,
+    fontsize: float,
+) -> _Layout:
+    """Lay the text columns out beside a given plot panel."""
+    pos = ax.get_position()
+    left_w, right_w = _widths(left_cols, right_cols, summary_text)
+    return _Layout(
+        width=ax.figure.get_figwidth(),
+        char_in=0.56 * fontsize / 72,
+        left_share=pos.x0 - 0.02,
+        plot_fraction=pos.width,
+        left_w=left_w,
+        right_w=right_w,
+    )
+
+
+def _effect_label(result: Any) -> str:
+    """Name the effect measure and the score measure: "Mean difference in nDCG@10"."""
+    name = _EFFECT_NAMES.get(result.measure, result.measure)
+    score = getattr(result.effects, "score_measure", None)
+    return f"{name} in {score}" if score else name
 
 
 @dataclass(frozen=True)
@@ -371,6 +406,7 @@ def forest_plot(
     fontsize: float = 9.0,
     path: str | PathLike[str] | None = None,
     dpi: int = 200,
+    ax: Any = None,
 ) -> Figure:
     """Draw a forest plot: one row per collection, the summary diamond and the prediction interval.
 
@@ -403,7 +439,8 @@ def forest_plot(
     show_prediction
         Draw the prediction interval as a bar under the summary diamond.
     xlabel, title
-        Axis label (default: the effect measure) and figure title.
+        Axis label (default: the effect measure and the score measure, e.g. "Mean
+        difference in nDCG@10") and figure title.
     control_label, treatment_label
         Names for the "favours" captions under the axis (default: the system names).
     xlim
@@ -416,6 +453,9 @@ def forest_plot(
         If given, save the figure there; the extension selects PDF, SVG or PNG.
     dpi
         Resolution of raster output.
+    ax
+        Axes of an existing figure to use as the plot panel: the text columns go into
+        the figure's space left and right of it (default: a new figure sized to fit).
 
     Returns
     -------
@@ -443,20 +483,24 @@ def forest_plot(
     )
     n_rows = k + 3 + (1 if pi_row else 0)
     height = row_height * (n_rows + 2.2) + (0.35 if title else 0.0)
-    fig = plt.figure(figsize=(width or 10.0, height))
-    layout = _layout(left_cols, right_cols, summary_text, width=width, plot_width=plot_width,
-                     fontsize=fontsize)  # fmt: skip
-    fig.set_figwidth(layout.width)
-    bottom = 1.3 * row_height / height
-    top = 1 - (0.7 * row_height + (0.35 if title else 0.0)) / height
-    ax = fig.add_axes((0.02 + layout.left_share, bottom, layout.plot_fraction, top - bottom))
+    if ax is None:
+        fig = plt.figure(figsize=(width or 10.0, height))
+        layout = _layout(left_cols, right_cols, summary_text, width=width,
+                         plot_width=plot_width, fontsize=fontsize)  # fmt: skip
+        fig.set_figwidth(layout.width)
+        bottom = 1.3 * row_height / height
+        top = 1 - (0.7 * row_height + (0.35 if title else 0.0)) / height
+        ax = fig.add_axes((0.02 + layout.left_share, bottom, layout.plot_fraction, top - bottom))
+    else:
+        fig = ax.figure
+        layout = _layout_around(ax, left_cols, right_cols, summary_text, fontsize=fontsize)
 
     rows = _rows(k, pi_row)
     xlim = xlim if xlim is not None else _x_limits(study, pooled, show_prediction)
     _draw_panel(ax, study, pooled, rows, xlim=xlim, has_pi=has_pi, color=color,
                 summary_color=summary_color)  # fmt: skip
     ax.tick_params(axis="x", labelsize=fontsize)
-    ax.set_xlabel(xlabel or _EFFECT_NAMES.get(result.measure, result.measure), fontsize=fontsize)
+    ax.set_xlabel(xlabel or _effect_label(result), fontsize=fontsize)
     trans = blended_transform_factory(fig.transFigure, ax.transData)  # x figure, y data
     _draw_rules(fig, trans, rows, any("\n" in c[0] for c in left_cols + right_cols))
     _draw_favours(ax, control_label or eff.control, treatment_label or eff.treatment, layout,
@@ -470,8 +514,10 @@ def forest_plot(
     _draw_summary_text(ax, trans, result, pooled, rows, weight_x=weight_x,
                        summary_text=summary_text, has_pi=has_pi, pct=pct, decimals=decimals,
                        fontsize=fontsize)  # fmt: skip
-    if title:
+    if title and ax is fig.axes[0] and len(fig.axes) == 1:
         fig.suptitle(title, fontsize=fontsize * 1.2, fontweight="bold", y=1 - 0.15 / height)
+    elif title:
+        ax.set_title(title, fontsize=fontsize * 1.2, fontweight="bold")
     if path is not None:
         with atomic_path(path, what="figure") as tmp:
             fig.savefig(tmp, dpi=dpi, bbox_inches="tight")
