@@ -28,27 +28,25 @@ def _letter_names(n: int) -> list[str]:
 
 def _absorb(columns: list[np.ndarray]) -> list[np.ndarray]:
     """Drop every column whose systems are all in another column (the first of equals stays)."""
-    kept: list[np.ndarray] = []
-    for k, col in enumerate(columns):
-        inside = any(
-            (not np.array_equal(col, other) or j < k) and not np.any(col & ~other)
-            for j, other in enumerate(columns)
-            if j != k
-        )
-        if not inside:
-            kept.append(col)
-    return kept
+    held = np.array(columns, dtype=np.int64)
+    outside = held @ (1 - held).T  # [k, j]: systems of column k that column j lacks
+    inside = outside == 0
+    np.fill_diagonal(inside, False)
+    equal = inside & inside.T
+    keep = ~(inside & ~equal).any(axis=1) & ~np.tril(equal).any(axis=1)
+    return [columns[k] for k in np.flatnonzero(keep)]
 
 
 def _sweep(columns: list[np.ndarray]) -> list[np.ndarray]:
     """Remove redundant letters: a system keeps a letter only if some pair needs it."""
     cols = [c.copy() for c in columns]
     for k, col in enumerate(cols):
+        others = np.array([c for j, c in enumerate(cols) if j != k], dtype=np.int64)
+        together = others.T @ others if len(others) else np.zeros((col.size, col.size))
         for i in np.flatnonzero(col):
-            others = [c for j, c in enumerate(cols) if j != k]
-            partners = np.flatnonzero(col)
-            needed = any(p != i and not any(c[i] and c[p] for c in others) for p in partners)
-            if not needed:
+            partners = col.copy()
+            partners[i] = False
+            if not np.any(partners & (together[i] == 0)):  # every partner also shares another
                 col[i] = False
     return [c for c in cols if c.any()]
 
