@@ -40,7 +40,7 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
         fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 0.6 * len(d.table) + 2.4),
                                  squeeze=False)  # fmt: skip
         axes = axes[0]
-    axes = np.atleast_1d(axes)
+    axes = np.ravel(axes)
     ax = axes[0]
     fig = ax.figure
     frame = d.table.iloc[::-1]

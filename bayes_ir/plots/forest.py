@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
     from bayes_ir.frequentist.meta_analysis.combine import MetaAnalysisResult
 
+__all__ = ["forest_plot"]
+
 _EFFECT_NAMES = {
     "MD": "Mean difference",
     "SMD": "Standardised mean difference (Hedges' g)",

@@ -186,6 +186,7 @@ def plot_links(comparison: LinkComparison, *, axes: np.ndarray | None = None) ->
     own = axes is None
     if own:
         _, axes = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
+    axes = np.ravel(axes)
     for ax, stat, label in zip(
         axes,
         ("deviance", "n_significant"),
