@@ -137,6 +137,13 @@ def _interval_rows(
     ax.spines[["top", "right"]].set_visible(False)
 
 
+def _reference_legend(ax: Any) -> None:
+    """Legend of the reference line, in a free row above the intervals."""
+    low, high = ax.get_ylim()
+    ax.set_ylim(low, high + 0.8)
+    ax.legend(frameon=False, fontsize="small", loc="upper right")
+
+
 def _champion_level(frame: Any, champion: str, est: str) -> tuple[float, str]:
     """Return the champion's estimate in ``frame`` and the label of its reference line."""
     value = float(frame.loc[frame["system"] == champion, est].iloc[0])
@@ -187,7 +194,7 @@ def plot_brisk(
         reference=level,
         reference_label=label,
     )
-    ax.legend(frameon=False, fontsize="small", loc="lower right")
+    _reference_legend(ax)
     title = f"BRisk⁻, r = {result.r:g}, {where(result)} (dashed: the champion)"
     if not result.diagnostics_passed:
         title += "  [DIAGNOSTICS FAILED]"
@@ -264,7 +271,8 @@ def plot_brisk_forecast(
     ax.set_xticks(x)
     ax.set_xticklabels(frame["topic"], rotation=90, fontsize=6)
     ax.set_xlabel("topic (ordered by the champion's score)")
-    ax.set_ylabel(getattr(forecast, "measure", "") or "score")
+    measure = getattr(forecast, "measure", "") or "score"
+    ax.set_ylabel(f"{measure} (risk-adjusted: may leave the measure's range)", fontsize="small")
     ax.legend(frameon=False, fontsize="small", loc="upper left")
     on = f", {where(forecast)}" if where(forecast) else ""
     title = (
@@ -314,7 +322,7 @@ def plot_risk_review(
         )
         ax.set_title(title, fontsize="medium")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # no crowded tick labels
-        ax.legend(frameon=False, fontsize="small", loc="lower right")
+        _reference_legend(ax)
     fig.suptitle(
         f"Deployment risk vs champion {review.champion!r}, r = {review.r:g}, {where(review)}\n"
         f"{100 * review.ci_prob:g}% intervals; higher = riskier; dashed: the champion's level",
