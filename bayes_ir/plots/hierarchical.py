@@ -473,10 +473,12 @@ def plot_ranks(
     Returns
     -------
     matplotlib.figure.Figure
+        Rows ordered by expected rank, best first.
     """
     on = f"\n{where(result)}" if where(result) else ""
+    order = result.expected_rank.sort_values(kind="stable").index
     return _heatmap(
-        result.matrix,
+        result.matrix.loc[order],
         title="Posterior probability of each rank, P(rank = k)" + on,
         xlabel="rank k among these systems (1 = best)",
         figsize=figsize,

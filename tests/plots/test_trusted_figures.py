@@ -233,6 +233,15 @@ def test_pairwise_heatmap_is_ordered_by_the_posterior_means(fit):
     np.testing.assert_array_equal(shown, res.matrix.loc[expected, expected].to_numpy())
 
 
+def test_rank_heatmap_rows_are_ordered_by_expected_rank(fit):
+    res = rank_probabilities(fit, systems=list(SYSTEMS))
+    ax = res.plot().axes[0]
+    draws = fit.raw["system"].reshape(-1, len(SYSTEMS))  # independent: ranks of the raw draws
+    ranks = (-draws).argsort(axis=1).argsort(axis=1) + 1
+    expected = [SYSTEMS[i] for i in np.argsort(ranks.mean(axis=0), kind="stable")]
+    assert [t.get_text() for t in ax.get_yticklabels()] == expected
+
+
 # ---------------------------------------------------------------- BRisk reference
 def test_brisk_reference_line_is_the_champions_brisk():
     res = brisk_result(champion_effect=-0.03)
