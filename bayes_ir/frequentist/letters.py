@@ -26,29 +26,65 @@ def _letter_names(n: int) -> list[str]:
     return ["." * (k // len(_LETTERS)) + _LETTERS[k % len(_LETTERS)] for k in range(n)]
 
 
-def _absorb(columns: list[np.ndarray]) -> list[np.ndarray]:
-    """Drop every column whose systems are all in another column (the first of equals stays)."""
-    held = np.array(columns, dtype=np.int64)
-    outside = held @ (1 - held).T  # [k, j]: systems of column k that column j lacks
+def _absorb(held: np.ndarray) -> np.ndarray:
+    """Drop every letter (column) whose systems all hold another letter (first of equals stays)."""
+    counts = held.astype(np.int64)
+    outside = counts.T @ (1 - counts)  # [k, j]: systems of letter k that letter j lacks
     inside = outside == 0
     np.fill_diagonal(inside, False)
     equal = inside & inside.T
     keep = ~(inside & ~equal).any(axis=1) & ~np.tril(equal).any(axis=1)
-    return [columns[k] for k in np.flatnonzero(keep)]
+    return held[:, keep]
 
 
-def _sweep(columns: list[np.ndarray]) -> list[np.ndarray]:
-    """Remove redundant letters: a system keeps a letter only if some pair needs it."""
-    cols = [c.copy() for c in columns]
-    for k, col in enumerate(cols):
-        others = np.array([c for j, c in enumerate(cols) if j != k], dtype=np.int64)
-        together = others.T @ others if len(others) else np.zeros((col.size, col.size))
-        for i in np.flatnonzero(col):
-            partners = col.copy()
-            partners[i] = False
-            if not np.any(partners & (together[i] == 0)):  # every partner also shares another
-                col[i] = False
-    return [c for c in cols if c.any()]
+def _insert(held: np.ndarray, first: int, second: int) -> np.ndarray:
+    """Split every letter held by both systems of a rejected pair, then absorb."""
+    both = held[first] & held[second]
+    if not both.any():
+        return held
+    copies = held[:, both].copy()
+    copies[second] = False
+    held = held.copy()
+    held[first, both] = False
+    return _absorb(np.concatenate([held, copies], axis=1))
+
+
+def _sweep(held: np.ndarray) -> np.ndarray:
+    """Take each letter away from the systems that share another letter with all its partners.
+
+    multcomp's ``sweepLetters``, step for step (so that the display equals R's): letter
+    by letter, a system loses it when every other holder of the letter shares a further
+    letter with it; that further pair is then locked for the letter it shares; a letter
+    left empty is dropped and the sweep starts again.
+    """
+    held = held.copy()
+    restart = True
+    while restart:
+        restart = False
+        locked = np.zeros_like(held)
+        for i in range(held.shape[1]):
+            snapshot = np.where(held[:, [i]], held, False)
+            holders = np.flatnonzero(snapshot[:, i])
+            if np.delete(snapshot, i, axis=1).any(axis=1).all():
+                continue
+            for j in holders:
+                if locked[j, i]:
+                    continue
+                locks = []
+                for k in holders[holders != j]:
+                    shared = np.flatnonzero(snapshot[j] & snapshot[k])
+                    shared = shared[shared != i]
+                    if shared.size:
+                        locks.append((j, k, shared[-1]))
+                if locks and len(locks) == holders.size - 1:
+                    for a, b, h in locks:
+                        locked[a, h] = locked[b, h] = True
+                    held[j, i] = False
+            if not held[:, i].any():
+                held = np.delete(held, i, axis=1)
+                restart = True
+                break
+    return held
 
 
 def compact_letter_display(
@@ -82,14 +118,16 @@ def compact_letter_display(
 
     Notes
     -----
-    The insert-absorb algorithm of Piepho (2004): start from one letter held by every
-    system; for each rejected pair :math:`(i, j)`, every letter held by both is split in
-    two (one copy without :math:`i`, one without :math:`j`), and a letter whose systems
-    are all inside another letter's is absorbed by it. Then each letter is swept from the
-    systems that do not need it (every partner it connects them with shares another
-    letter with them). Letters are named ``a .. z, A .. Z, .a ...`` in order of their
-    first system in ``systems``, smaller groups first on ties, as R's
-    ``multcomp::cld`` names them.
+    The insert-absorb algorithm of Piepho (2004), as R's ``multcomp::cld`` implements it
+    (``multcomp:::insert_absorb``), so that the letters equal R's: start from one letter
+    held by every system; for each rejected pair :math:`(i, j)`, :math:`i` after
+    :math:`j` in ``systems``, taken in R's pair order ((2, 1), (3, 1), ..., (3, 2), ...),
+    every letter held by both is split in two (the old one without :math:`i`, a new one
+    without :math:`j`), and a letter whose systems all hold another letter is absorbed
+    by it. Then, twice: letters ordered by size, redundant letters swept away
+    (multcomp's ``sweepLetters``: a system loses a letter when it shares a further letter
+    with every other holder), letters ordered by their first system in ``systems`` and
+    named ``a .. z, A .. Z, .a ...``. Checked equal to R on 8 to 129 systems.
 
     References
     ----------
@@ -100,28 +138,24 @@ def compact_letter_display(
     names = [str(s) for s in systems]
     index = {s: i for i, s in enumerate(names)}
     n = len(names)
-    columns = [np.ones(n, dtype=bool)]
+    pairs = []
     for a, b in significant:
         if a not in index or b not in index:
             unknown = a if a not in index else b
             raise OptionError(f"significant: the pair ({a}, {b}) names {unknown!r}, not a system")
-        i, j = index[a], index[b]
-        split: list[np.ndarray] = []
-        for col in columns:
-            if col[i] and col[j]:
-                without_i, without_j = col.copy(), col.copy()
-                without_i[i], without_j[j] = False, False
-                split += [without_j, without_i]
-            else:
-                split.append(col)
-        columns = _absorb(split)
-    columns = _sweep(sorted(columns, key=lambda c: int(c.sum())))
-    columns.sort(key=lambda c: (int(np.argmax(c)), int(c.sum())))
-    letters = _letter_names(len(columns))
+        pairs.append(sorted((index[a], index[b])))
+    held = np.ones((n, 1), dtype=bool)
+    for low, high in sorted(pairs):  # R's order of the pairs: (2, 1), (3, 1), ..., (3, 2), ...
+        held = _insert(held, high, low)
+    for _ in range(2):  # as multcomp: smaller letters swept first, then named by first system
+        held = held[:, np.argsort(held.sum(axis=0), kind="stable")]
+        held = _sweep(held)
+        held = held[:, np.argsort(held.argmax(axis=0), kind="stable")]
+    letters = _letter_names(held.shape[1])
     out = [
         "".join(
-            ltr if col[s] else " " * len(ltr) * monospaced
-            for ltr, col in zip(letters, columns, strict=True)
+            ltr if has else " " * len(ltr) * monospaced
+            for ltr, has in zip(letters, held[s], strict=True)
         )
         for s in range(n)
     ]

@@ -111,14 +111,27 @@ def test_live_multcomp_on_the_stored_example(rscript, tmp_path):
     assert compact_letter_display(_best_first(table), pairs).to_dict() == expected.to_dict()
 
 
-def test_live_multcomp_on_45_real_systems(rscript, shared_data, tmp_path):
-    """rb04: 45 systems, 50 topics, 8 significant pairs; names without spaces for R."""
-    raw = pd.read_csv(shared_data / "bayesian_risk" / "rb04_data.csv", dtype={"topic": str})
-    raw["system"] = raw["system"].str.replace(" ", "", regex=False)
-    wide = raw.pivot(index="topic", columns="system", values="score")
-    table = _table(wide.to_numpy(), list(wide.columns), list(wide.index))
+def _real_table(shared_data, name: str) -> ScoreTable:
+    if name == "rb04":  # long; names without spaces for R's pair names
+        raw = pd.read_csv(shared_data / "bayesian_risk" / "rb04_data.csv", dtype={"topic": str})
+        raw["system"] = raw["system"].str.replace(" ", "", regex=False)
+        wide = raw.pivot(index="topic", columns="system", values="score")
+    else:  # TREC ad hoc: wide, one row per topic
+        wide = pd.read_csv(shared_data / "trec_adhoc" / f"{name}.csv")
+        wide.index = [f"t{i:02d}" for i in range(len(wide))]
+    return _table(wide.to_numpy(), list(wide.columns), list(wide.index))
+
+
+@pytest.mark.parametrize(
+    ("name", "n_systems", "n_significant"),
+    [("rb04", 45, 8), pytest.param("adhoc8_ap", 129, 3423, marks=pytest.mark.slow)],
+)
+def test_live_multcomp_on_real_systems(rscript, shared_data, tmp_path, name, n_systems,
+                                       n_significant):  # fmt: skip
+    """45 systems with 8 rejections (rb04), 129 with 3423 (TREC-8: 36 letters, a .. J)."""
+    table = _real_table(shared_data, name)
     expected = _run_r(rscript, tmp_path, _long(table))
     tukey = tukey_hsd(fit_glm(table, link="identity"))
     letters = compact_letter_display(_best_first(table), tukey.significant_pairs())
-    assert len(letters) == 45 and tukey.n_significant == 8
+    assert len(letters) == n_systems and tukey.n_significant == n_significant
     assert letters.to_dict() == expected.to_dict()

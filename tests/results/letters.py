@@ -15,8 +15,9 @@ single-step p-values closest to 0.05 are 0.030, 0.020 and 0.065 (R) against 0.02
 
 ``R_SCRIPT_TUKEYHSD`` gives the same display for any complete table from R's
 ``TukeyHSD(aov(score ~ system + topic))`` and multcomp's insert-absorb
-(``multcomp:::insert_absorb``, what ``cld`` calls): the live test runs it on this table
-and on ``bayesian_risk/rb04_data.csv`` (45 systems; system names without spaces).
+(``multcomp:::insert_absorb``, what ``cld`` calls): the live tests run it on this table,
+on ``bayesian_risk/rb04_data.csv`` (45 systems; system names without spaces) and on
+``trec_adhoc/adhoc8_ap.csv`` (129 systems, 3423 rejected pairs).
 """
 
 from __future__ import annotations
