@@ -89,6 +89,8 @@ class Decision:
         One line naming the data and the model.
     measure
         The measure the margin is in.
+    collection
+        The collection of the fit's table.
     """
 
     champion: str
@@ -106,6 +108,7 @@ class Decision:
     misfit: tuple[str, ...]
     header: str
     measure: str | None = None
+    collection: str | None = None
 
     @property
     def actions(self) -> dict[str, str]:
@@ -405,6 +408,7 @@ def decide(
         misfit=misfit,
         header=comparison.header,
         measure=measure,
+        collection=comparison.collection or None,
     )
 
 

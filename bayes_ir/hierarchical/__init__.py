@@ -36,10 +36,13 @@ from bayes_ir.hierarchical.contrasts import (
     PairwiseProbabilities,
     RankProbabilities,
     compare,
+    interval_stats,
     many_vs_one,
     pairwise_probabilities,
     rank_probabilities,
     residual_sd_draws,
+    system_mean_draws,
+    topic_draws,
 )
 from bayes_ir.hierarchical.diagnostics import (
     Diagnostics,
@@ -70,6 +73,9 @@ __all__ = [
     "Thresholds",
     "build_model",
     "contrast_draws",
+    "interval_stats",
+    "system_mean_draws",
+    "topic_draws",
     "residual_sd_draws",
     "diagnose",
     "fit",

@@ -164,6 +164,8 @@ class ModelCheck:
         Seed of the draw subset and of the replicates.
     alpha_ppp, alpha_coverage
         The thresholds of the flagging rule (module docstring).
+    collection, measure
+        The data of the fit (empty when unknown).
     """
 
     frame: pd.DataFrame
@@ -172,6 +174,8 @@ class ModelCheck:
     seed: int
     alpha_ppp: float = ALPHA_PPP
     alpha_coverage: float = ALPHA_COVERAGE
+    collection: str = ""
+    measure: str = ""
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -538,7 +542,7 @@ def check_model(
     Gelman, A., Meng, X.-L., and Stern, H. (1996). Posterior predictive assessment of
     model fitness via realized discrepancies. *Statistica Sinica* 6(4), 733-760.
     """
-    from bayes_ir.hierarchical.contrasts import _posterior, _tree
+    from bayes_ir.hierarchical.contrasts import _data_names, _posterior, _tree
 
     seed = defaults.SEED if seed is None else int(seed)
     post = _posterior(fit)
@@ -602,4 +606,5 @@ def check_model(
         seed=seed,
         alpha_ppp=float(alpha_ppp),
         alpha_coverage=float(alpha_coverage),
+        **_data_names(fit),
     )

@@ -44,9 +44,12 @@ __all__ = [
     "PairwiseProbabilities",
     "RankProbabilities",
     "compare",
+    "interval_stats",
     "many_vs_one",
     "pairwise_probabilities",
     "rank_probabilities",
+    "system_mean_draws",
+    "topic_draws",
 ]
 
 SAMPLE_DIMS = ("chain", "draw")
@@ -253,15 +256,21 @@ def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateSta
     return GateStatus(ok, tuple(messages), rhat_max, ess_min)
 
 
+def _data_names(fit: Any) -> dict[str, str]:
+    """Return the ``collection`` and ``measure`` of the fit's table (empty when it has none)."""
+    table = getattr(fit, "table", None)
+    try:
+        return {"collection": str(table.collections[0]), "measure": str(table.measures[0])}
+    except (IndexError, AttributeError, TypeError):
+        return {"collection": "", "measure": ""}
+
+
 def _header(fit: Any, title: str) -> str:
     post = _posterior(fit)
     parts = [title]
-    table = getattr(fit, "table", None)
-    if table is not None:
-        try:
-            parts.append(f"collection {table.collections[0]!r}, measure {table.measures[0]!r}")
-        except (IndexError, AttributeError):
-            pass
+    names = _data_names(fit)
+    if names["measure"]:
+        parts.append(f"collection {names['collection']!r}, measure {names['measure']!r}")
     likelihood = getattr(fit, "likelihood", None)
     if likelihood:
         by_system = getattr(fit, "provenance", {}).get("sigma") == "system"
@@ -270,8 +279,34 @@ def _header(fit: Any, title: str) -> str:
     return "; ".join(parts)
 
 
-def _interval_stats(draws: xr.DataArray, dim: str, ci_prob: float, hdi: bool) -> pd.DataFrame:
-    """Mean, median, SD, equal-tailed (and HDI) interval of each slice along ``dim``."""
+def interval_stats(
+    draws: xr.DataArray, dim: str, ci_prob: float, hdi: bool = False
+) -> pd.DataFrame:
+    r"""Posterior summary of each slice of ``draws`` along ``dim``.
+
+    Parameters
+    ----------
+    draws
+        Posterior draws with dims ``chain``, ``draw`` and ``dim`` (e.g. the output of
+        :func:`system_mean_draws` or :func:`topic_draws`).
+    dim
+        The labelled dimension: one row per coordinate value.
+    ci_prob
+        Probability of the intervals, in (0, 1).
+    hdi
+        Add the highest-density interval (``hdi_lower``, ``hdi_upper``, ArviZ).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the coordinate values (as strings); columns ``mean``, ``median``,
+        ``sd`` (ddof = 1), ``ci_lower``, ``ci_upper`` and, with ``hdi``, the HDI bounds.
+
+    Notes
+    -----
+    The equal-tailed interval is the pair of sample quantiles at
+    :math:`(1 - p)/2` and :math:`(1 + p)/2` of the pooled chains' draws.
+    """
     flat = draws.stack(sample=SAMPLE_DIMS).transpose(dim, "sample").values
     lo, hi = (1 - ci_prob) / 2, (1 + ci_prob) / 2
     out = pd.DataFrame(
@@ -352,6 +387,8 @@ class Comparison(_Gated):
     model_check
         The fit's :class:`~bayes_ir.hierarchical.ModelCheck` (``None`` when the fit
         carries none, e.g. a bare DataTree).
+    collection, measure
+        The data the fit was made on (empty when unknown).
     """
 
     champion: str
@@ -364,6 +401,8 @@ class Comparison(_Gated):
     header: str
     diagnostics: pd.DataFrame
     model_check: Any = None
+    collection: str = ""
+    measure: str = ""
 
     def fit_status(self) -> list[str]:
         """Return the ``fit`` column: ``ok``, the failed checks, or ``n/a`` without a check.
@@ -389,7 +428,7 @@ class Comparison(_Gated):
         """
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
         use_hdi = self.hdi if hdi is None else hdi
-        stats = _interval_stats(self.differences, "challenger", p, use_hdi)
+        stats = interval_stats(self.differences, "challenger", p, use_hdi)
         lo, hi = ("hdi_lower", "hdi_upper") if use_hdi else ("ci_lower", "ci_upper")
         return pd.DataFrame(
             {
@@ -430,7 +469,7 @@ class Comparison(_Gated):
             describe the challenger or the champion (``fit`` is not ``ok``), and by
             ``UNRELIABLE:`` when the diagnostics failed.
         """
-        stats = _interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
+        stats = interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values
         frame = pd.DataFrame(
             {
@@ -580,6 +619,7 @@ def compare(
         header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),
         diagnostics=diag,
         model_check=getattr(fit, "model_check", None),
+        **_data_names(fit),
     )
 
 
@@ -612,6 +652,8 @@ class ManyVsOne(_Gated):
         P(the challenger beats every champion at once).
     p_best
         P(best among the challenger and the champions), indexed by system; sums to 1.
+    collection, measure
+        The data the fit was made on (empty when unknown).
     """
 
     challenger: str
@@ -623,11 +665,13 @@ class ManyVsOne(_Gated):
     gate: GateStatus
     header: str
     diagnostics: pd.DataFrame
+    collection: str = ""
+    measure: str = ""
 
     def conf_int(self, ci_prob: float | None = None) -> pd.DataFrame:
         """Columns ``champion, estimate, ci_lower, ci_upper`` of each difference."""
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
-        stats = _interval_stats(self.differences, "champion", p, False)
+        stats = interval_stats(self.differences, "champion", p, False)
         return pd.DataFrame(
             {
                 "champion": list(self.champions),
@@ -639,7 +683,7 @@ class ManyVsOne(_Gated):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per champion: columns :data:`MANY_VS_ONE_COLUMNS` (``p_better`` = P(d > 0))."""
-        stats = _interval_stats(self.differences, "champion", self.ci_prob, False)
+        stats = interval_stats(self.differences, "champion", self.ci_prob, False)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("champion", "sample").values
         frame = pd.DataFrame(
             {
@@ -744,6 +788,7 @@ def many_vs_one(
         gate=_gate(fit, diag, "challenger - champion"),
         header=_header(fit, "Bayesian hierarchical comparison, one challenger vs many"),
         diagnostics=diag,
+        **_data_names(fit),
     )
 
 
@@ -773,10 +818,21 @@ class _SystemMatrix(_Gated):
     matrix: pd.DataFrame
     gate: GateStatus
     header: str
+    collection: str = ""
+    measure: str = ""
+    means: pd.Series | None = None
 
     @classmethod
-    def _from_fit(cls, fit: Any, matrix: pd.DataFrame, title: str) -> Self:
-        return cls(matrix=matrix, gate=_gate(fit), header=_header(fit, title))
+    def _from_fit(
+        cls, fit: Any, matrix: pd.DataFrame, title: str, means: pd.Series | None = None
+    ) -> Self:
+        return cls(
+            matrix=matrix,
+            gate=_gate(fit),
+            header=_header(fit, title),
+            means=means,
+            **_data_names(fit),
+        )
 
     def _summary(self, caption: str, shown: pd.DataFrame) -> str:
         return "\n".join([self.header, self.gate.banner(), "", caption, shown.to_string()])
@@ -793,6 +849,10 @@ class PairwiseProbabilities(_SystemMatrix):
         ``matrix + matrix.T == 1`` off the diagonal.
     gate, header
         Diagnostics status of the fit, and one line naming data and draws.
+    collection, measure
+        The data the fit was made on (empty when unknown).
+    means
+        Posterior mean of each system's effect, in the matrix's order.
     """
 
     def to_frame(self) -> pd.DataFrame:
@@ -843,8 +903,9 @@ def pairwise_probabilities(
     mat = (flat.T[:, None, :] > flat.T[None, :, :]).mean(axis=2)
     np.fill_diagonal(mat, np.nan)
     frame = pd.DataFrame(mat, index=chosen, columns=chosen)
+    means = pd.Series(flat.mean(axis=0), index=chosen, name="mean")
     return PairwiseProbabilities._from_fit(
-        fit, frame, "Pairwise probabilities of the system effects"
+        fit, frame, "Pairwise probabilities of the system effects", means
     )
 
 

@@ -420,13 +420,13 @@ class HierarchicalFit:
         return plot_system_topic_intervals(self, **kwargs)
 
     def plot_trace(self, **kwargs: Any) -> Any:
-        """Trace plot of the hyperparameters (arviz-plots), see :mod:`bayes_ir.plots`."""
+        """Thinned traces and rank plots (:func:`bayes_ir.plots.diagnostics.plot_trace`)."""
         from bayes_ir.plots.diagnostics import plot_trace
 
         return plot_trace(self, **kwargs)
 
     def plot_rank(self, **kwargs: Any) -> Any:
-        """Rank plot of the hyperparameters (arviz-plots), see :mod:`bayes_ir.plots`."""
+        """Rank plots of the hyperparameters (:func:`bayes_ir.plots.diagnostics.plot_rank`)."""
         from bayes_ir.plots.diagnostics import plot_rank
 
         return plot_rank(self, **kwargs)

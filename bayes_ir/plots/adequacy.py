@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from bayes_ir.errors import OptionError
+from bayes_ir.plots._common import where
 
 __all__ = ["plot_model_check"]
 
@@ -65,6 +66,7 @@ def plot_model_check(
     ax.set_xlim(0.0, 1.6)  # room for the failed checks right of 1
     ax.set_xticks([0.0, 0.2, 0.4, 0.5, 0.6, 0.8, 0.95])
     ax.set_xlabel("share of the system's scores inside its posterior predictive interval")
-    ax.set_title(f"Model check ({check.likelihood}): red = flagged")
+    on = f", {where(check)}" if where(check) else ""
+    ax.set_title(f"Model check ({check.likelihood}{on}): red = flagged")
     ax.legend(loc="lower left", fontsize=8)
     return ax.figure

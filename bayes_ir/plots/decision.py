@@ -7,6 +7,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
+from bayes_ir.plots._common import where
+
 __all__ = ["plot_decision"]
 
 _PARTS = (
@@ -38,7 +40,7 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
         fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 0.6 * len(d.table) + 2.4),
                                  squeeze=False)  # fmt: skip
         axes = axes[0]
-    axes = np.atleast_1d(axes)
+    axes = np.ravel(axes)
     ax = axes[0]
     fig = ax.figure
     frame = d.table.iloc[::-1]
@@ -53,7 +55,8 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
     ax.set_xlim(0, 1)
     measure = f" {d.measure}" if d.measure else ""
     ax.set_xlabel(f"posterior probability (margin m = {d.margin:g}{measure})")
-    ax.set_title(f"Challengers vs {d.champion}", loc="left")
+    on = f", {where(d)}" if where(d) else ""
+    ax.set_title(f"Challengers vs {d.champion}{on}", loc="left")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.08), ncol=3, frameon=False,
               fontsize="small")  # fmt: skip
     if len(more) and len(axes) > 1:
@@ -61,7 +64,7 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
         for name, group in more.groupby("challenger", sort=False):
             ax2.plot(group["topics_added"], group["p_decisive"], marker="o", label=str(name))
         ax2.set_ylim(0, 1)
-        ax2.set_xlabel("topics added")
+        ax2.set_xlabel("topics added" + (f" ({d.collection})" if d.collection else ""))
         ax2.set_ylabel("P(decision settled)")
         ax2.set_title("How many more topics would settle it", loc="left")
         ax2.grid(alpha=0.3)

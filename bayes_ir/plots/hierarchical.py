@@ -21,18 +21,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from bayes_ir import defaults
 from bayes_ir.errors import OptionError
-from bayes_ir.hierarchical.contrasts import (
-    _interval_stats,
-    system_mean_draws,
-    topic_draws,
-)
+from bayes_ir.hierarchical import interval_stats, system_mean_draws, topic_draws
+from bayes_ir.plots._common import bounded, data_names, grid_axes, one_axes, where
+from bayes_ir.report.decision import format_probability
 
 __all__ = [
     "ROLE_COLORS",
@@ -68,6 +65,7 @@ def plot_system_topic_intervals(
     ci_prob: float | None = None,
     label_artifacts: bool = False,
     figsize: tuple[float, float] = (10.0, 7.5),
+    axes: Any = None,
 ) -> Figure:
     r"""System means (top) and topic effects (bottom) with credible intervals (Figure 4).
 
@@ -81,7 +79,9 @@ def plot_system_topic_intervals(
         Write the names of artifact runs on the axis (default: only champion and
         challengers are named).
     figsize
-        Figure size in inches.
+        Figure size in inches (of a new figure).
+    axes
+        Two matplotlib axes (system means, topic effects); default a new figure.
 
     Returns
     -------
@@ -95,13 +95,16 @@ def plot_system_topic_intervals(
     """
     p = defaults.ci_prob(ci_prob)
     means = system_mean_draws(fit)
-    sys_stats = _interval_stats(means, "system", p, False)
+    sys_stats = interval_stats(means, "system", p)
     sys_stats["role"] = [str(r) for r in means["role"].values]
     sys_stats = sys_stats.sort_values("mean")
     topics = topic_draws(fit)
-    top_stats = _interval_stats(topics, "topic", p, False).sort_values("mean")
+    top_stats = interval_stats(topics, "topic", p).sort_values("mean")
+    measure, _ = data_names(fit)
+    on = f", {where(fit)}" if where(fit) else ""
 
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=figsize, layout="constrained")
+    fig, grid = grid_axes(axes, 2, 1, figsize, layout="constrained")
+    ax1, ax2 = grid[:, 0]
     x = np.arange(len(sys_stats))
     colors = [ROLE_COLORS.get(r, ROLE_COLORS[""]) for r in sys_stats["role"]]
     ax1.vlines(x, sys_stats["ci_lower"], sys_stats["ci_upper"], colors=colors, lw=2)
@@ -112,8 +115,8 @@ def plot_system_topic_intervals(
         for name, role in zip(sys_stats.index, sys_stats["role"], strict=True)
     ]
     ax1.set_xticklabels(labels, rotation=60, ha="right", fontsize="small")
-    ax1.set_ylabel("system mean")
-    ax1.set_title(f"System means with {100 * p:g}% credible intervals")
+    ax1.set_ylabel(f"system mean {measure}".rstrip())
+    ax1.set_title(f"System means with {100 * p:g}% credible intervals{on}")
     _legend_roles(ax1, sys_stats["role"])
     low, high = ax1.get_ylim()  # headroom so that the legend clears the intervals
     ax1.set_ylim(low, high + 0.25 * (high - low))
@@ -127,9 +130,9 @@ def plot_system_topic_intervals(
     ax2.axhline(0, color="black", lw=0.6)
     ax2.set_xticks(xt)
     ax2.set_xticklabels(top_stats.index, rotation=90, fontsize="x-small")
-    ax2.set_ylabel("topic effect")
+    ax2.set_ylabel(f"topic effect on {measure}" if measure else "topic effect")
     ax2.set_xlabel("topic (hard ... easy)")
-    ax2.set_title(f"Topic effects with {100 * p:g}% credible intervals")
+    ax2.set_title(f"Topic effects with {100 * p:g}% credible intervals{on}")
     return fig
 
 
@@ -139,6 +142,7 @@ def plot_predictive(
     systems: Iterable[str] | None = None,
     ncols: int = 2,
     figsize: tuple[float, float] | None = None,
+    axes: Any = None,
 ) -> Figure:
     """Posterior predictive intervals per topic with the observed scores (Figure 3).
 
@@ -152,26 +156,21 @@ def plot_predictive(
         Panels per row.
     figsize
         Figure size (default grows with the number of panels).
+    axes
+        At least as many matplotlib axes as panels (default: a new figure).
 
     Returns
     -------
     matplotlib.figure.Figure
         Topics are sorted by predictive mean; observed scores outside their interval
         are drawn as red crosses. For a bounded measure (e.g. AP in [0, 1]) the dashed
-        lines mark its range and the intervals are drawn cut at it (a score cannot leave
-        it); the title says so when the model puts predictive mass outside.
+        lines mark its range, the intervals are drawn cut at it and the axis never
+        leaves it (a score cannot); the title says so when the model puts predictive
+        mass outside.
     """
-    from bayes_ir.measures import measure_range
-
     frame = result.frame
-    table = getattr(getattr(result, "fit", None), "table", None)
-    measure = table.measures[0] if table is not None and len(table.measures) == 1 else None
-    where = (
-        f"{measure} on {table.collections[0]}"
-        if measure is not None and len(table.collections) == 1
-        else measure
-    )
-    low, high = measure_range(measure)
+    measure, _ = data_names(result)
+    low, high = bounded(measure) or (-np.inf, np.inf)
     if systems is None:
         keep = frame.loc[frame["role"] != "artifact", "system"]
         chosen = list(dict.fromkeys(keep if len(keep) else frame["system"]))
@@ -184,9 +183,7 @@ def plot_predictive(
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
     figsize = figsize or (5.0 * ncols, 3.0 * nrows + 0.5)
-    fig, axes = plt.subplots(
-        nrows, ncols, figsize=figsize, squeeze=False, sharey=True, layout="constrained"
-    )
+    fig, axes = grid_axes(axes, nrows, ncols, figsize, sharey=True, layout="constrained")
     for ax, system in zip(axes.flat, chosen, strict=False):
         sub = frame[frame["system"] == system].sort_values("mean")
         x = np.arange(len(sub))
@@ -205,14 +202,17 @@ def plot_predictive(
         ax.set_title(f"{system} ({inside.mean():.0%} inside)", fontsize="medium")
         ax.set_xticks([])
         ax.set_xlabel("topic (by predicted score)")
+        if np.isfinite(low):
+            ax.set_ylim(low, high)  # the measure's range, never beyond
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
         ax.set_ylabel(measure or "score")
     outside = bool(((frame["ci_lower"] < low) | (frame["ci_upper"] > high)).any())
+    on = where(result)
     fig.suptitle(
         f"{100 * result.ci_prob:g}% posterior predictive intervals ({result.likelihood}) and "
-        f"observed scores" + (f", {where}" if where else "")
+        f"observed scores" + (f", {on}" if on else "")
         + (f"\nintervals cut at the range [{low:g}, {high:g}]: the model puts some mass "
            "outside it" if outside else ""),
         fontsize="medium",
@@ -232,7 +232,11 @@ _SWEEP_LEFT = {
 
 
 def plot_artifact_sweep(
-    sweep: Any, *, effects: str = "mean", figsize: tuple[float, float] = (11.0, 4.5)
+    sweep: Any,
+    *,
+    effects: str = "mean",
+    figsize: tuple[float, float] = (11.0, 4.5),
+    axes: Any = None,
 ) -> Figure:
     """System and difference intervals against the number of artifact runs (Figure 5).
 
@@ -247,7 +251,9 @@ def plot_artifact_sweep(
         ``"intercept_deviation"`` rstanarm's deviations from the intercept, as the
         paper's Figure 5 does.
     figsize
-        Figure size in inches.
+        Figure size in inches (of a new figure).
+    axes
+        Two matplotlib axes (systems, differences); default a new figure.
 
     Returns
     -------
@@ -259,7 +265,9 @@ def plot_artifact_sweep(
     diffs = sweep.to_frame()
     ms = list(sweep.m_values)
     pos = {m: i for i, m in enumerate(ms)}
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=figsize, layout="constrained")
+    fig, grid = grid_axes(axes, 1, 2, figsize, layout="constrained")
+    ax1, ax2 = grid[0]
+    measure, _ = data_names(sweep)
     names = [sweep.champion, *sweep.challengers]
     colors = {sweep.champion: ROLE_COLORS["champion"]}
     colors.update({c: _PALETTE[k % len(_PALETTE)] for k, c in enumerate(sweep.challengers)})
@@ -274,7 +282,7 @@ def plot_artifact_sweep(
         ax1.vlines(x, sub["ci_lower"], sub["ci_upper"], color=colors[name], lw=2, label=name)
         ax1.scatter(x, sub["mean"], color=colors[name], s=14, zorder=3)
     ylabel, title = _SWEEP_LEFT[effects]
-    ax1.set_ylabel(ylabel)
+    ax1.set_ylabel(f"{ylabel}, {measure}" if measure else ylabel)
     if effects != "mean":
         ax1.axhline(0, color="0.6", lw=0.8, ls=":")
     ax1.set_title(f"{title}, {100 * sweep.ci_prob:g}% intervals")
@@ -284,24 +292,33 @@ def plot_artifact_sweep(
         ax2.vlines(x, sub["ci_lower"], sub["ci_upper"], color=colors[name], lw=2)
         ax2.scatter(x, sub["mean"], color=colors[name], s=14, zorder=3)
     ax2.axhline(0, color=ROLE_COLORS["champion"], lw=0.8, ls=":")
-    ax2.set_ylabel(f"challenger - {sweep.champion}")
+    ax2.set_ylabel(f"challenger - {sweep.champion}" + (f", {measure}" if measure else ""))
     ax2.set_title("Differences from the champion")
     for ax in (ax1, ax2):
         ax.set_xticks(range(len(ms)), [str(m) for m in ms])
         ax.set_xlabel("artifact runs in the model (m)")
     fig.legend(loc="outside lower center", ncol=len(names), fontsize="small", frameon=False)
+    on = f" ({where(sweep)})" if where(sweep) else ""
     if not sweep.diagnostics_passed:
         failed = [str(pt.m) for pt in sweep.points if not pt.gate.passed]
         fig.suptitle(
-            f"WARNING: the refits with m = {', '.join(failed)} FAILED their diagnostics",
+            f"WARNING: the refits with m = {', '.join(failed)} FAILED their diagnostics{on}",
             color="#c0392b",
         )
     else:
-        fig.suptitle("Artifact sweep: the model refitted with the m best artifact runs")
+        fig.suptitle(f"Artifact sweep: the model refitted with the m best artifact runs{on}")
     return fig
 
 
-def plot_contrasts(result: Any, *, figsize: tuple[float, float] | None = None) -> Figure:
+def _probability_text(event: str, p: float) -> str:
+    """``"P(>0) = 0.353"``, ``"P(>0) >0.999"``: three decimals, never 1.000 or 0.000."""
+    text = format_probability(p)
+    return f"{event} {text}" if text[0] in "<>" else f"{event} = {text}"
+
+
+def plot_contrasts(
+    result: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
+) -> Figure:
     """Forest plot of the differences of a :func:`compare` or :func:`many_vs_one` result.
 
     Parameters
@@ -311,12 +328,15 @@ def plot_contrasts(result: Any, *, figsize: tuple[float, float] | None = None) -
         :class:`~bayes_ir.hierarchical.contrasts.ManyVsOne`.
     figsize
         Figure size (default grows with the number of rows).
+    ax
+        Axes to draw on (default: a new figure).
 
     Returns
     -------
     matplotlib.figure.Figure
         One row per difference: posterior mean, equal-tailed interval, zero line, the
-        minimal worthwhile gain (dashed) and P(better) on the right.
+        minimal worthwhile gain (dashed) and P(better) on the right, written as
+        ``>0.999`` / ``<0.001`` beyond three decimals (a share of draws is never 1).
     """
     frame = result.to_frame()
     if "challenger" in frame and hasattr(result, "challengers"):
@@ -324,7 +344,8 @@ def plot_contrasts(result: Any, *, figsize: tuple[float, float] | None = None) -
     else:
         labels = [f"{result.challenger} - {c}" for c in frame["champion"]]
     n = len(frame)
-    fig, ax = plt.subplots(figsize=figsize or (8.0, 1.0 + 0.5 * n), layout="constrained")
+    fig, ax = one_axes(ax, figsize or (8.0, 1.0 + 0.5 * n), layout="constrained")
+    measure, _ = data_names(result)
     y = np.arange(n)[::-1]
     ax.hlines(y, frame["ci_lower"], frame["ci_upper"], color="#1f77b4", lw=2.5)
     ax.scatter(frame["mean"], y, color="black", zorder=3, s=20)
@@ -334,13 +355,19 @@ def plot_contrasts(result: Any, *, figsize: tuple[float, float] | None = None) -
         ax.axvline(gain, color="#2ca02c", lw=0.8, ls="--", label=f"min gain {gain:g}")
         ax.legend(fontsize="small", frameon=False, loc="lower right")
     ax.set_yticks(y, labels)
-    ax.set_xlabel(f"difference of system means ({100 * result.ci_prob:g}% interval)")
+    ax.set_xlabel(
+        f"difference of system means{' in ' + measure if measure else ''} "
+        f"({100 * result.ci_prob:g}% interval)"
+    )
     for yy, pb in zip(y, frame["p_better"], strict=True):
         ax.annotate(
-            f"P(>0) = {pb:.2f}", xy=(1.0, yy), xycoords=("axes fraction", "data"),
-            xytext=(4, 0), textcoords="offset points", va="center", fontsize="small",
+            _probability_text("P(>0)", pb), xy=(1.0, yy),
+            xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
+            va="center", fontsize="small",
         )  # fmt: skip
     title = "Difference of system means, challenger - champion"
+    if where(result):
+        title += f"\n{where(result)}"
     if not result.diagnostics_passed:
         title += "  [DIAGNOSTICS FAILED: unreliable]"
     ax.set_title(title, color="black" if result.diagnostics_passed else "#c0392b")
@@ -348,51 +375,114 @@ def plot_contrasts(result: Any, *, figsize: tuple[float, float] | None = None) -
     return fig
 
 
+#: Above this many rows the cells carry no numbers (they would not be legible).
+_MAX_ANNOTATED = 12
+
+
 def _heatmap(
-    matrix: Any, *, title: str, xlabel: str, figsize: tuple[float, float] | None, cmap: str
+    matrix: Any,
+    *,
+    title: str,
+    xlabel: str,
+    figsize: tuple[float, float] | None,
+    cmap: str,
+    ax: Any,
+    colorbar: str,
 ) -> Figure:
+    """Draw a probability matrix in [0, 1]; small ones carry each cell's probability."""
     values = matrix.to_numpy(dtype=float)
     k_rows, k_cols = values.shape
-    fig, ax = plt.subplots(
-        figsize=figsize or (1.2 + 0.7 * k_cols, 1.0 + 0.55 * k_rows), layout="constrained"
-    )
+    big = k_rows > _MAX_ANNOTATED
+    size = (1.2 + 0.7 * k_cols, 1.0 + 0.55 * k_rows) if not big else (11.0, 10.0)
+    fig, ax = one_axes(ax, figsize or size, layout="constrained")
     im = ax.imshow(np.ma.masked_invalid(values), vmin=0, vmax=1, cmap=cmap, aspect="auto")
     col_labels = [str(c) for c in matrix.columns]
+    font = "xx-small" if big else None
     if max((len(c) for c in col_labels), default=0) > 3:  # names: slanted; ranks: upright
-        ax.set_xticks(range(k_cols), col_labels, rotation=45, ha="right")
+        ax.set_xticks(range(k_cols), col_labels, rotation=45, ha="right", fontsize=font)
     else:
-        ax.set_xticks(range(k_cols), col_labels)
-    ax.set_yticks(range(k_rows), [str(i) for i in matrix.index])
-    for i in range(k_rows):
+        ax.set_xticks(range(k_cols), col_labels, fontsize=font)
+    ax.set_yticks(range(k_rows), [str(i) for i in matrix.index], fontsize=font)
+    for i in range(k_rows if not big else 0):
         for j in range(k_cols):
             if np.isfinite(values[i, j]):
                 dark = abs(values[i, j] - 0.5) > 0.3 if cmap == "RdBu_r" else values[i, j] > 0.6
                 color = "white" if dark else "black"
-                ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", color=color,
-                        fontsize="small")  # fmt: skip
+                ax.text(j, i, format_probability(values[i, j]), ha="center", va="center",
+                        color=color, fontsize="x-small")  # fmt: skip
     ax.set_xlabel(xlabel)
     ax.set_title(title)
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.colorbar(im, ax=ax, shrink=0.8, label=colorbar)
     return fig
 
 
-def plot_pairwise(result: Any, *, figsize: tuple[float, float] | None = None) -> Figure:
-    """Heat map of P(row system > column system) from :func:`pairwise_probabilities`."""
+def plot_pairwise(
+    result: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
+) -> Figure:
+    """Heat map of P(row system > column system) from :func:`pairwise_probabilities`.
+
+    Parameters
+    ----------
+    result
+        A :class:`~bayes_ir.hierarchical.PairwiseProbabilities`.
+    figsize
+        Figure size (of a new figure).
+    ax
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Rows and columns ordered by the systems' posterior mean effect, best first (top
+        left), so that a well-separated ranking shows as a red upper-right triangle; up
+        to 12 systems each cell carries its probability (``>0.999`` beyond three
+        decimals).
+    """
+    matrix = result.matrix
+    means = getattr(result, "means", None)
+    if means is not None:
+        order = means.reindex(matrix.index).to_numpy()
+        ranked = [matrix.index[i] for i in np.argsort(-order, kind="stable")]
+        matrix = matrix.loc[ranked, ranked]
+    on = f"\n{where(result)}" if where(result) else ""
     return _heatmap(
-        result.matrix,
-        title="P(row system > column system)",
+        matrix,
+        title="P(row system > column system), best first" + on,
         xlabel="",
         figsize=figsize,
         cmap="RdBu_r",
+        ax=ax,
+        colorbar="P(row > column)",
     )
 
 
-def plot_ranks(result: Any, *, figsize: tuple[float, float] | None = None) -> Figure:
-    """Heat map of P(rank = k) from :func:`rank_probabilities` (rank 1 = best)."""
+def plot_ranks(
+    result: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
+) -> Figure:
+    """Heat map of P(rank = k) from :func:`rank_probabilities` (rank 1 = best).
+
+    Parameters
+    ----------
+    result
+        A :class:`~bayes_ir.hierarchical.RankProbabilities`.
+    figsize
+        Figure size (of a new figure).
+    ax
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Rows ordered by expected rank, best first.
+    """
+    on = f"\n{where(result)}" if where(result) else ""
+    order = result.expected_rank.sort_values(kind="stable").index
     return _heatmap(
-        result.matrix,
-        title="Posterior probability of each rank, P(rank = k)",
+        result.matrix.loc[order],
+        title="Posterior probability of each rank, P(rank = k)" + on,
         xlabel="rank k among these systems (1 = best)",
         figsize=figsize,
         cmap="Blues",
+        ax=ax,
+        colorbar="P(rank = k)",
     )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from bayes_ir.errors import OptionError
+from bayes_ir.plots._common import grid_axes, one_axes, where
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -36,6 +36,7 @@ def plot_study(
     pooled: bool = True,
     coefficients: tuple[str, ...] = ("tau", "tau_ap"),
     figsize: tuple[float, float] | None = None,
+    axes: Any = None,
 ) -> Figure:
     """Error and bias of each estimator against the topic set size (the paper's Figs. 1-2).
 
@@ -49,7 +50,9 @@ def plot_study(
     coefficients
         Which coefficients to draw.
     figsize
-        Figure size in inches.
+        Figure size in inches (of a new figure).
+    axes
+        ``(2, panels)`` matplotlib axes (default: a new figure).
 
     Returns
     -------
@@ -59,9 +62,7 @@ def plot_study(
     frame = study.to_frame(pooled=pooled)
     panels = [(c, k) for c in frame["collection"].unique() for k in coefficients]
     ncol = len(panels)
-    fig, axes = plt.subplots(
-        2, ncol, figsize=figsize or (3.6 * ncol, 5.6), sharex=True, squeeze=False
-    )
+    fig, axes = grid_axes(axes, 2, ncol, figsize or (3.6 * ncol, 5.6), sharex=True)
     for col, (coll, coef) in enumerate(panels):
         block = frame[(frame["collection"] == coll) & (frame["coefficient"] == coef)]
         for row, value in enumerate(("error", "bias")):
@@ -79,19 +80,25 @@ def plot_study(
         axes[1, col].set_xlabel("topic set size")
         axes[1, col].set_xticks(list(study.sizes))
     axes[0, 0].legend(ncol=2, fontsize="small", frameon=False)
-    fig.suptitle(f"Estimators of the correlation with the true ranking ({study.method})")
+    collections = ", ".join(study.records["collection"].unique())
+    measure = getattr(study, "measure", "")
+    fig.suptitle(
+        f"Estimators of the correlation with the true ranking ({study.method}), "
+        f"{measure + ' on ' if measure else ''}{collections}"
+    )
     fig.tight_layout()
     return fig
 
 
 def plot_swaps(result: ReliabilityResult, *, ax: Any = None, max_labels: int = 30) -> Figure:
-    """Heat map of the swap probabilities p_ij, systems in observed order (best first)."""
+    """Heat map of the swap probabilities p_ij, systems in observed order (best first).
+
+    ``ax``: axes to draw on (default a new figure); returns the figure. Up to
+    ``max_labels`` systems are named on the axes.
+    """
     if result.p_swap is None:
         raise OptionError(f"{result.estimator} does not estimate pairwise swap probabilities")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 5.2))
-    else:
-        fig = ax.figure
+    fig, ax = one_axes(ax, (6, 5.2))
     m = result.n_systems
     shown = np.where(np.isnan(result.p_swap), np.nan, result.p_swap)
     im = ax.imshow(shown, cmap="viridis", vmin=0, vmax=0.5, interpolation="nearest")
@@ -102,15 +109,22 @@ def plot_swaps(result: ReliabilityResult, *, ax: Any = None, max_labels: int = 3
     else:
         ax.set_xlabel("system j (observed rank)")
         ax.set_ylabel("system i (observed rank)")
-    ax.set_title(f"{result.estimator}: E[tau] = {result.tau:.3f}, E[tau_AP] = {result.tau_ap:.3f}")
+    ax.set_title(
+        f"{result.estimator}, {where(result)}: E[tau] = {result.tau:.3f}, "
+        f"E[tau_AP] = {result.tau_ap:.3f}",
+        fontsize="medium",
+    )
     return fig
 
 
-def plot_interval(interval: CorrelationInterval, *, bins: int = 40) -> Figure:
-    """Histograms of the draws of tau and tau_AP with their interval."""
+def plot_interval(interval: CorrelationInterval, *, bins: int = 40, axes: Any = None) -> Figure:
+    """Histograms of the draws of tau and tau_AP with their interval.
+
+    ``axes``: two matplotlib axes (default a new figure); returns the figure.
+    """
     frame = interval.conf_int()
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2), sharey=True)
-    for ax, row in zip(axes, frame.itertuples(index=False), strict=True):
+    fig, grid = grid_axes(axes, 1, 2, (8, 3.4), sharey=True)
+    for ax, row in zip(grid[0], frame.itertuples(index=False), strict=True):
         draws = getattr(interval, row.coefficient)
         ax.hist(draws, bins=bins, color="tab:blue", alpha=0.7)
         for v in (row.ci_lower, row.ci_upper):
@@ -118,6 +132,7 @@ def plot_interval(interval: CorrelationInterval, *, bins: int = 40) -> Figure:
         ax.axvline(row.estimate, color="tab:red", lw=1.5)
         ax.set_xlabel(_COEF[row.coefficient] + " (truth vs observed)")
         ax.set_title(f"{100 * row.ci_prob:g}% [{row.ci_lower:.3f}, {row.ci_upper:.3f}]")
-    axes[0].set_ylabel(f"{interval.method} draws")
+    grid[0, 0].set_ylabel(f"{interval.method} draws")
+    fig.suptitle(f"Correlation with the true ranking, {where(interval)}", fontsize="medium")
     fig.tight_layout()
     return fig

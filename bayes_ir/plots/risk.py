@@ -1,7 +1,9 @@
 """Figures of risk-sensitive evaluation (Benham et al. 2020, Figures 6, 7 and 8).
 
-Each function takes a result object of :mod:`bayes_ir.risk`, draws one matplotlib
-figure and returns it; nothing is shown or saved here (call ``fig.savefig(...)``).
+Each function takes a result object of :mod:`bayes_ir.risk` and ``ax=`` (``axes=`` for
+several panels), draws one matplotlib figure and returns it; nothing is shown or saved
+here (call ``fig.savefig(...)``). Every interval figure draws its reference line at the
+champion's level: its own BRisk- for BRisk, 0 for URisk- (the champion's by definition).
 
 - :func:`plot_one_to_one`: posterior of the mean risk-adjusted difference per loss
   weight r, Gaussian and skew-normal side by side (Figure 6);
@@ -22,12 +24,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
+from bayes_ir.plots._common import grid_axes, one_axes, where
 from bayes_ir.plots.hierarchical import ROLE_COLORS
 
 __all__ = [
@@ -48,19 +50,19 @@ def plot_one_to_one(
     parameter: str = "mu",
     ci_prob: float | None = None,
     figsize: tuple[float, float] | None = None,
+    axes: Any = None,
 ) -> Figure:
     """Posterior densities of the mean risk-adjusted difference, one panel per likelihood.
 
     One curve per loss weight r (Figure 6 of Benham et al. 2020), with its equal-tailed
     credible interval as a bar under the curves; the dashed line marks 0 (no difference
-    from the champion after risk adjustment).
+    from the champion after risk adjustment). ``axes``: one matplotlib axes per
+    likelihood (default a new figure); returns the figure.
     """
     liks = list(result.likelihoods)
     if parameter == "alpha":
         liks = [lik for lik in liks if lik != "gaussian"]
-    fig, axes = plt.subplots(
-        1, len(liks), figsize=figsize or (4.6 * len(liks), 3.4), sharex=True, squeeze=False
-    )
+    fig, axes = grid_axes(axes, 1, len(liks), figsize or (4.6 * len(liks), 3.4), sharex=True)
     ci = result.to_frame(ci_prob)
     ci = ci[ci["parameter"] == parameter]
     all_x = np.concatenate(
@@ -86,7 +88,7 @@ def plot_one_to_one(
         ax.axvline(0.0, color="black", lw=0.8, ls="--")
         ax.set_title(f"{_LIKELIHOOD_LABELS.get(lik, lik)} likelihood", fontsize="medium")
         ax.set_xlabel(
-            "mean risk-adjusted difference (challenger − champion)"
+            f"mean risk-adjusted difference in {result.measure or 'score'} (challenger − champion)"
             if parameter == "mu"
             else parameter
         )
@@ -95,8 +97,9 @@ def plot_one_to_one(
     axes[0][0].set_ylabel("posterior density")
     axes[0][0].legend(frameon=False, fontsize="small", loc="upper left")
     p = result.ci_prob if ci_prob is None else ci_prob
+    on = f" ({where(result)})" if where(result) else ""
     fig.suptitle(
-        f"{result.challenger} vs {result.champion}: posterior of the mean, "
+        f"{result.challenger} vs {result.champion}{on}: posterior of the mean, "
         f"bars = {p:.0%} intervals",
         fontsize="medium",
     )
@@ -112,11 +115,12 @@ def _interval_rows(
     hi: str,
     *,
     xlabel: str,
-    champion_line: bool = False,
+    reference: float,
+    reference_label: str,
 ) -> None:
     """One interval per row of ``frame`` (columns ``system``, ``role``, ``est``, ``lo``, ``hi``).
 
-    ``champion_line``: a dashed line at the champion's estimate.
+    ``reference``: the champion's level, drawn as the one dashed line, with its label.
     """
     labels = list(frame["system"])
     colors = [ROLE_COLORS.get(r, "#444444") for r in frame["role"]]
@@ -128,12 +132,22 @@ def _interval_rows(
         ax.plot([e], [yi], "o", color=c, ms=5, mec="black", mew=0.5)
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
-    ax.axvline(0.0, color="#7570b3", lw=0.8)
+    ax.axvline(reference, color=ROLE_COLORS["champion"], lw=1.0, ls="--", label=reference_label)
     ax.set_xlabel(xlabel)
     ax.spines[["top", "right"]].set_visible(False)
-    champ = frame.loc[frame["role"] == "champion", est]
-    if champion_line and len(champ):
-        ax.axvline(float(champ.iloc[0]), color=ROLE_COLORS["champion"], lw=0.8, ls="--")
+
+
+def _reference_legend(ax: Any) -> None:
+    """Legend of the reference line, in a free row above the intervals."""
+    low, high = ax.get_ylim()
+    ax.set_ylim(low, high + 0.8)
+    ax.legend(frameon=False, fontsize="small", loc="upper right")
+
+
+def _champion_level(frame: Any, champion: str, est: str) -> tuple[float, str]:
+    """Return the champion's estimate in ``frame`` and the label of its reference line."""
+    value = float(frame.loc[frame["system"] == champion, est].iloc[0])
+    return value, f"champion {champion} ({value:.4f})"
 
 
 def plot_brisk(
@@ -142,22 +156,46 @@ def plot_brisk(
     artifacts: bool = False,
     ci_prob: float | None = None,
     figsize: tuple[float, float] | None = None,
+    ax: Any = None,
 ) -> Figure:
-    """BRisk- of each system with its credible interval (higher = riskier)."""
+    """BRisk- of each system with its credible interval (higher = riskier).
+
+    Parameters
+    ----------
+    result
+        A :class:`~bayes_ir.risk.BRiskResult`.
+    artifacts
+        Draw the artifact runs too.
+    ci_prob
+        Interval probability (default: the result's).
+    figsize
+        Size of a new figure.
+    ax
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row per system; the dashed line is the champion's own BRisk- (a system
+        right of it is riskier than the champion), not 0.
+    """
     frame = result.to_frame(ci_prob)
     if not artifacts:
         frame = frame[frame["role"] != "artifact"]
-    fig, ax = plt.subplots(figsize=figsize or (5.5, 0.45 * len(frame) + 1.4))
+    fig, ax = one_axes(ax, figsize or (5.5, 0.45 * len(frame) + 1.6))
+    level, label = _champion_level(frame, result.champion, "brisk_minus")
     _interval_rows(
         ax,
         frame,
         "brisk_minus",
         "ci_lower",
         "ci_upper",
-        xlabel="BRisk⁻ (minus the system effect; higher = riskier)",
-        champion_line=True,
+        xlabel=f"BRisk⁻ of {result.measure} (minus the system effect; higher = riskier)",
+        reference=level,
+        reference_label=label,
     )
-    title = f"BRisk⁻, r = {result.r:g} (dashed: the champion)"
+    _reference_legend(ax)
+    title = f"BRisk⁻, r = {result.r:g}, {where(result)} (dashed: the champion)"
     if not result.diagnostics_passed:
         title += "  [DIAGNOSTICS FAILED]"
     ax.set_title(title, fontsize="medium", color="black" if result.diagnostics_passed else "red")
@@ -166,28 +204,39 @@ def plot_brisk(
 
 
 def plot_brisk_sweep(
-    sweep: Any, *, ci_prob: float | None = None, figsize: tuple[float, float] | None = None
+    sweep: Any,
+    *,
+    ci_prob: float | None = None,
+    figsize: tuple[float, float] | None = None,
+    axes: Any = None,
 ) -> Figure:
-    """BRisk- intervals of the champion and challengers, one panel per r (Figure 7)."""
+    """BRisk- intervals of the champion and challengers, one panel per r (Figure 7).
+
+    ``axes``: one matplotlib axes per r (default a new figure); returns the figure. The
+    dashed line of each panel is the champion's BRisk- at that r.
+    """
     frame = sweep.to_frame(ci_prob)
     frame = frame[frame["role"] != "artifact"]
     levels = list(sweep.r_levels)
     systems = list(dict.fromkeys(frame["system"]))
-    fig, axes = plt.subplots(
-        1,
-        len(levels),
-        figsize=figsize or (2.8 * len(levels) + 1.2, 0.45 * len(systems) + 1.6),
-        sharey=True,
-        squeeze=False,
-    )
+    first = sweep.results[0]
+    size = figsize or (2.8 * len(levels) + 1.2, 0.45 * len(systems) + 1.6)
+    fig, axes = grid_axes(axes, 1, len(levels), size, sharey=True)
     for ax, r in zip(axes[0], levels, strict=True):
         sub = frame[frame["r"] == r].set_index("system").loc[systems].reset_index()
+        level, label = _champion_level(sub, first.champion, "brisk_minus")
         _interval_rows(
-            ax, sub, "brisk_minus", "ci_lower", "ci_upper", xlabel="BRisk⁻", champion_line=True
+            ax,
+            sub,
+            "brisk_minus",
+            "ci_lower",
+            "ci_upper",
+            xlabel=f"BRisk⁻ of {first.measure}",
+            reference=level,
+            reference_label=label,
         )
         ok = bool(sub["diagnostics_passed"].all())
         ax.set_title(f"r = {r:g}" + ("" if ok else " [FAILED]"), color="black" if ok else "red")
-    first = sweep.results[0]
     fig.suptitle(
         f"BRisk⁻ of {first.measure} on {first.collection} (higher = riskier) as the loss weight "
         "r grows; dashed: the champion",
@@ -197,16 +246,20 @@ def plot_brisk_sweep(
     return fig
 
 
-def plot_brisk_forecast(forecast: Any, *, figsize: tuple[float, float] | None = None) -> Figure:
+def plot_brisk_forecast(
+    forecast: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
+) -> Figure:
     """Per-topic predictive intervals of the challenger's risk-adjusted scores (Figure 8).
 
     Topics are ordered by the champion's score (black dots); bars are the predictive
     intervals of the challenger's risk-adjusted score, the crosses the observed ones.
-    Red bars lie wholly below the champion's score.
+    Red bars lie wholly below the champion's score. A risk-adjusted score is not bound
+    to the measure's range (a loss counts 1 + r times), so the intervals are not cut.
+    ``ax``: axes to draw on (default a new figure); returns the figure.
     """
     frame = forecast.to_frame().sort_values("champion_score").reset_index(drop=True)
     x = np.arange(len(frame))
-    fig, ax = plt.subplots(figsize=figsize or (max(6.0, 0.16 * len(frame) + 2), 3.6))
+    fig, ax = one_axes(ax, figsize or (max(6.0, 0.16 * len(frame) + 2), 3.8))
     below = frame["ci_upper"] < frame["champion_score"]
     colors = np.where(below, "#c0392b", "#1f77b4")
     ax.vlines(x, frame["ci_lower"], frame["ci_upper"], colors=colors, lw=2.0, alpha=0.7)
@@ -218,10 +271,12 @@ def plot_brisk_forecast(forecast: Any, *, figsize: tuple[float, float] | None = 
     ax.set_xticks(x)
     ax.set_xticklabels(frame["topic"], rotation=90, fontsize=6)
     ax.set_xlabel("topic (ordered by the champion's score)")
-    ax.set_ylabel("score")
+    measure = getattr(forecast, "measure", "") or "score"
+    ax.set_ylabel(f"{measure} (risk-adjusted: may leave the measure's range)", fontsize="small")
     ax.legend(frameon=False, fontsize="small", loc="upper left")
+    on = f", {where(forecast)}" if where(forecast) else ""
     title = (
-        f"{forecast.challenger}, risk-adjusted (r = {forecast.r:g}): "
+        f"{forecast.challenger}, risk-adjusted (r = {forecast.r:g}{on}): "
         f"{forecast.ci_prob:.0%} predictive intervals, "
         f"{_LIKELIHOOD_LABELS.get(forecast.likelihood, forecast.likelihood)} model"
     )
@@ -233,28 +288,44 @@ def plot_brisk_forecast(forecast: Any, *, figsize: tuple[float, float] | None = 
     return fig
 
 
-def plot_risk_review(review: Any, *, figsize: tuple[float, float] | None = None) -> Figure:
-    """BCa- interval of URisk- and BRisk- credible interval per system, side by side."""
+def plot_risk_review(
+    review: Any, *, figsize: tuple[float, float] | None = None, axes: Any = None
+) -> Figure:
+    """BCa- interval of URisk- and BRisk- credible interval per system, side by side.
+
+    ``axes``: one matplotlib axes per panel (two with the Bayesian part, else one;
+    default a new figure); returns the figure. The dashed line of each panel is the
+    champion's level: 0 for URisk- (a system against itself), its BRisk- for BRisk-.
+    """
     frame = review.to_frame()
     if review.brisk is None:
         frame = frame[frame["role"] != "champion"]
     panels = [("BCa⁻ (URisk⁻, Bonferroni)", "urisk_minus", "bca_lower_minus", "bca_upper_minus")]
     if review.brisk is not None:
         panels.append(("BRisk⁻ (credible interval)", "brisk_minus", "brisk_lower", "brisk_upper"))
-    fig, axes = plt.subplots(
-        1,
-        len(panels),
-        figsize=figsize or (4.6 * len(panels), 0.45 * len(frame) + 1.6),
-        sharey=True,
-        squeeze=False,
-    )
+    size = figsize or (4.6 * len(panels), 0.45 * len(frame) + 1.8)
+    fig, axes = grid_axes(axes, 1, len(panels), size, sharey=True)
     for ax, (title, est, lo, hi) in zip(axes[0], panels, strict=True):
-        _interval_rows(ax, frame, est, lo, hi, xlabel=f"{title.split(' ')[0]} (higher = riskier)")
+        if est == "brisk_minus":
+            level, label = _champion_level(frame, review.champion, est)
+        else:
+            level, label = 0.0, f"champion {review.champion} (0)"
+        _interval_rows(
+            ax,
+            frame,
+            est,
+            lo,
+            hi,
+            xlabel=f"{title.split(' ')[0]} of {review.measure} (higher = riskier)",
+            reference=level,
+            reference_label=label,
+        )
         ax.set_title(title, fontsize="medium")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # no crowded tick labels
+        _reference_legend(ax)
     fig.suptitle(
-        f"Deployment risk vs champion {review.champion!r}, r = {review.r:g}\n"
-        f"{100 * review.ci_prob:g}% intervals; higher = riskier",
+        f"Deployment risk vs champion {review.champion!r}, r = {review.r:g}, {where(review)}\n"
+        f"{100 * review.ci_prob:g}% intervals; higher = riskier; dashed: the champion's level",
         fontsize="medium",
     )
     fig.tight_layout()

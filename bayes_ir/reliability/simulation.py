@@ -304,6 +304,8 @@ class SimulationStudy:
         What the true means were: ``"population"``, ``"original"`` or ``"full set"``.
     sizes, trials, estimators, seed
         The design.
+    measure
+        The measure(s) of the tables, comma-separated.
     """
 
     records: pd.DataFrame
@@ -314,6 +316,7 @@ class SimulationStudy:
     estimators: tuple[str, ...]
     seed: int
     notes: tuple[str, ...] = field(default=())
+    measure: str = ""
 
     def to_frame(self, *, pooled: bool = False) -> pd.DataFrame:
         """Error (mean absolute), bias (mean signed) and RMSE per cell (:data:`FRAME_COLUMNS`).
@@ -493,4 +496,5 @@ def simulation_study(
         trials=trials,
         estimators=tuple(s.label for s in specs),
         seed=seed,
+        measure=", ".join(dict.fromkeys(str(m) for n in names for m in tables[n].measures)),
     )

@@ -218,6 +218,8 @@ class BRiskResult:
             ci_prob=p,
             frame=frame.reset_index(drop=True),
             diagnostics_passed=self.diagnostics_passed,
+            collection=self.collection,
+            measure=self.measure,
         )
 
     def plot(self, **kwargs: Any) -> Any:
@@ -233,7 +235,7 @@ class BRiskForecast:
 
     ``frame`` columns: ``topic, system, champion_score, adjusted_score, mean,
     ci_lower, ci_upper, covered`` (``adjusted_score`` is the observed risk-adjusted
-    score, ``mean`` the predictive mean).
+    score, ``mean`` the predictive mean); ``collection`` and ``measure`` name the data.
     """
 
     challenger: str
@@ -243,6 +245,8 @@ class BRiskForecast:
     ci_prob: float
     frame: pd.DataFrame
     diagnostics_passed: bool
+    collection: str = ""
+    measure: str = ""
 
     def to_frame(self) -> pd.DataFrame:
         """Return the per-topic table (a copy)."""

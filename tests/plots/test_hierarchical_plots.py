@@ -125,7 +125,7 @@ def test_figure5_draws_each_m(monkeypatch, tmp_path):
     )
     assert "deviation from the intercept" in paper.axes[0].get_ylabel()
     assert sorted(_segments(paper.axes[1])) == sorted(_segments(right))
-    assert sweep.plot(effects="zero_sum").axes[0].get_ylabel() == "system effect (zero-sum)"
+    assert sweep.plot(effects="zero_sum").axes[0].get_ylabel() == "system effect (zero-sum), AP"
 
 
 def test_role_legend_never_covers_an_interval():
@@ -163,7 +163,9 @@ def test_role_legend_never_covers_an_interval():
 
 def test_titles_say_what_is_shown(fit, monkeypatch):
     contrast = compare(fit).plot()
-    assert contrast.axes[0].get_title() == "Difference of system means, challenger - champion"
+    assert contrast.axes[0].get_title() == (
+        "Difference of system means, challenger - champion\nAP on synthetic"
+    )
     ranks = rank_probabilities(fit).plot()
     ax = ranks.axes[0]
     assert "probability of each rank" in ax.get_title()
