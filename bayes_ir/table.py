@@ -32,6 +32,19 @@ DEFAULT_MEASURE = "score"
 
 Missing = Literal["error", "intersect", "keep"]
 
+__all__ = [
+    "COLUMNS",
+    "COLUMN_ALIASES",
+    "DEFAULT_COLLECTION",
+    "DEFAULT_MEASURE",
+    "Missing",
+    "ScoreTable",
+    "column_name",
+    "concat",
+    "natural_sorted",
+    "normalise_columns",
+]
+
 
 @dataclass(frozen=True)
 class ScoreTable:
@@ -105,7 +118,7 @@ class ScoreTable:
         -------
         ScoreTable
         """
-        df = _normalise_columns(frame, source=source)
+        df = normalise_columns(frame, source=source)
         if lines is not None:
             if len(lines) != len(df):
                 raise OptionError(f"lines has {len(lines)} entries for {len(df)} rows")
@@ -195,7 +208,7 @@ class ScoreTable:
     @property
     def topics(self) -> tuple[str, ...]:
         """Topics present for at least one system, sorted naturally (numbers as numbers)."""
-        return tuple(_natural_sorted(self.data["topic"].unique()))
+        return tuple(natural_sorted(self.data["topic"].unique()))
 
     @property
     def champion(self) -> str:
@@ -358,7 +371,7 @@ class ScoreTable:
         block, coll, meas = self._single_block(collection, measure)
         wide = block.pivot(index="topic", columns="system", values="score")
         systems = [s for s in self.systems if s in wide.columns]
-        wide = wide.reindex(index=_natural_sorted(wide.index), columns=systems)
+        wide = wide.reindex(index=natural_sorted(wide.index), columns=systems)
         da = xr.DataArray(
             wide.to_numpy(dtype=float),
             dims=("topic", "system"),
@@ -433,7 +446,8 @@ class ScoreTable:
 
 
 # ---------------------------------------------------------------------- helpers
-_ALIASES = {
+#: Column names a tidy table may use for the five columns (``qid`` is ``topic``, ...).
+COLUMN_ALIASES = {
     "query_id": "topic",
     "topic_id": "topic",
     "qid": "topic",
@@ -449,7 +463,46 @@ _ALIASES = {
 }
 
 
-def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
+def column_name(name: object) -> str:
+    """Return a column's name as the table reads it (``value`` is ``score``, ``qid`` ``topic``).
+
+    Parameters
+    ----------
+    name
+        A column label of a tidy table; compared stripped and case-insensitively.
+
+    Returns
+    -------
+    str
+        One of :data:`COLUMNS` when ``name`` is one of them or an alias in
+        :data:`COLUMN_ALIASES`, else the lower-cased name.
+    """
+    key = str(name).strip().lower()
+    return COLUMN_ALIASES.get(key, key)
+
+
+def normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
+    """Rename the columns of a tidy table to :data:`COLUMNS`, checking the needed ones.
+
+    Parameters
+    ----------
+    frame
+        A tidy table with at least ``system``, ``topic`` and ``score`` columns (or their
+        aliases, see :func:`column_name`).
+    source
+        Where the frame came from, named in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A new frame with renamed columns (``frame`` is not changed).
+
+    Raises
+    ------
+    ScoreTableError
+        ``frame`` is not a DataFrame, a column appears twice after renaming, or a needed
+        column is missing.
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ScoreTableError(
             f"expected a pandas DataFrame, got {type(frame).__name__}", source=source
@@ -457,8 +510,7 @@ def _normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
     df = frame  # renamed below into a new frame: columns are replaced, never written into
     renamed = {}
     for col in df.columns:
-        key = str(col).strip().lower()
-        renamed[col] = _ALIASES.get(key, key)
+        renamed[col] = column_name(col)
     df = df.rename(columns=renamed)
     if df.columns.duplicated().any():
         dup = df.columns[df.columns.duplicated()][0]
@@ -682,7 +734,7 @@ def _handle_missing(
         system = str(lacking.index[0])
         have = set(block.loc[block["system"] == system, "topic"])
         gaps = [t for t in block["topic"].unique() if t not in have]
-        example = ", ".join(_natural_sorted(gaps)[:5])
+        example = ", ".join(natural_sorted(gaps)[:5])
         if missing == "error":
             raise ScoreTableError(
                 f"system {system!r} has no score for {len(gaps)} topic(s) of collection {coll!r}, "
@@ -702,7 +754,7 @@ def _handle_missing(
                 )
             msg = (
                 f"collection {coll!r}, measure {meas!r}: dropped {len(dropped)} topic(s) not "
-                f"scored for every system ({', '.join(_natural_sorted(dropped)[:10])}"
+                f"scored for every system ({', '.join(natural_sorted(dropped)[:10])}"
                 f"{', ...' if len(dropped) > 10 else ''})"
             )
             notes.append(msg)
@@ -722,7 +774,19 @@ def _natural_key(value: str) -> tuple:
         return (1, 0.0, value)
 
 
-def _natural_sorted(values: Iterable[str]) -> list[str]:
+def natural_sorted(values: Iterable[str]) -> list[str]:
+    """Sort names as a reader counts: numbers by value first (``2`` before ``10``), then text.
+
+    Parameters
+    ----------
+    values
+        Topic or system names (converted with ``str``).
+
+    Returns
+    -------
+    list of str
+        The names, numeric ones in increasing value, then the others alphabetically.
+    """
     return sorted((str(v) for v in values), key=_natural_key)
 
 

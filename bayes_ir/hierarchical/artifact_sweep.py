@@ -58,9 +58,9 @@ from bayes_ir.hierarchical.contrasts import (
     _draw_diagnostics,
     _gate,
     _Gated,
-    _interval_stats,
     _posterior,
     _text_table,
+    interval_stats,
     system_draws,
     system_mean_draws,
 )
@@ -244,7 +244,7 @@ class ArtifactSweep(_Gated):
         rows = []
         for point in self.points:
             draws = point.effect_draws(effects, self.seed)
-            stats = _interval_stats(draws, "system", p, False)
+            stats = interval_stats(draws, "system", p, False)
             stats = stats.rename_axis("system").reset_index()
             stats["role"] = [str(r) for r in draws["role"].values]
             stats["m"] = point.m
@@ -275,7 +275,7 @@ class ArtifactSweep(_Gated):
         systems = self.system_frame(p, effects=effects).set_index(["m", "system"])
         rows = []
         for point in self.points:
-            stats = _interval_stats(point.differences, "challenger", p, False)
+            stats = interval_stats(point.differences, "challenger", p, False)
             flat = point.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample")
             champ_upper = systems.loc[(point.m, self.champion), "ci_upper"]
             frame = pd.DataFrame(

@@ -44,6 +44,7 @@ __all__ = [
     "PairwiseProbabilities",
     "RankProbabilities",
     "compare",
+    "interval_stats",
     "many_vs_one",
     "pairwise_probabilities",
     "rank_probabilities",
@@ -270,8 +271,31 @@ def _header(fit: Any, title: str) -> str:
     return "; ".join(parts)
 
 
-def _interval_stats(draws: xr.DataArray, dim: str, ci_prob: float, hdi: bool) -> pd.DataFrame:
-    """Mean, median, SD, equal-tailed (and HDI) interval of each slice along ``dim``."""
+def interval_stats(draws: xr.DataArray, dim: str, ci_prob: float, hdi: bool) -> pd.DataFrame:
+    """Mean, median, SD, equal-tailed (and HDI) interval of each slice along ``dim``.
+
+    Parameters
+    ----------
+    draws
+        Posterior draws with dims ``chain``, ``draw`` and ``dim``.
+    dim
+        The dimension whose labels index the result (``"system"``, ``"challenger"``, ...).
+    ci_prob
+        Probability mass of the interval, in (0, 1).
+    hdi
+        Also compute the highest-density interval (``hdi_lower``, ``hdi_upper``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label of ``dim``, columns ``mean, median, sd, ci_lower, ci_upper``
+        (then ``hdi_lower, hdi_upper``).
+
+    Notes
+    -----
+    The equal-tailed interval is the ``(1 - ci_prob) / 2`` and ``(1 + ci_prob) / 2``
+    sample quantiles of the pooled draws; the SD uses ``ddof=1``; the HDI is ArviZ's.
+    """
     flat = draws.stack(sample=SAMPLE_DIMS).transpose(dim, "sample").values
     lo, hi = (1 - ci_prob) / 2, (1 + ci_prob) / 2
     out = pd.DataFrame(
@@ -389,7 +413,7 @@ class Comparison(_Gated):
         """
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
         use_hdi = self.hdi if hdi is None else hdi
-        stats = _interval_stats(self.differences, "challenger", p, use_hdi)
+        stats = interval_stats(self.differences, "challenger", p, use_hdi)
         lo, hi = ("hdi_lower", "hdi_upper") if use_hdi else ("ci_lower", "ci_upper")
         return pd.DataFrame(
             {
@@ -430,7 +454,7 @@ class Comparison(_Gated):
             describe the challenger or the champion (``fit`` is not ``ok``), and by
             ``UNRELIABLE:`` when the diagnostics failed.
         """
-        stats = _interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
+        stats = interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values
         frame = pd.DataFrame(
             {
@@ -627,7 +651,7 @@ class ManyVsOne(_Gated):
     def conf_int(self, ci_prob: float | None = None) -> pd.DataFrame:
         """Columns ``champion, estimate, ci_lower, ci_upper`` of each difference."""
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
-        stats = _interval_stats(self.differences, "champion", p, False)
+        stats = interval_stats(self.differences, "champion", p, False)
         return pd.DataFrame(
             {
                 "champion": list(self.champions),
@@ -639,7 +663,7 @@ class ManyVsOne(_Gated):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per champion: columns :data:`MANY_VS_ONE_COLUMNS` (``p_better`` = P(d > 0))."""
-        stats = _interval_stats(self.differences, "champion", self.ci_prob, False)
+        stats = interval_stats(self.differences, "champion", self.ci_prob, False)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("champion", "sample").values
         frame = pd.DataFrame(
             {

@@ -29,7 +29,7 @@ from matplotlib.lines import Line2D
 from bayes_ir import defaults
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.contrasts import (
-    _interval_stats,
+    interval_stats,
     system_mean_draws,
     topic_draws,
 )
@@ -95,11 +95,11 @@ def plot_system_topic_intervals(
     """
     p = defaults.ci_prob(ci_prob)
     means = system_mean_draws(fit)
-    sys_stats = _interval_stats(means, "system", p, False)
+    sys_stats = interval_stats(means, "system", p, False)
     sys_stats["role"] = [str(r) for r in means["role"].values]
     sys_stats = sys_stats.sort_values("mean")
     topics = topic_draws(fit)
-    top_stats = _interval_stats(topics, "topic", p, False).sort_values("mean")
+    top_stats = interval_stats(topics, "topic", p, False).sort_values("mean")
 
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=figsize, layout="constrained")
     x = np.arange(len(sys_stats))
