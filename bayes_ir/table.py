@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from bayes_ir import validate
 from bayes_ir.defaults import RANGE_TOLERANCE
 from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError, ScoreTableError
 from bayes_ir.measures import canonical_measure, measure_range
@@ -395,12 +396,12 @@ class ScoreTable:
     def require_topics(self, n_min: int, *, method: str) -> None:
         """Raise :class:`InsufficientDataError` if any block has fewer than ``n_min`` topics."""
         for (coll, meas), block in self.data.groupby(["collection", "measure"], sort=False):
-            n = block["topic"].nunique()
-            if n < n_min:
-                raise InsufficientDataError(
-                    f"{method} needs at least {n_min} topics; collection {coll!r}, "
-                    f"measure {meas!r} in {self.source} has {n}"
-                )
+            validate.require_topics(
+                block["topic"].nunique(),
+                n_min,
+                method=method,
+                where=f"collection {coll!r}, measure {meas!r} in {self.source}",
+            )
 
     def to_frame(self) -> pd.DataFrame:
         """Return the long table (a copy) with a ``role`` column when roles are set."""

@@ -237,6 +237,40 @@ def non_public_method_imports(package: Package) -> list[str]:
     return bad
 
 
+def _mentions_topics(node: ast.Raise) -> bool:
+    call = node.exc
+    if not (isinstance(call, ast.Call) and getattr(call.func, "id", "") == "InsufficientDataError"):
+        return False
+    text = " ".join(
+        c.value
+        for arg in call.args
+        for c in ast.walk(arg)
+        if isinstance(c, ast.Constant) and isinstance(c.value, str)
+    )
+    return "topic" in text
+
+
+def hand_written_topic_checks(root: Path) -> list[str]:
+    """``if <count> < <minimum>: raise InsufficientDataError("... topics ...")`` outside validate.
+
+    Topic-count minimums have one home, :func:`bayes_ir.validate.require_topics` (and
+    :meth:`bayes_ir.table.ScoreTable.require_topics`, which calls it).
+    """
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "validate.py" and path.parent == root:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare | ast.BoolOp)):
+                continue
+            compares = [c for c in ast.walk(node.test) if isinstance(c, ast.Compare)]
+            if not any(isinstance(op, ast.Lt | ast.LtE) for c in compares for op in c.ops):
+                continue
+            if any(isinstance(r, ast.Raise) and _mentions_topics(r) for r in node.body):
+                bad.append(f"{module_name(path, root)}:{node.lineno}")
+    return bad
+
+
 # ---------------------------------------------------------------- the checker itself
 
 
@@ -293,6 +327,29 @@ def test_checker_finds_each_kind_of_violation(tmp_path):
     ]
 
 
+def test_checker_finds_a_hand_written_topic_count(tmp_path):
+    root = _write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "validate.py": (  # the one home: not reported
+                "def require_topics(n, minimum):\n"
+                "    if n < minimum:\n"
+                "        raise InsufficientDataError(f'needs {minimum} topics')\n"
+            ),
+            "risk/urisk.py": (
+                "if n < 3:\n"
+                "    raise InsufficientDataError(f'URisk needs 3 topics, got {n}')\n"
+                "if n_t < 2 or n_s < 2:\n"
+                "    raise InsufficientDataError('2 topics and 2 systems')\n"
+                "if m < 2:\n"
+                "    raise InsufficientDataError('2 systems')\n"  # not a topic count
+            ),
+        },
+    )
+    assert hand_written_topic_checks(root) == ["bayes_ir.risk.urisk:1", "bayes_ir.risk.urisk:3"]
+
+
 def test_relative_imports_are_resolved():
     found = imports_of(
         "from ..glm import fit\nfrom . import tau2\n",
@@ -332,3 +389,7 @@ def test_no_private_name_crosses_a_room(package):
 
 def test_method_rooms_meet_through_public_names(package):
     assert non_public_method_imports(package) == []
+
+
+def test_topic_count_minimums_have_one_home():
+    assert hand_written_topic_checks(PACKAGE) == []
