@@ -3,7 +3,7 @@
 Every module of ``bayes_ir`` is parsed with :mod:`ast` (nothing is imported), and each
 import statement is classified by the room and floor it comes from and goes to:
 
-- ground: errors, defaults, validate, files, provenance, progress, measures, table,
+- ground: errors, defaults, validate, files, provenance, progress, measures, table, table_checks,
   roles, readers/, datasets, simulate, sweep;
 - methods: hierarchical/, decision/, risk/, frequentist/, reliability/;
 - presentation: plots/, report/, cli/.
@@ -43,6 +43,7 @@ GROUND = frozenset(
         "progress",
         "measures",
         "table",
+        "table_checks",
         "roles",
         "readers",
         "datasets",
