@@ -22,29 +22,17 @@ from bayes_ir.errors import InsufficientDataError, ScoreTableError
 from bayes_ir.measures import canonical_measure
 from bayes_ir.roles import Roles, assign_roles, check_known
 from bayes_ir.table_checks import (
-    COLUMN_ALIASES,
     COLUMNS,
     DEFAULT_COLLECTION,
     DEFAULT_MEASURE,
     Missing,
     check_frame,
-    column_name,
     natural_sorted,
-    normalise_columns,
 )
 
-__all__ = [
-    "COLUMNS",
-    "COLUMN_ALIASES",
-    "DEFAULT_COLLECTION",
-    "DEFAULT_MEASURE",
-    "Missing",
-    "ScoreTable",
-    "column_name",
-    "concat",
-    "natural_sorted",
-    "normalise_columns",
-]
+#: Public names; the load-time checks (column names, natural order of names) live in
+#: :mod:`bayes_ir.table_checks`.
+__all__ = ["COLUMNS", "DEFAULT_COLLECTION", "DEFAULT_MEASURE", "Missing", "ScoreTable", "concat"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_lines
-from bayes_ir.table import natural_sorted
+from bayes_ir.table_checks import natural_sorted
 
 
 def folder_files(

@@ -23,7 +23,8 @@ from bayes_ir.errors import DataWarning, ScoreTableError
 from bayes_ir.measures import canonical_measure, parse_measure
 from bayes_ir.readers._io import head_lines, is_int, parse_float, parse_int, read_text, split_lines
 from bayes_ir.readers.qrels import Judgments, is_qrels_object, load_qrels
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, natural_sorted
+from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
+from bayes_ir.table_checks import natural_sorted
 
 Unretrieved = Literal["zero", "missing"]
 #: A qrels file, several, ``{collection: file}``, or in-memory qrels (see :mod:`.qrels`).

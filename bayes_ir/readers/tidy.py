@@ -9,7 +9,8 @@ import pandas as pd
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.readers._measures import keep_measures
-from bayes_ir.table import ScoreTable, column_name, normalise_columns
+from bayes_ir.table import ScoreTable
+from bayes_ir.table_checks import column_name, normalise_columns
 
 _TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bayes_ir.files import write_text
 from bayes_ir.measures import to_trec_eval_name
-from bayes_ir.table import ScoreTable, natural_sorted
+from bayes_ir.table import ScoreTable
+from bayes_ir.table_checks import natural_sorted
 
 
 def render_trec_eval(table: ScoreTable, *, decimals: int = 4, summary: bool = True) -> str:
