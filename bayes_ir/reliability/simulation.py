@@ -211,13 +211,13 @@ def fit_simulator(
     """
     x, systems, _, _ = table_matrix(table, collection=collection, measure=measure)
     x, systems = _drop_bottom(x, systems, drop_bottom)
-    where = f"{table.source} (after dropping the bottom artifacts)"
     validate.require_topics(
-        x.shape[0], defaults.MIN_TOPICS_SIMULATOR, method="the simulator", where=where
+        x.shape[0], defaults.MIN_TOPICS_SIMULATOR, method="the simulator", where=table.source
     )
     if x.shape[1] < 2:
         raise InsufficientDataError(
-            f"the simulator needs at least 2 systems; {where} has {x.shape[1]}"
+            f"the simulator needs at least 2 systems; {table.source} has {x.shape[1]} "
+            "after dropping the bottom artifacts"
         )
     logit = _logit(x, smooth)
     mu = float(logit.mean())
