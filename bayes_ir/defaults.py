@@ -104,3 +104,26 @@ MEAN_CHECK_P: float = 0.01
 
 #: Decimals of the numbers in LaTeX tables (:mod:`bayes_ir.report.latex`).
 LATEX_DIGITS: int = 4
+
+# Fewest topics each method accepts, named by what they protect. Every check goes
+# through :func:`bayes_ir.validate.require_topics` (or ``ScoreTable.require_topics``).
+#: The hierarchical model: the topic-effect SD ``sigma_topic`` is not identified by one topic.
+MIN_TOPICS_HIERARCHICAL: int = 2
+#: Risk measures (URisk, TRisk, ZRisk and their BCa intervals): with two topics the spread
+#: of the per-topic differences (TRisk's standard error) rests on one degree of freedom.
+MIN_TOPICS_RISK: int = 3
+#: The GLM comparison: two topics leave ``S - 1`` residual degrees of freedom.
+MIN_TOPICS_GLM: int = 3
+#: A paired test (t, randomisation, Wilcoxon): a standard deviation of the differences.
+MIN_TOPICS_PAIRED: int = 2
+#: Paired topics a meta-analysis effect size needs in each collection: MD's variance
+#: ``S^2/n`` needs ``n - 1 >= 1``; SMD also a correlation and Hedges' ``J = 1 - 3/(4(n-1)-1)``
+#: with two degrees of freedom; CORR's Fisher-z variance ``1/(n - 3)`` needs ``n >= 4``.
+MIN_TOPICS_EFFECT_SIZE: dict[str, int] = {"MD": 2, "SMD": 3, "CORR": 4}
+#: Ranking-reliability estimators (ML, MSQD, RES, KD): an SD of per-topic differences.
+MIN_TOPICS_RELIABILITY: int = 2
+#: The split-half estimators: two subset sizes (1 and 2) to fit the extrapolation.
+MIN_TOPICS_SPLIT_HALF: int = 4
+#: Urbano's topic simulator (:func:`bayes_ir.reliability.fit_simulator`): the distribution
+#: of the topic effects is estimated from the topics.
+MIN_TOPICS_SIMULATOR: int = 3

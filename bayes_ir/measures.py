@@ -24,7 +24,7 @@ _UNIT_INTERVAL = frozenset(
     }
 )  # fmt: skip
 #: Plain (non-retrieval) names of measures in [0, 1], compared case-insensitively.
-_PLAIN_UNIT_INTERVAL = frozenset({"accuracy", "acc", "f1", "exact_match", "em", "map", "ndcg"})
+PLAIN_UNIT_INTERVAL = frozenset({"accuracy", "acc", "f1", "exact_match", "em", "map", "ndcg"})
 
 
 @lru_cache(maxsize=256)
@@ -71,7 +71,7 @@ def measure_range(measure: str | None) -> tuple[float, float]:
     if measure is None:
         return (-math.inf, math.inf)
     name = canonical_measure(str(measure))
-    if name.lower() in _PLAIN_UNIT_INTERVAL:
+    if name.lower() in PLAIN_UNIT_INTERVAL:
         return (0.0, 1.0)
     try:
         parsed = ir_measures.parse_measure(name)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from bayes_ir import defaults
-from bayes_ir.errors import OptionError
+from bayes_ir.errors import InsufficientDataError, OptionError
 
 __all__ = [
     "choice",
@@ -187,6 +187,36 @@ def choice(name: str, value: Any, options: Iterable[str]) -> str:
     hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
     listed = ", ".join(repr(o) for o in options)
     raise OptionError(f"{name} must be one of {listed}, got {value!r}{hint}")
+
+
+def require_topics(n: int, minimum: int, *, method: str, where: str, paired: bool = False) -> None:
+    """Raise :class:`~bayes_ir.errors.InsufficientDataError` when ``n`` topics are too few.
+
+    The one home of every topic-count check (the minimums are in
+    :mod:`bayes_ir.defaults`, ``MIN_TOPICS_*``); :meth:`bayes_ir.table.ScoreTable.require_topics`
+    applies it to every block of a table.
+
+    Parameters
+    ----------
+    n
+        Number of topics the method would use.
+    minimum
+        Fewest topics the method accepts.
+    method
+        The method, as the message names it (``"URisk"``, ``"the GLM comparison"``).
+    where
+        What has ``n`` topics: a file, a collection and measure, a pair of systems.
+    paired
+        Count paired topics (scored for both systems), and say so.
+
+    Raises
+    ------
+    InsufficientDataError
+        ``n < minimum``: "URisk needs at least 3 topics; scores.csv has 2".
+    """
+    if n < minimum:
+        kind = "paired topics" if paired else "topics"
+        raise InsufficientDataError(f"{method} needs at least {minimum} {kind}; {where} has {n}")
 
 
 def _bytes(n: float) -> str:

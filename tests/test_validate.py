@@ -514,3 +514,88 @@ def test_a_single_topic_is_insufficient(name):
     call, message = ONE_TOPIC[name]
     with pytest.raises(InsufficientDataError, match=message):
         call(table)
+
+
+# ---------------------------------------------------------------------- topic minimums
+def test_require_topics_boundary_and_message():
+    validate.require_topics(3, 3, method="URisk", where="s.csv")  # exactly the minimum
+    with pytest.raises(InsufficientDataError) as info:
+        validate.require_topics(2, 3, method="URisk", where="s.csv")
+    assert str(info.value) == "URisk needs at least 3 topics; s.csv has 2"
+    with pytest.raises(InsufficientDataError) as info:
+        validate.require_topics(1, 2, method="MD", where="'c1'", paired=True)
+    assert str(info.value) == "MD needs at least 2 paired topics; 'c1' has 1"
+
+
+def _effect(measure):
+    from bayes_ir.frequentist.meta_analysis import effect_size
+
+    return lambda t: effect_size(t, measure=measure)
+
+
+# method -> (call on a table, the minimum from defaults, the method's name in the message)
+MINIMUM = {
+    "model": (
+        lambda t: bayes_ir.hierarchical.build_model(t),
+        defaults.MIN_TOPICS_HIERARCHICAL,
+        "the hierarchical model",
+    ),
+    "urisk": (urisk, defaults.MIN_TOPICS_RISK, "URisk"),
+    "trisk": (trisk, defaults.MIN_TOPICS_RISK, "TRisk"),
+    "zrisk": (zrisk, defaults.MIN_TOPICS_RISK, "ZRisk"),
+    "bca": (
+        lambda t: bca_urisk(t, n_resamples=100),
+        defaults.MIN_TOPICS_RISK,
+        "BCa bootstrap of URisk",
+    ),
+    "glm": (bayes_ir.fit_glm, defaults.MIN_TOPICS_GLM, "the GLM comparison"),
+    "paired": (bayes_ir.paired_tests, defaults.MIN_TOPICS_PAIRED, "a paired test"),
+    "MD": (_effect("MD"), defaults.MIN_TOPICS_EFFECT_SIZE["MD"], "MD"),
+    "SMD": (_effect("SMD"), defaults.MIN_TOPICS_EFFECT_SIZE["SMD"], "SMD"),
+    "CORR": (_effect("CORR"), defaults.MIN_TOPICS_EFFECT_SIZE["CORR"], "CORR"),
+    "expected": (
+        bayes_ir.expected_correlation,
+        defaults.MIN_TOPICS_RELIABILITY,
+        "ranking reliability",
+    ),
+    "split-half": (
+        lambda t: bayes_ir.expected_correlation(t, estimator="SHw", seed=1),
+        defaults.MIN_TOPICS_SPLIT_HALF,
+        "SHw",
+    ),
+    "simulator": (
+        lambda t: bayes_ir.reliability.fit_simulator(t),
+        defaults.MIN_TOPICS_SIMULATOR,
+        "the simulator",
+    ),
+}
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.DataWarning")  # few topics, on purpose
+@pytest.mark.parametrize("name", list(MINIMUM))
+def test_each_method_accepts_its_minimum_and_names_itself_below(name):
+    call, minimum, method = MINIMUM[name]
+    rng = np.random.default_rng(7)
+
+    def table(n):
+        return ScoreTable.from_matrix(
+            rng.uniform(0.1, 0.9, size=(n, 4)), systems=list("abcd"), measure="AP"
+        ).with_roles(champion="a", challengers="b")
+
+    call(table(minimum))  # no InsufficientDataError at the minimum
+    with pytest.raises(InsufficientDataError) as info:
+        call(table(minimum - 1))
+    message = str(info.value)
+    assert message.startswith(f"{method} needs at least {minimum} ")
+    assert message.endswith(f" has {minimum - 1}")
+
+
+def test_split_half_minimum_on_arrays_and_topic_set_sizes():
+    from bayes_ir.reliability.split_half import split_half_fit
+
+    x = np.random.default_rng(3).uniform(size=(defaults.MIN_TOPICS_SPLIT_HALF - 1, 4))
+    with pytest.raises(InsufficientDataError, match="needs at least 4 topics; the score matrix"):
+        split_half_fit(x, replacement=False, seed=1)
+    small = ScoreTable.from_matrix(np.random.default_rng(4).uniform(size=(8, 4)), measure="AP")
+    with pytest.raises(InsufficientDataError, match="SHw needs at least 4 topics; the smallest"):
+        bayes_ir.reliability.simulation_study(small, estimators=("SHw",), sizes=(3,), trials=1)

@@ -48,7 +48,7 @@ import pandas as pd
 from scipy import stats
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import InsufficientDataError, OptionError, RoleError
+from bayes_ir.errors import OptionError, RoleError
 from bayes_ir.table import ScoreTable
 
 __all__ = ["CORRECTIONS", "PAIRED_TEST_COLUMNS", "TESTS", "PairedTests", "paired_tests"]
@@ -240,10 +240,13 @@ def paired_tests(
     for name in table.challengers:
         pair = matrix[[table.champion, name]].dropna()
         d = (pair[name] - pair[table.champion]).to_numpy(dtype=float)
-        if d.size < 2:
-            raise InsufficientDataError(
-                f"{name} and {table.champion} share {d.size} topic(s): a paired test needs 2"
-            )
+        validate.require_topics(
+            d.size,
+            defaults.MIN_TOPICS_PAIRED,
+            method="a paired test",
+            where=f"the pair {name!r}, {table.champion!r}",
+            paired=True,
+        )
         sd = d.std(ddof=1)
         for t in tests:
             if t in ("t", "wilcoxon") and np.all(d == d[0]):  # no spread: the test is undefined

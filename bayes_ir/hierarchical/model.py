@@ -89,7 +89,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import validate
+from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, InsufficientDataError, ScoreTableError
 from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_logpdf
@@ -227,10 +227,12 @@ def design_of(table: ScoreTable) -> Design:
     da = table.matrix()
     mat = np.asarray(da.values, dtype=float)
     n_t, n_s = mat.shape
-    if n_t < 2 or n_s < 2:
+    validate.require_topics(
+        n_t, defaults.MIN_TOPICS_HIERARCHICAL, method="the hierarchical model", where=table.source
+    )
+    if n_s < 2:
         raise InsufficientDataError(
-            f"the hierarchical model needs at least 2 topics and 2 systems; "
-            f"{table.source} has {n_t} topics and {n_s} systems"
+            f"the hierarchical model needs at least 2 systems; {table.source} has {n_s}"
         )
     obs = np.isfinite(mat)
     if (obs.sum(axis=0) == 0).any() or (obs.sum(axis=1) == 0).any():

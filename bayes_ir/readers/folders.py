@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_lines
-from bayes_ir.table import _natural_sorted
+from bayes_ir.table_checks import natural_sorted
 
 
 def folder_files(
@@ -47,7 +47,7 @@ def folder_files(
         ) from None
     by_name = {e.name: Path(e.path) for e in entries}
     files, left = [], []
-    for name in _natural_sorted(by_name):
+    for name in natural_sorted(by_name):
         path = by_name[name]
         if name.startswith(".") or not path.is_file():
             left.append(name)

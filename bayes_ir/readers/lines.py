@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.measures import _PLAIN_UNIT_INTERVAL
+from bayes_ir.measures import PLAIN_UNIT_INTERVAL
 from bayes_ir.readers._io import head_lines, read_text
 from bayes_ir.table import DEFAULT_COLLECTION, DEFAULT_MEASURE, ScoreTable
 
@@ -54,7 +54,7 @@ def _guess_measure(paths: Sequence[Path]) -> str:
     stems = {p.name.split(".")[0].rsplit("_", 1)[-1].lower() for p in paths}
     if len(stems) == 1:
         name = stems.pop()
-        if name in _PLAIN_UNIT_INTERVAL:
+        if name in PLAIN_UNIT_INTERVAL:
             return name
     return DEFAULT_MEASURE
 

@@ -23,7 +23,8 @@ from bayes_ir.errors import DataWarning, ScoreTableError
 from bayes_ir.measures import canonical_measure, parse_measure
 from bayes_ir.readers._io import head_lines, is_int, parse_float, parse_int, read_text, split_lines
 from bayes_ir.readers.qrels import Judgments, is_qrels_object, load_qrels
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, _natural_sorted
+from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
+from bayes_ir.table_checks import natural_sorted
 
 Unretrieved = Literal["zero", "missing"]
 #: A qrels file, several, ``{collection: file}``, or in-memory qrels (see :mod:`.qrels`).
@@ -425,5 +426,5 @@ def _queries(ids: Sequence[str], adjective: str) -> str:
 
 
 def _ids(ids: Sequence[str], n: int = 8) -> str:
-    shown = _natural_sorted(ids)[:n]
+    shown = natural_sorted(ids)[:n]
     return ", ".join(shown) + (", ..." if len(ids) > n else "")

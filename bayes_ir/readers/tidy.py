@@ -9,7 +9,8 @@ import pandas as pd
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.readers._measures import keep_measures
-from bayes_ir.table import _ALIASES, ScoreTable, _normalise_columns
+from bayes_ir.table import ScoreTable
+from bayes_ir.table_checks import column_name, normalise_columns
 
 _TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}
@@ -32,17 +33,11 @@ def looks_tidy(path: Path) -> bool:
     return bool(names & _TOPIC and names & _SYSTEM and names & _SCORE)
 
 
-def _column(name: object) -> str:
-    """Return a column's name as the table reads it (``value`` is ``score``, ``qid`` ``topic``)."""
-    key = str(name).strip().lower()
-    return _ALIASES.get(key, key)
-
-
 def claims_tidy_frame(obj: object) -> bool:
     """Tell a DataFrame with a ``system`` or ``score`` column (or an alias), or no column."""
     if not isinstance(obj, pd.DataFrame):
         return False
-    names = {_column(c) for c in obj.columns}
+    names = {column_name(c) for c in obj.columns}
     return bool(names & {"system", "score"}) or obj.shape[1] == 0
 
 
@@ -62,7 +57,7 @@ def read_tidy_frame(
     :func:`read_tidy` does), and names the measure otherwise.
     """
     if measure is not None and isinstance(frame, pd.DataFrame):
-        cols = [c for c in frame.columns if _column(c) == "measure"]
+        cols = [c for c in frame.columns if column_name(c) == "measure"]
         if len(cols) == 1:
             frame = frame[keep_measures(frame[cols[0]], measure, source=source)]
     return ScoreTable.from_frame(
@@ -106,7 +101,7 @@ def read_tidy(
     else:
         frame = read_delimited(path, numeric=_SCORE)
         lines = frame.index.to_numpy()
-    frame = _normalise_columns(frame, source=str(path))
+    frame = normalise_columns(frame, source=str(path))
     if measure is not None and "measure" in frame:
         keep = keep_measures(frame["measure"], measure, source=str(path))
         frame = frame[keep]

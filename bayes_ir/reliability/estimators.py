@@ -16,6 +16,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
+from bayes_ir import defaults, validate
 from bayes_ir.errors import InsufficientDataError, OptionError
 
 __all__ = ["plugin_bandwidth", "swap_probabilities"]
@@ -33,7 +34,13 @@ def _pair_index(m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(m, 1)
 
 
-def check_matrix(x: np.ndarray, *, min_topics: int = 2) -> np.ndarray:
+def check_matrix(
+    x: np.ndarray,
+    *,
+    min_topics: int = defaults.MIN_TOPICS_RELIABILITY,
+    method: str = "ranking reliability",
+    where: str = "the score matrix",
+) -> np.ndarray:
     """Validate a complete topic x system matrix (at least 2 systems and ``min_topics``)."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 2:
@@ -41,8 +48,7 @@ def check_matrix(x: np.ndarray, *, min_topics: int = 2) -> np.ndarray:
     n, m = x.shape
     if m < 2:
         raise InsufficientDataError(f"a ranking needs at least 2 systems, got {m}")
-    if n < min_topics:
-        raise InsufficientDataError(f"the estimator needs at least {min_topics} topics, got {n}")
+    validate.require_topics(n, min_topics, method=method, where=where)
     if not np.all(np.isfinite(x)):
         raise InsufficientDataError(
             "the score matrix has missing or infinite cells; load the scores with "
@@ -281,7 +287,7 @@ def swap_probabilities(
     J. Urbano and M. Marrero, "Toward Estimating the Rank Correlation between the Test
     Collection Results and the True System Performance", SIGIR 2016, 1033-1036.
     """
-    x = check_matrix(x)
+    x = check_matrix(x, method=f"the {estimator} estimator")
     i, j = _pair_index(x.shape[1])
     info = {"kd_fallback": 0}
     if estimator == "ML":

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayes_ir import validate
+from bayes_ir import defaults, validate
 from bayes_ir.defaults import RELIABILITY_ESTIMATOR
 from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
 from bayes_ir.reliability.estimators import (
@@ -24,7 +24,7 @@ from bayes_ir.reliability.estimators import (
     swap_probabilities,
 )
 from bayes_ir.reliability.spec import ReliabilitySpec, parse_reliability
-from bayes_ir.reliability.split_half import MIN_TOPICS, split_half_fit
+from bayes_ir.reliability.split_half import split_half_fit
 from bayes_ir.table import ScoreTable
 
 __all__ = ["ReliabilityResult", "expected_correlation"]
@@ -73,8 +73,10 @@ def table_matrix(
 ) -> tuple[np.ndarray, list[str], str, str]:
     """Complete topic x system matrix of one block, its systems, collection and measure."""
     da = table.matrix(collection=collection, measure=measure)
-    x = check_matrix(da.to_numpy())
-    return x, [str(s) for s in da["system"].to_numpy()], da.attrs["collection"], da.attrs["measure"]
+    coll, meas = da.attrs["collection"], da.attrs["measure"]
+    where = f"collection {coll!r}, measure {meas!r} in {table.source}"
+    x = check_matrix(da.to_numpy(), where=where)
+    return x, [str(s) for s in da["system"].to_numpy()], coll, meas
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,9 @@ def expected_correlation(
         raise OptionError(f"{spec!r} is a correlation coefficient; pick an estimator such as MSQD")
     x, systems, coll, meas = table_matrix(table, collection=collection, measure=measure)
     if spec.name in ("SHw", "SHwo"):
-        check_matrix(x, min_topics=MIN_TOPICS)
+        check_matrix(
+            x, min_topics=defaults.MIN_TOPICS_SPLIT_HALF, method=spec.name, where=table.source
+        )
     if x.shape[0] < FEW_TOPICS:
         warnings.warn(
             f"only {x.shape[0]} topics: E[tau] estimates are unreliable below {FEW_TOPICS} "

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from bayes_ir import validate
+from bayes_ir import defaults, validate
 from bayes_ir.defaults import ARTIFACT_DROP_BOTTOM
 from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.reliability.correlation import _tau_ap_batch, _tau_batch
@@ -211,9 +211,13 @@ def fit_simulator(
     """
     x, systems, _, _ = table_matrix(table, collection=collection, measure=measure)
     x, systems = _drop_bottom(x, systems, drop_bottom)
-    if x.shape[0] < 3 or x.shape[1] < 2:
+    validate.require_topics(
+        x.shape[0], defaults.MIN_TOPICS_SIMULATOR, method="the simulator", where=table.source
+    )
+    if x.shape[1] < 2:
         raise InsufficientDataError(
-            f"the simulator needs at least 3 topics and 2 systems, got {x.shape[0]} x {x.shape[1]}"
+            f"the simulator needs at least 2 systems; {table.source} has {x.shape[1]} "
+            "after dropping the bottom artifacts"
         )
     logit = _logit(x, smooth)
     mu = float(logit.mean())
@@ -456,8 +460,14 @@ def simulation_study(
             raise OptionError(f"{spec!r} is a correlation coefficient, not an estimator")
     if not sizes:
         raise InsufficientDataError("simulation_study needs at least one topic set size")
-    if any(s.name in ("SHw", "SHwo") for s in specs) and min(sizes) < 4:
-        raise InsufficientDataError("the split-half estimators need topic sets of at least 4")
+    for spec in specs:
+        if spec.name in ("SHw", "SHwo"):
+            validate.require_topics(
+                min(sizes),
+                defaults.MIN_TOPICS_SPLIT_HALF,
+                method=spec.name,
+                where="the smallest topic set size",
+            )
     names = list(tables)
     sources: list[Any] = []
     for name in names:

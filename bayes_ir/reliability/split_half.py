@@ -12,13 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir import defaults, validate
 from bayes_ir.reliability.correlation import _tau_ap_batch, _tau_batch
 
 __all__ = ["SplitHalfFit", "split_half_fit"]
-
-#: Fewest topics for which there are at least two subset sizes (1 and 2) to fit.
-MIN_TOPICS = 4
 
 
 @dataclass(frozen=True)
@@ -83,7 +80,8 @@ def split_half_fit(
     Parameters
     ----------
     x
-        Complete topic x system matrix (n topics, at least :data:`MIN_TOPICS`).
+        Complete topic x system matrix (n topics, at least
+        :data:`bayes_ir.defaults.MIN_TOPICS_SPLIT_HALF`).
     replacement
         Draw the two subsets with replacement (SH(w)) or as disjoint subsets (SH(w/o)).
     points, trials, max_obs
@@ -114,10 +112,9 @@ def split_half_fit(
     """
     x = np.asarray(x, dtype=float)
     n = x.shape[0]
-    if n < MIN_TOPICS:
-        raise InsufficientDataError(
-            f"the split-half estimators need at least {MIN_TOPICS} topics, got {n}"
-        )
+    validate.require_topics(
+        n, defaults.MIN_TOPICS_SPLIT_HALF, method="split-half estimation", where="the score matrix"
+    )
     rng = np.random.default_rng(seed)
     at = subset_sizes(n, points)
     per_size = max(1, min(trials, max_obs // len(at)))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bayes_ir.files import write_text
 from bayes_ir.measures import to_trec_eval_name
-from bayes_ir.table import ScoreTable, _natural_sorted
+from bayes_ir.table import ScoreTable
+from bayes_ir.table_checks import natural_sorted
 
 
 def render_trec_eval(table: ScoreTable, *, decimals: int = 4, summary: bool = True) -> str:
@@ -45,7 +46,7 @@ def render_trec_eval(table: ScoreTable, *, decimals: int = 4, summary: bool = Tr
         by_topic = {
             (m, t): s for m, t, s in block[["measure", "topic", "score"]].itertuples(index=False)
         }
-        for topic in _natural_sorted(block["topic"].unique()):
+        for topic in natural_sorted(block["topic"].unique()):
             for meas in measures:
                 if (meas, topic) in by_topic:
                     value = by_topic[(meas, topic)]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from bayes_ir import validate
+from bayes_ir import defaults, validate
 from bayes_ir.defaults import RISK_R
 from bayes_ir.errors import InsufficientDataError, ScoreTableError
 from bayes_ir.roles import check_known
@@ -27,9 +27,6 @@ __all__ = [
     "risk_adjusted_scores",
     "risk_measure_name",
 ]
-
-#: Fewest topics any risk measure accepts.
-MIN_TOPICS = 3
 
 
 def check_r(r: float) -> float:
@@ -143,11 +140,9 @@ def resolve_pair(
             "some topics (load with missing='intersect')",
             source=table.source,
         )
-    n = mat.sizes["topic"]
-    if n < MIN_TOPICS:
-        raise InsufficientDataError(
-            f"{method} needs at least {MIN_TOPICS} topics; {table.source} has {n}"
-        )
+    validate.require_topics(
+        mat.sizes["topic"], defaults.MIN_TOPICS_RISK, method=method, where=table.source
+    )
     return _Pair(
         matrix=mat,
         champion=champion,

@@ -16,9 +16,10 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
+from bayes_ir import defaults, validate
 from bayes_ir.defaults import RISK_R
 from bayes_ir.errors import InsufficientDataError, ScoreTableError
-from bayes_ir.risk.adjusted import MIN_TOPICS, check_r
+from bayes_ir.risk.adjusted import check_r
 from bayes_ir.risk.urisk import SIGN_NOTE
 from bayes_ir.roles import check_known
 from bayes_ir.table import ScoreTable
@@ -191,10 +192,9 @@ def zrisk(
         names = chosen
     if len(names) < 2:
         raise InsufficientDataError("ZRisk needs at least two systems")
-    if mat.sizes["topic"] < MIN_TOPICS:
-        raise InsufficientDataError(
-            f"ZRisk needs at least {MIN_TOPICS} topics; {table.source} has {mat.sizes['topic']}"
-        )
+    validate.require_topics(
+        mat.sizes["topic"], defaults.MIN_TOPICS_RISK, method="ZRisk", where=table.source
+    )
     x = mat.to_numpy().T  # rows i = systems, columns j = topics
     if np.isnan(x).any():
         raise ScoreTableError(

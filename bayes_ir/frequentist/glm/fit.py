@@ -48,8 +48,6 @@ __all__ = ["GLMFitResult", "fit_glm"]
 Boundary = Literal["clip", "drop_systems", "none"]
 Method = Literal["irls", "statsmodels"]
 
-#: Fewest topics the GLM accepts (two topics leave S - 1 residual degrees of freedom).
-MIN_TOPICS = 3
 #: Margin that keeps the warm-start means inside the link's mean range.
 _START_MARGIN = 0.01
 _TINY = np.finfo(float).eps
@@ -546,11 +544,12 @@ def _check_size(n_systems: int, n_topics: int, coll: str, meas: str) -> None:
             f"the GLM comparison needs at least 2 systems; collection {coll!r}, measure "
             f"{meas!r} has {n_systems}"
         )
-    if n_topics < MIN_TOPICS:
-        raise InsufficientDataError(
-            f"the GLM comparison needs at least {MIN_TOPICS} topics; collection {coll!r}, "
-            f"measure {meas!r} has {n_topics}"
-        )
+    validate.require_topics(
+        n_topics,
+        defaults.MIN_TOPICS_GLM,
+        method="the GLM comparison",
+        where=f"collection {coll!r}, measure {meas!r}",
+    )
 
 
 def _apply_boundary(

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from bayes_ir import validate
+from bayes_ir import defaults, validate
 from bayes_ir.defaults import META_EFFECT
 from bayes_ir.errors import (
     DataWarning,
@@ -206,9 +206,10 @@ def _paired_effect(
     constant = n > 0 and np.ptp(diff) <= 1e-12 * max(1.0, float(np.abs(diff).max()))
     with np.errstate(invalid="ignore", divide="ignore"):
         r = float(np.corrcoef(c, t)[0, 1]) if n > 1 else np.nan
+    validate.require_topics(
+        n, defaults.MIN_TOPICS_EFFECT_SIZE[measure], method=measure, where=repr(label), paired=True
+    )
     if measure == "MD":
-        if n < 2:
-            raise InsufficientDataError(f"MD needs at least 2 paired topics; {label!r} has {n}")
         s = float(np.std(diff, ddof=ddof))
         if constant:
             raise InsufficientDataError(
@@ -217,8 +218,6 @@ def _paired_effect(
             )
         return float(diff.mean()), s**2 / n, r
     if measure == "SMD":
-        if n < 3:
-            raise InsufficientDataError(f"SMD needs at least 3 paired topics; {label!r} has {n}")
         s = float(np.std(diff, ddof=ddof))
         if constant or not np.isfinite(r):
             raise InsufficientDataError(
@@ -230,8 +229,6 @@ def _paired_effect(
         v_d = (1.0 / n + d**2 / (2.0 * n)) * 2.0 * (1.0 - r)
         j = 1.0 - 3.0 / (4.0 * (n - 1) - 1.0)
         return float(j * d), float(j**2 * v_d), r
-    if n < 4:
-        raise InsufficientDataError(f"CORR needs at least 4 paired topics; {label!r} has {n}")
     if not np.isfinite(r) or abs(r) >= 1:
         raise InsufficientDataError(
             f"collection {label!r}: the correlation is {r} (constant scores or a perfect "
