@@ -181,7 +181,7 @@ def test_titles_say_what_is_shown(fit, monkeypatch):
     # the fake fits' draws are independent normals: every refit passes its diagnostics
     assert sweep.diagnostics_passed
     assert plot_artifact_sweep(sweep).get_suptitle() == (
-        "Artifact sweep: the model refitted with the m best artifact runs"
+        "Artifact sweep: the model refitted with the m best artifact runs (AP on synthetic)"
     )
     failed_gate = replace(sweep.points[1].gate, passed=False, messages=("R-hat above 1.01",))
     failed = replace(
@@ -190,5 +190,5 @@ def test_titles_say_what_is_shown(fit, monkeypatch):
         gate=replace(sweep.gate, passed=False),
     )
     assert plot_artifact_sweep(failed).get_suptitle() == (
-        "WARNING: the refits with m = 1 FAILED their diagnostics"
+        "WARNING: the refits with m = 1 FAILED their diagnostics (AP on synthetic)"
     )
