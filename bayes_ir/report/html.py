@@ -36,6 +36,7 @@ def figure_svg(fig: Any, *, label: str) -> str:
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: inline in HTML
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, count=1, flags=re.S)  # RDF only
     svg = _own_ids(svg, re.sub(r"\W+", "-", label).strip("-").lower())
     from markupsafe import escape
 
