@@ -199,6 +199,10 @@ def test_mirrored_measure_vetoes_the_deployment(multi):
         both = [ap.decision.actions[name], mirror.decision.actions[name]]
         assert combined[name] == combine_actions(both) != "deploy"
     assert multi.overall != "deploy" and not multi.headline().startswith("Deploy")
+    gains = [rv.comparison.to_frame().set_index("challenger")["p_gain"] for rv in (ap, mirror)]
+    smallest = multi.combined().set_index("challenger")["min_p_gain"]
+    for name in THREE:
+        assert smallest[name] == min(g[name] for g in gains)
     # mirroring flips the sign of every difference (same data, same seed, same model)
     ours = multi.to_frame().set_index(["challenger", "measure"])
     for name in THREE:
