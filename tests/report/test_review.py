@@ -309,7 +309,7 @@ def test_several_measures_at_phone_width_and_in_print(multi, multi_page):
         rows = tab.locator("#summary-table tbody tr").count()
         screen = tab.evaluate("document.documentElement.scrollWidth")
         tab.emulate_media(media="print")
-        tab.set_viewport_size({"width": 700, "height": 1000})  # A4 less margins, at 96 dpi
+        tab.set_viewport_size({"width": 680, "height": 1000})  # A4 less 1.5 cm margins, 96 dpi
         return rows, screen, tab.evaluate(_WIDEST), len(tab.pdf())
 
     errors, requests, (rows, screen, printed, pdf) = _open(multi_page, 390, look)
