@@ -27,7 +27,7 @@ def test_writes_the_review(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     html = out.read_text()
-    headline = result.output.splitlines()[0]
+    headline = result.stdout.splitlines()[0]  # stderr (progress lines) aside
     assert str(escape(headline)) in html  # the printed headline is the report's
     assert "bayes-ir review " + str(EXAMPLE) in html  # the exact command is in the provenance
     assert [p.name for p in out.parent.iterdir()] == ["review.html"]  # no temporary file left
@@ -76,7 +76,7 @@ def test_several_measures_write_one_document(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.argv", ["bayes-ir", *args])
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "measure AP" not in result.output  # not run once per measure
+    assert "measure AP" not in result.stdout  # not run once per measure
     assert [p.name for p in out.parent.iterdir()] == ["review.html"]  # no review_AP.html
     html = out.read_text()
     rows = re.findall(
@@ -86,7 +86,7 @@ def test_several_measures_write_one_document(tmp_path, monkeypatch):
     assert sorted((c, m) for c, m, _ in rows) == sorted(
         (c, m) for c in ("chal_dense", "chal_fusion") for m in ("AP", "sqrtAP")
     )
-    headline = result.output.splitlines()[0]
+    headline = result.stdout.splitlines()[0]  # stderr (progress lines) aside
     assert str(escape(headline)) in html
     actions = {}
     for challenger, _, action in rows:
