@@ -77,6 +77,8 @@ _LAZY: dict[str, str] = {
     "Decision": "bayes_ir.decision",
     "review": "bayes_ir.report.review",
     "Review": "bayes_ir.report.review",
+    "review_measures": "bayes_ir.report.review_measures",
+    "MultiReview": "bayes_ir.report.review_measures",
     # risk
     "parse_risk": "bayes_ir.risk",
     "iter_risk": "bayes_ir.risk",

@@ -244,7 +244,9 @@ _QUIET = [_option("quiet", Quiet, False)]
 _WORKERS = [_option("executor", ExecutorName, "local"), _option("scheduler", Scheduler, None)]
 
 
-def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
+def uses_scores(
+    *, roles: bool = False, missing: str = "error", per_measure: bool = True
+) -> Callable:
     """Decorate a command whose ``scores: Scores`` (and ``sampler: Sampler``) are shared options.
 
     The ``scores`` parameter is replaced by the files argument, the roles (when
@@ -253,7 +255,9 @@ def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
     sampler settings; a ``workers`` parameter by ``--executor`` and ``--scheduler``.
     The command receives one :class:`Scores`, :class:`Sampler` and :class:`Workers`.
     Every command also gets ``--quiet``; without it, long steps show their progress
-    on stderr (:mod:`bayes_ir.cli._progress`).
+    on stderr (:mod:`bayes_ir.cli._progress`). A role command given several measures
+    runs once per measure (:func:`_each_measure`) unless ``per_measure`` is false: it
+    then receives them all and calls :meth:`Scores.each_measure` itself.
     """
 
     def decorate(command: Callable) -> Callable:
@@ -283,7 +287,8 @@ def uses_scores(*, roles: bool = False, missing: str = "error") -> Callable:
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options
                                       if o.name in known})  # fmt: skip
-            views = given["scores"].each_measure() if roles else [given["scores"]]
+            split = roles and per_measure
+            views = given["scores"].each_measure() if split else [given["scores"]]
             if len(views) == 1:
                 return command(**given)
             return _each_measure(command, given, views)

@@ -49,7 +49,7 @@ Resamples = Annotated[
 
 
 @app.command()
-@uses_scores(roles=True)
+@uses_scores(roles=True, per_measure=False)
 def review(
     scores: Scores,
     output: HtmlOutput,
@@ -64,21 +64,25 @@ def review(
     """Write the deployment review: decision, risk, model check, diagnostics, provenance.
 
     One self-contained HTML file (figures inline, no network request) that a reviewer
-    reads top to bottom, prints, and attaches to a decision record.
+    reads top to bottom, prints, and attaches to a decision record. With several
+    measures (-m AP -m nDCG@10) the one file decides for all of them first (deploy only
+    when every measure says deploy), then has one section per measure.
     """
     from bayes_ir.decision import check_options
     from bayes_ir.report.review import review as make_review
+    from bayes_ir.report.review_measures import review_measures
 
     levels = number_list(r, "--r", kind=float, minimum=1)
     check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
-    table = scores.load(need_challenger=True)
+    tables = [view.load(need_challenger=True) for view in scores.each_measure()]
+    one = len(tables) == 1  # several measures: one document deciding for all of them
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with workers.open() as executor:
-        result = make_review(
-            table, margin=min_gain, r=r_table, r_levels=levels, ci_prob=ci_prob, seed=seed,
-            n_resamples=resamples, inputs=scores.files, command=command, executor=executor,
-            **sampler.options(),
+        result = (make_review if one else review_measures)(
+            tables[0] if one else {t.measures[0]: t for t in tables}, margin=min_gain, r=r_table,
+            r_levels=levels, ci_prob=ci_prob, seed=seed, n_resamples=resamples,
+            inputs=scores.files, command=command, executor=executor, **sampler.options(),
         )  # fmt: skip
     console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
     say_wrote(result.to_html(output))

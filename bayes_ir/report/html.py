@@ -10,7 +10,7 @@ import numpy as np
 
 from bayes_ir.report.decision import format_probability
 
-__all__ = ["figure_svg", "render_review"]
+__all__ = ["environment", "figure_svg", "measure_context", "render_review", "render_reviews"]
 
 _ACTION_CLASS = {"deploy": "deploy", "keep champion": "keep", "collect more data": "more",
                  "unreliable": "unreliable"}  # fmt: skip
@@ -23,7 +23,9 @@ def figure_svg(fig: Any, *, label: str) -> str:
 
     Matplotlib's SVG carries the creation date and random clip-path ids unless
     ``metadata={"Date": None}`` and ``svg.hashsalt`` are set; both are, so the same
-    figure gives the same bytes.
+    figure gives the same bytes. Its ids (glyphs, clip paths, markers) repeat from one
+    figure to the next, so they are prefixed with the label's slug: the ids stay unique
+    in a page with several figures.
     """
     import matplotlib
     import matplotlib.pyplot as plt
@@ -34,9 +36,21 @@ def figure_svg(fig: Any, *, label: str) -> str:
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and doctype: inline in HTML
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, count=1, flags=re.S)  # RDF only
+    svg = _own_ids(svg, re.sub(r"\W+", "-", label).strip("-").lower())
     from markupsafe import escape
 
     return re.sub(r"<svg ", f'<svg role="img" aria-label="{escape(label)}" ', svg, count=1)
+
+
+def _own_ids(svg: str, prefix: str) -> str:
+    """Prefix every ``id`` of ``svg`` and every reference to it (``#id``) with ``prefix``."""
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    return re.sub(
+        r'(\bid="|#)([A-Za-z_][\w.:-]*)',
+        lambda m: f"{m[1]}{prefix}-{m[2]}" if m[2] in ids else m[0],
+        svg,
+    )
 
 
 def _num(x: float, digits: int = 4, sign: bool = False) -> str:
@@ -51,7 +65,9 @@ def _decision_rows(review: Any) -> list[dict[str, Any]]:
     rows = []
     for r in review.decision.to_frame().itertuples(index=False):
         rk = risk.loc[r.challenger] if r.challenger in risk.index else None
-        riskier = bool(rk is not None and rk["brisk_sig"])
+        # brisk_sig is two-sided: the contrast with the champion excludes 0 either way
+        sig = bool(rk is not None and rk["brisk_sig"])
+        riskier = "riskier" if rk is not None and rk["brisk_p_riskier"] > 0.5 else "less risky"
         c = comp.loc[r.challenger]
         rows.append(
             {
@@ -70,7 +86,7 @@ def _decision_rows(review: Any) -> list[dict[str, Any]]:
                 "risk": (
                     "n/a"
                     if rk is None
-                    else ("riskier" if riskier else "not shown riskier")
+                    else (riskier if sig else "not shown riskier")
                     + f", P(riskier) {format_probability(rk['brisk_p_riskier'])}"
                 ),  # fmt: skip
                 "reason": r.reason,
@@ -93,7 +109,8 @@ def _risk_rows(review: Any) -> list[dict[str, str]]:
                 + (" *" if r.bca_sig else ""),
                 "trisk": _num(r.trisk_minus, 3) + (" *" if r.trisk_sig else ""),
                 "trisk_p": "n/a" if not np.isfinite(r.trisk_p) else format_probability(r.trisk_p),
-                "brisk": f"{_num(r.brisk_minus)} [{_num(r.brisk_lower)}, {_num(r.brisk_upper)}]",
+                "brisk": _num(r.brisk_minus),
+                "brisk_interval": f"[{_num(r.brisk_lower)}, {_num(r.brisk_upper)}]",
                 "p_riskier": "n/a" if not np.isfinite(r.brisk_p_riskier)
                 else format_probability(r.brisk_p_riskier) + (" *" if r.brisk_sig else ""),
                 "zrisk": _num(r.zrisk_minus, 3),
@@ -161,17 +178,21 @@ def _diagnostics(review: Any) -> dict[str, Any]:
     }
 
 
-def render_review(review: Any) -> str:
-    """Render a :class:`~bayes_ir.report.review.Review` with ``templates/review.html.j2``."""
+def environment() -> Any:
+    """Return the Jinja2 environment of the review templates (autoescaped, strict)."""
     import jinja2
 
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.PackageLoader("bayes_ir.report", "templates"),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
+
+
+def measure_context(review: Any) -> dict[str, Any]:
+    """Return what the template's sections show of one measure's review, figures rendered."""
     prov = review.provenance
     where = f"{prov['measure']} on {prov['collection']}"
     d = review.decision
@@ -180,8 +201,8 @@ def render_review(review: Any) -> str:
             "svg": figure_svg(d.plot(), label=f"Decision probabilities, {where}"),
             "caption": f"Decision, {where}: posterior probability that each challenger is "
             f"better than {d.champion} by more than the margin {d.margin:g} (green, dotted), "
-            f"within it (grey) or worse by more than it (red, hatched); look for bars that are "
-            f"almost all one colour."
+            f"within it (grey, plain) or worse by more than it (red, hatched); look for bars "
+            f"that are almost all one pattern."
             + (
                 " Right: the probability that more topics settle an undecided challenger."
                 if len(d.more_topics)
@@ -190,41 +211,94 @@ def render_review(review: Any) -> str:
         },  # fmt: skip
         {
             "svg": figure_svg(review.brisk.plot(), label=f"BRisk over r, {where}"),
-            "caption": f"BRisk- of the champion and challengers for each loss weight r, "
-            f"{where} (higher = riskier); look for a challenger whose interval rises above "
-            f"the champion's as r grows.",
+            "caption": f"BRisk- of the champion (dashed line) and challengers for each loss "
+            f"weight r, {where} (higher = riskier); look for a challenger whose interval lies "
+            f"right of the champion's dashed line, the more so as r grows.",
         },
         {
             "svg": figure_svg(review.predictive.plot(), label=f"Predictive intervals, {where}"),
             "caption": f"Posterior predictive intervals per topic ({where}) with the observed "
-            f"scores; look for observed points outside their intervals (a model that does "
-            f"not describe that system).",
+            f"scores (dots inside their interval, crosses outside); look for many crosses "
+            f"(a model that does not describe that system).",
         },
     ]
-    template = env.get_template("review.html.j2")
-    return template.render(
-        title=f"Deployment review: {d.champion} vs {', '.join(d.challengers)}",
-        where=where,
-        headline=review.headline(),
-        reliable=review.reliable,
-        decision=d,
-        rule=d.rule,
-        decision_rows=_decision_rows(review),
-        more_topics=[
+    return {
+        "measure": prov["measure"],
+        "where": where,
+        "headline": review.headline(),
+        "reliable": review.reliable,
+        "decision": d,
+        "rule": d.rule,
+        "decision_rows": _decision_rows(review),
+        "more_topics": [
             {k: (format_probability(v) if k.startswith("p_") else v) for k, v in row.items()}
             | {"expected_loss": _num(row["expected_loss"])}
             for row in d.more_topics.to_dict("records")
         ],
-        risk_header=review.risk.header,
-        risk_r=review.risk.r,
-        risk_rows=_risk_rows(review),
-        worst=review.worst_topics.assign(
+        "risk_header": review.risk.header,
+        "risk_r": review.risk.r,
+        "risk_rows": _risk_rows(review),
+        "worst": review.worst_topics.assign(
             champion=lambda f: f["champion"].map(_num),
             score=lambda f: f["score"].map(_num),
             difference=lambda f: f["difference"].map(lambda x: _num(x, sign=True)),
         ).to_dict("records"),
-        diagnostics=_diagnostics(review),
-        model=_model_check(review),
-        figures=figures,
-        provenance=prov,
+        "diagnostics": _diagnostics(review),
+        "model": _model_check(review),
+        "figures": figures,
+    }
+
+
+def render_review(review: Any) -> str:
+    """Render a :class:`~bayes_ir.report.review.Review` with ``templates/review.html.j2``."""
+    d = review.decision
+    return (
+        environment()
+        .get_template("review.html.j2")
+        .render(
+            title=f"Deployment review: {d.champion} vs {', '.join(d.challengers)}",
+            c=measure_context(review),
+            provenance=review.provenance,
+        )
+    )
+
+
+def render_reviews(multi: Any) -> str:
+    """Render a :class:`~bayes_ir.report.review_measures.MultiReview` as one page.
+
+    The summary (one row per challenger x measure, the combined action per challenger)
+    comes first, then each measure's sections with ids prefixed ``m1-``, ``m2-``, ...,
+    figures numbered across the page, and the provenance once.
+    """
+    from bayes_ir.report.review_measures import RULE
+
+    sections = []
+    rows = []
+    for i, (measure, review) in enumerate(multi.reviews.items()):
+        context = measure_context(review)
+        sections.append({"c": context, "prefix": f"m{i + 1}-", "first_figure": 1 + 3 * i})
+        rows += [r | {"measure": measure} for r in context["decision_rows"]]
+    order = {name: i for i, name in enumerate(dict.fromkeys(r["challenger"] for r in rows))}
+    rows.sort(key=lambda r: order[r["challenger"]])  # stable: measures stay in order
+    combined = [
+        {"challenger": r.challenger, "action": r.action, "reason": r.reason,
+         "css": _ACTION_CLASS[r.action], "mark": _ACTION_MARK[r.action]}
+        for r in multi.combined().itertuples(index=False)
+    ]  # fmt: skip
+    return (
+        environment()
+        .get_template("review_measures.html.j2")
+        .render(
+            title=f"Deployment review: {multi.champion} vs "
+            f"{', '.join(r['challenger'] for r in combined)}",
+            measures=multi.measures,
+            overall=multi.overall,
+            headline=multi.headline(),
+            rule=RULE,
+            unreliable=multi.unreliable_measures,
+            summary_rows=rows,
+            combined=combined,
+            sections=sections,
+            provenance=multi.provenance,
+        )
     )
