@@ -294,6 +294,7 @@ def brisk(
     measure: str | None = None,
     seed: int | None = None,
     strict: bool = False,
+    fit: Any = None,
     **fit_options: Any,
 ) -> BRiskResult:
     r"""BRisk of every system: the hierarchical model fitted to risk-adjusted scores.
@@ -319,6 +320,14 @@ def brisk(
         Raise :class:`~bayes_ir.errors.ConvergenceError` when the diagnostics fail
         (otherwise the engine warns with :class:`~bayes_ir.errors.ConvergenceWarning`
         and the result says so loudly).
+    fit
+        An existing fit of the risk-adjusted scores at this ``r`` (e.g. ``result.fit``
+        of an earlier call, or :func:`bayes_ir.hierarchical.load_fit` of a saved one),
+        used instead of fitting (its diagnostics and model check warn, or raise with
+        ``strict``, as a fresh fit's would); ``likelihood`` and ``fit_options`` are then
+        ignored. It is checked with :func:`bayes_ir.hierarchical.check_fit` (one
+        :class:`~bayes_ir.errors.BayesIRError` line when it was made on other data,
+        another r or other roles).
     **fit_options
         Passed on to :func:`bayes_ir.hierarchical.fit` (``chains``, ``draws``,
         ``tune``, ``method``, ...).
@@ -349,6 +358,7 @@ def brisk(
     inferential risk evaluation on multiple IR systems. *Proceedings of SIGIR 2020*,
     339-348. doi:10.1145/3397271.3401033
     """
+    from bayes_ir.hierarchical import check_fit
     from bayes_ir.hierarchical import fit as hierarchical_fit
 
     r = check_r(r)
@@ -360,9 +370,16 @@ def brisk(
         table, r=r, champion=champion, collection=collection, measure=measure
     )
     base_measure = adjusted.measures[0].rsplit("~risk(", 1)[0]
-    fitted = hierarchical_fit(
-        adjusted, likelihood=likelihood, seed=seed, strict=strict, **fit_options
-    )
+    if fit is None:
+        fitted = hierarchical_fit(
+            adjusted, likelihood=likelihood, seed=seed, strict=strict, **fit_options
+        )
+    else:
+        check_fit(fit, adjusted, name=f"the fit given to BRisk (r = {r:g})")
+        fitted = fit  # it warns (or raises, strict) as a fresh fit would
+        fitted.diagnostics.warn_or_raise(strict=strict, stacklevel=2)
+        if fitted.model_check is not None:
+            fitted.model_check.warn(stacklevel=2)
     from bayes_ir.hierarchical.diagnostics import GateStatus
 
     gate = GateStatus.of(fitted)
