@@ -72,13 +72,14 @@ def review(
     levels = number_list(r, "--r", kind=float, minimum=1)
     check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
     table = scores.load(need_challenger=True)
+    saved = sampler.fit(table, seed=seed) if sampler.fit_path is not None else None
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     with workers.open() as executor:
         result = make_review(
             table, margin=min_gain, r=r_table, r_levels=levels, ci_prob=ci_prob, seed=seed,
             n_resamples=resamples, inputs=scores.files, command=command, executor=executor,
-            **sampler.options(),
+            fit=saved, **sampler.options(),
         )  # fmt: skip
     console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
     say_wrote(result.to_html(output))
