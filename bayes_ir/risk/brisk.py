@@ -10,7 +10,7 @@ Section 4).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -464,6 +464,7 @@ def brisk_sweep(
     *,
     r_levels: Sequence[float] = defaults.RISK_LEVELS,
     executor: Any = None,
+    fits: Mapping[float, Any] | None = None,
     **options: Any,
 ) -> BRiskSweep:
     """Fit :func:`brisk` for every loss weight in ``r_levels`` through :func:`bayes_ir.sweep.sweep`.
@@ -476,6 +477,11 @@ def brisk_sweep(
         Loss weights (default 1, 2, 5, 10).
     executor
         Any ``concurrent.futures.Executor`` (default: local processes).
+    fits
+        Existing fits of the risk-adjusted scores by loss weight (e.g. ``{5: result.fit}``
+        of an earlier :func:`brisk`, or saved fits read with
+        :func:`bayes_ir.hierarchical.load_fit`): those r are not refitted (each fit is
+        checked as in :func:`brisk`); the other r are fitted through the sweep.
     **options
         Passed on to :func:`brisk` (``likelihood``, ``seed``, ``draws``, ...).
 
@@ -492,7 +498,14 @@ def brisk_sweep(
     levels = tuple(dict.fromkeys(check_r(r) for r in r_levels))
     if not levels:
         raise MeasureError("give at least one loss weight r")
+    given = {check_r(r): fit for r, fit in (fits or {}).items()}
+    unknown = sorted(set(given) - set(levels))
+    if unknown:
+        raise MeasureError(f"fits given for r = {unknown[0]:g}, which is not in r_levels")
     func = functools.partial(_brisk_r, table=table, keep_fit=False, **options)
-    return BRiskSweep(
-        results=tuple(sweep(func, levels, executor=executor, label="BRisk sweep (one fit per r)"))
-    )
+    todo = [r for r in levels if r not in given]
+    done = dict(zip(todo, sweep(func, todo, executor=executor,
+                                label="BRisk sweep (one fit per r)"), strict=True))  # fmt: skip
+    for r, fit in given.items():
+        done[r] = func(r, fit=fit)
+    return BRiskSweep(results=tuple(done[r] for r in levels))

@@ -55,3 +55,21 @@ def test_risk_review_with_the_fit_equals_a_fresh_review(toy, fresh):
 def test_risk_review_refuses_brisk_of_another_r(toy, fresh):
     with pytest.raises(OptionError, match="its r '2', the review's '5'"):
         risk_review(toy, r=5, brisk_result=fresh, n_resamples=200)
+
+
+def test_sweep_reuses_the_given_fit_and_fits_the_other_r(toy, fresh):
+    """The r given a fit is not refitted; every entry equals a fresh BRisk at that r."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bayes_ir.risk import brisk_sweep
+
+    with ThreadPoolExecutor(1) as executor:
+        swept = brisk_sweep(toy, r_levels=(1, 2), fits={2: fresh.fit}, executor=executor,
+                            **SAMPLER)  # fmt: skip
+    assert swept.r_levels == (1.0, 2.0)
+    pd.testing.assert_frame_equal(swept.results[1].to_frame(), fresh.to_frame())
+    pd.testing.assert_frame_equal(
+        swept.results[0].to_frame(), brisk(toy, r=1, **SAMPLER).to_frame()
+    )
+    with pytest.raises(BayesIRError, match="r = 5, which is not in r_levels"):
+        brisk_sweep(toy, r_levels=(1, 2), fits={5: fresh.fit})
