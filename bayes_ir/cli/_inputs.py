@@ -66,12 +66,21 @@ from bayes_ir.errors import BayesIRError
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
 
+
+def _check_saved(value: Path | None) -> Path | None:
+    """Option callback: ``--fit`` names an existing file (said before any file is read)."""
+    if value is not None and not value.is_file():
+        raise BayesIRError(f"--fit {value}: no saved fit there (write one with --save)")
+    return value
+
+
 SavedFit = Annotated[
     Path | None,
     typer.Option(
         "--fit",
         help="Reuse a fit saved by --save (after checking that it is a fit of these scores "
         "and roles) instead of fitting; the sampler options then do not apply to it.",
+        callback=_check_saved,
     ),
 ]
 

@@ -112,3 +112,10 @@ def test_typed_options_that_disagree_are_one_warning(capsys, saved):
         f"warning: --fit {saved}: --draws 500 differs from the saved fit's 1000; --seed 9 "
         "differs from the saved fit's 4: the saved fit is used as saved"
     ]
+
+
+def test_missing_saved_fit_is_said_before_reading(capsys, tmp_path):
+    missing = tmp_path / "nope.nc"
+    code, out, err = run(capsys, "fit", "--fit", str(missing))
+    assert code == 2 and out == ""
+    assert err == f"error: --fit {missing}: no saved fit there (write one with --save)\n"
