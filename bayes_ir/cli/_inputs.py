@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -58,12 +58,31 @@ from bayes_ir.cli._app import (
     console_err,
     load,
     quieted,
+    warn,
 )
 from bayes_ir.cli._progress import reporter_for
 from bayes_ir.errors import BayesIRError
 
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
+
+
+def _check_saved(value: Path | None) -> Path | None:
+    """Option callback: ``--fit`` names an existing file (said before any file is read)."""
+    if value is not None and not value.is_file():
+        raise BayesIRError(f"--fit {value}: no saved fit there (write one with --save)")
+    return value
+
+
+SavedFit = Annotated[
+    Path | None,
+    typer.Option(
+        "--fit",
+        help="Reuse a fit saved by --save (after checking that it is a fit of these scores "
+        "and roles) instead of fitting; the sampler options then do not apply to it.",
+        callback=_check_saved,
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -145,6 +164,8 @@ class Sampler:
     draws: int | None = None
     tune: int | None = None
     target_accept: float | None = None
+    #: ``--fit``: a saved fit to reuse instead of fitting.
+    fit_path: Path | None = None
 
     def options(self) -> dict[str, Any]:
         """Return the settings given, as keyword arguments of :func:`bayes_ir.hierarchical.fit`."""
@@ -157,15 +178,50 @@ class Sampler:
     def fit(self, table: ScoreTable, *, seed: int | None) -> Any:
         """Fit the model (its progress is shown by the reporter of :func:`uses_scores`).
 
+        With ``--fit PATH``, read the saved fit instead
+        (:func:`bayes_ir.hierarchical.load_fit`: one error line naming the file and what
+        differs when it is not a fit of ``table``), and say in one warning line which
+        options given on the command line disagree with it (:meth:`ignored`).
         ``ConvergenceWarning`` is silenced here because every command reports a failed
         posterior itself, loudly (a red panel, an UNRELIABLE decision).
         """
         from bayes_ir.errors import ConvergenceWarning
         from bayes_ir.hierarchical import fit as hierarchical_fit
 
+        if self.fit_path is not None:
+            from bayes_ir.hierarchical import load_fit
+
+            saved = load_fit(self.fit_path, table)
+            ignored = self.ignored(saved.provenance, seed=seed)
+            if ignored:
+                warn(f"--fit {self.fit_path}: {'; '.join(ignored)}: the saved fit is used as saved")
+            return saved
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             return hierarchical_fit(table, seed=seed, **self.options())
+
+    def ignored(self, provenance: dict[str, Any], *, seed: int | None) -> list[str]:
+        """Say which options given on the command line disagree with a saved fit.
+
+        Only options the user typed count (not defaults): ``--likelihood``,
+        ``--chains``, ``--draws``, ``--tune``, ``--target-accept`` and ``--seed``,
+        each compared with the value in the saved fit's provenance.
+        """
+        from typer._click.globals import get_current_context
+
+        ctx = get_current_context(silent=True)
+        given = {"likelihood": self.likelihood, "chains": self.chains, "draws": self.draws,
+                 "tune": self.tune, "target_accept": self.target_accept, "seed": seed}  # fmt: skip
+        out = []
+        for key, value in given.items():
+            source = None if ctx is None else ctx.get_parameter_source(key)
+            if source is None or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
+                continue
+            saved = provenance.get(key)
+            if value != saved:
+                option = "--" + key.replace("_", "-")
+                out.append(f"{option} {value} differs from the saved fit's {saved}")
+        return out
 
 
 @dataclass(frozen=True)
@@ -237,6 +293,7 @@ _SAMPLER = [
     _option("draws", Draws, None),
     _option("tune", Tune, None),
     _option("target_accept", TargetAccept, None),
+    _option("fit_path", SavedFit, None),
 ]
 
 
@@ -287,9 +344,14 @@ def uses_scores(
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options
                                       if o.name in known})  # fmt: skip
-            split = roles and per_measure
-            views = given["scores"].each_measure() if split else [given["scores"]]
-            if len(views) == 1:
+            views = given["scores"].each_measure() if roles else [given["scores"]]
+            saved = getattr(given.get("sampler"), "fit_path", None)
+            if saved is not None and len(views) > 1:
+                raise BayesIRError(
+                    f"--fit {saved} is a fit of one measure: give one -m with --fit, not "
+                    f"{len(views)} ({', '.join(v.measure[0] for v in views if v.measure)})"
+                )
+            if len(views) == 1 or not per_measure:
                 return command(**given)
             return _each_measure(command, given, views)
 

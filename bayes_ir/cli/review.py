@@ -76,13 +76,17 @@ def review(
     check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
     tables = [view.load(need_challenger=True) for view in scores.each_measure()]
     one = len(tables) == 1  # several measures: one document deciding for all of them
+    saved = sampler.fit(tables[0], seed=seed) if sampler.fit_path is not None else None
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    options = {"margin": min_gain, "r": r_table, "r_levels": levels, "ci_prob": ci_prob,
+               "seed": seed, "n_resamples": resamples, "inputs": scores.files,
+               "command": command, **sampler.options()}  # fmt: skip
     with workers.open() as executor:
-        result = (make_review if one else review_measures)(
-            tables[0] if one else {t.measures[0]: t for t in tables}, margin=min_gain, r=r_table,
-            r_levels=levels, ci_prob=ci_prob, seed=seed, n_resamples=resamples,
-            inputs=scores.files, command=command, executor=executor, **sampler.options(),
-        )  # fmt: skip
+        if one:
+            result = make_review(tables[0], executor=executor, fit=saved, **options)
+        else:
+            result = review_measures({t.measures[0]: t for t in tables}, executor=executor,
+                                     **options)  # fmt: skip
     console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
     say_wrote(result.to_html(output))

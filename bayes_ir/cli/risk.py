@@ -27,7 +27,8 @@ from bayes_ir.cli._app import (
     warn_failed_checks,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
-from bayes_ir.errors import BayesIRWarning, ConvergenceWarning
+from bayes_ir.cli.fit import SavePath
+from bayes_ir.errors import BayesIRError, BayesIRWarning, ConvergenceWarning
 from bayes_ir.files import atomic_path, write_text
 
 if TYPE_CHECKING:
@@ -73,12 +74,30 @@ def risk(
     seed: Seed = None,
     plot: Plot = None,
     strict: Strict = False,
+    save: SavePath = None,
     output: Output = None,
 ) -> None:
-    """Deployment risk review of the challengers against the champion (higher = riskier)."""
+    """Deployment risk review of the challengers against the champion (higher = riskier).
+
+    BRisk is a fit of the risk-adjusted scores at --r: ``--save`` writes it and
+    ``--fit`` reuses one so written (a fit saved by ``bayes-ir fit`` is of the raw scores).
+    """
     from bayes_ir.risk.review import risk_review
 
+    if no_bayes and (sampler.fit_path is not None or save is not None):
+        option = "--fit" if sampler.fit_path is not None else "--save"
+        raise BayesIRError(f"{option} is about BRisk's fit, which --no-bayes leaves out")
     table = scores.load()
+    saved = None
+    if sampler.fit_path is not None:
+        from bayes_ir.risk.adjusted import check_r, risk_adjusted_scores
+
+        try:
+            saved = sampler.fit(risk_adjusted_scores(table, r=check_r(r)), seed=seed)
+        except BayesIRError as exc:
+            raise BayesIRError(
+                f"{exc} (risk --fit takes BRisk's fit at this --r, saved by risk --save)"
+            ) from None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         review = risk_review(
@@ -89,6 +108,7 @@ def risk(
             bayes=not no_bayes,
             n_resamples=resamples,
             seed=seed,
+            fit=saved,
             **sampler.options(),
         )
     for w in caught:  # every package warning; failed diagnostics one line per check
@@ -102,6 +122,8 @@ def risk(
     choice = getattr(getattr(review.brisk, "fit", None), "likelihood_choice", None)
     if choice is not None:  # --likelihood auto: how BRisk's model was chosen
         console.print(choice.summary(), highlight=False, soft_wrap=True)
+    if save is not None and review.brisk is not None:
+        say_wrote(review.brisk.fit.save(save))
     if plot is not None:
         import matplotlib
 

@@ -52,7 +52,7 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
-from bayes_ir.hierarchical.io import load_fit, save_fit
+from bayes_ir.hierarchical.io import check_fit, load_fit, save_fit
 from bayes_ir.hierarchical.likelihoods import (
     LikelihoodComparison,
     MeanDifferenceCheck,
@@ -79,6 +79,7 @@ __all__ = [
     "residual_sd_draws",
     "diagnose",
     "fit",
+    "check_fit",
     "load_fit",
     "save_fit",
     "prior_predictive",

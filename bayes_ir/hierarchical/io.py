@@ -39,7 +39,7 @@ from bayes_ir.hierarchical.model import Design, design_of, table_from_observed
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.table import ScoreTable
 
-__all__ = ["save_fit", "load_fit", "MODELS_DIR"]
+__all__ = ["save_fit", "load_fit", "check_fit", "MODELS_DIR"]
 
 #: Default folder of saved fits (relative to the working directory).
 MODELS_DIR = Path("models")
@@ -185,7 +185,7 @@ def load_fit(path: str | Path, table: ScoreTable | None = None):
             f"{path} is a damaged saved fit ({_reason(exc)}); save the fit again"
         ) from None
     if table is not None:
-        _check_match(path, stored, table, attrs)
+        _check_match(path, stored, table, json.loads(attrs["provenance"])["data_hash"])
     try:
         return _rebuild(tree, attrs, path, stored if table is None else table)
     except BayesIRError:
@@ -261,17 +261,32 @@ def _difference(fitted: Design, given: Design) -> str:
     )
 
 
-def _check_match(path: Path, stored: ScoreTable, table: ScoreTable, attrs: dict) -> None:
-    """Raise one line naming the file and what differs unless ``table`` is the fit's data."""
+def _check_match(name: object, stored: ScoreTable, table: ScoreTable, data_hash: str) -> None:
+    """Raise one line naming ``name`` and what differs unless ``table`` is the fit's data."""
     given = design_of(table)
-    if given.data_hash() == json.loads(attrs["provenance"])["data_hash"]:
+    if given.data_hash() == data_hash:
         fitted = design_of(stored)
         if (fitted.collection, fitted.measure) == (given.collection, given.measure):
             return
     raise BayesIRError(
-        f"{path} is not a fit of {table.source}: {_difference(design_of(stored), given)}; "
+        f"{name} is not a fit of {table.source}: {_difference(design_of(stored), given)}; "
         "refit instead of reusing the saved fit"
     )
+
+
+def check_fit(fit: Any, table: ScoreTable, *, name: str = "the given fit") -> None:
+    """Check that ``fit`` (a :class:`~bayes_ir.hierarchical.HierarchicalFit`) is a fit of ``table``.
+
+    The same check as :func:`load_fit` with a table: the same collection and measure,
+    topics, systems, champion, challengers and artifacts, and scores (the data hash of
+    the fit's provenance against that of ``table``).
+
+    Raises
+    ------
+    BayesIRError
+        One line naming ``name`` and what differs.
+    """
+    _check_match(name, fit.table, table, str(fit.provenance.get("data_hash", "")))
 
 
 def _posterior(tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, seed: int):

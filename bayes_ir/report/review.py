@@ -173,6 +173,7 @@ def review(
     executor: Any = None,
     inputs: Iterable[str | Path] = (),
     command: str | None = None,
+    fit: Any = None,
 ) -> Review:
     """Run every analysis of a deployment review and collect the results.
 
@@ -207,13 +208,24 @@ def review(
         The input files, hashed into the provenance.
     command
         The command line that made the review, for the provenance.
+    fit
+        An existing :class:`~bayes_ir.hierarchical.HierarchicalFit` of ``table`` (e.g.
+        read with :func:`bayes_ir.hierarchical.load_fit`), used instead of fitting;
+        checked with :func:`bayes_ir.hierarchical.check_fit` (one line when it was made
+        on other data or roles). The BRisk fits are still made.
+
+    Notes
+    -----
+    BRisk is fitted once per loss weight: the risk table at ``r`` reuses the sweep's
+    result when ``r`` is in ``r_levels``.
 
     Returns
     -------
     Review
     """
     from bayes_ir.decision import decide
-    from bayes_ir.hierarchical import compare, fit, posterior_predictive
+    from bayes_ir.hierarchical import check_fit, compare, posterior_predictive
+    from bayes_ir.hierarchical import fit as hierarchical_fit
     from bayes_ir.risk import brisk_sweep, risk_review
 
     if table.champion is None or not table.challengers:
@@ -225,14 +237,19 @@ def review(
     sampler = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
-        result = fit(table, likelihood=likelihood, seed=seed, **sampler)
+        if fit is None:
+            result = hierarchical_fit(table, likelihood=likelihood, seed=seed, **sampler)
+        else:
+            check_fit(fit, table)
+            result = fit
         comparison = compare(result, ci_prob=p, min_gain=margin)
         decision = decide(result, margin=margin, ci_prob=p, topics=topics, seed=seed)
-        risk = risk_review(table, r=r, ci_prob=p, likelihood=result.likelihood, seed=seed,
-                           n_resamples=n_resamples, **sampler)  # fmt: skip
         brisk = brisk_sweep(table, r_levels=r_levels, executor=executor,
                             likelihood=result.likelihood, ci_prob=p, seed=seed,
                             **sampler)  # fmt: skip
+        at_r = {res.r: res for res in brisk.results}.get(float(r))
+        risk = risk_review(table, r=r, ci_prob=p, likelihood=result.likelihood, seed=seed,
+                           n_resamples=n_resamples, brisk_result=at_r, **sampler)  # fmt: skip
     predictive = posterior_predictive(result, ci_prob=p, seed=seed,
                                       systems=[table.champion, *table.challengers])  # fmt: skip
     files = [Path(f) for f in inputs]
@@ -244,7 +261,7 @@ def review(
         "challengers": list(table.challengers),
         "artifacts": len(table.artifacts),
         "topics": len(table.topics),
-        "likelihood": likelihood,
+        "likelihood": likelihood if fit is None else result.likelihood,
         "seed": seed,
         "margin": margin,
         "r": float(r),

@@ -10,7 +10,7 @@ Section 4).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -298,6 +298,7 @@ def brisk(
     measure: str | None = None,
     seed: int | None = None,
     strict: bool = False,
+    fit: Any = None,
     **fit_options: Any,
 ) -> BRiskResult:
     r"""BRisk of every system: the hierarchical model fitted to risk-adjusted scores.
@@ -323,6 +324,14 @@ def brisk(
         Raise :class:`~bayes_ir.errors.ConvergenceError` when the diagnostics fail
         (otherwise the engine warns with :class:`~bayes_ir.errors.ConvergenceWarning`
         and the result says so loudly).
+    fit
+        An existing fit of the risk-adjusted scores at this ``r`` (e.g. ``result.fit``
+        of an earlier call, or :func:`bayes_ir.hierarchical.load_fit` of a saved one),
+        used instead of fitting (its diagnostics and model check warn, or raise with
+        ``strict``, as a fresh fit's would); ``likelihood`` and ``fit_options`` are then
+        ignored. It is checked with :func:`bayes_ir.hierarchical.check_fit` (one
+        :class:`~bayes_ir.errors.BayesIRError` line when it was made on other data,
+        another r or other roles).
     **fit_options
         Passed on to :func:`bayes_ir.hierarchical.fit` (``chains``, ``draws``,
         ``tune``, ``method``, ...).
@@ -353,6 +362,7 @@ def brisk(
     inferential risk evaluation on multiple IR systems. *Proceedings of SIGIR 2020*,
     339-348. doi:10.1145/3397271.3401033
     """
+    from bayes_ir.hierarchical import check_fit
     from bayes_ir.hierarchical import fit as hierarchical_fit
 
     r = check_r(r)
@@ -364,9 +374,16 @@ def brisk(
         table, r=r, champion=champion, collection=collection, measure=measure
     )
     base_measure = adjusted.measures[0].rsplit("~risk(", 1)[0]
-    fitted = hierarchical_fit(
-        adjusted, likelihood=likelihood, seed=seed, strict=strict, **fit_options
-    )
+    if fit is None:
+        fitted = hierarchical_fit(
+            adjusted, likelihood=likelihood, seed=seed, strict=strict, **fit_options
+        )
+    else:
+        check_fit(fit, adjusted, name=f"the fit given to BRisk (r = {r:g})")
+        fitted = fit  # it warns (or raises, strict) as a fresh fit would
+        fitted.diagnostics.warn_or_raise(strict=strict, stacklevel=2)
+        if fitted.model_check is not None:
+            fitted.model_check.warn(stacklevel=2)
     from bayes_ir.hierarchical.diagnostics import GateStatus
 
     gate = GateStatus.of(fitted)
@@ -451,6 +468,7 @@ def brisk_sweep(
     *,
     r_levels: Sequence[float] = defaults.RISK_LEVELS,
     executor: Any = None,
+    fits: Mapping[float, Any] | None = None,
     **options: Any,
 ) -> BRiskSweep:
     """Fit :func:`brisk` for every loss weight in ``r_levels`` through :func:`bayes_ir.sweep.sweep`.
@@ -463,6 +481,11 @@ def brisk_sweep(
         Loss weights (default 1, 2, 5, 10).
     executor
         Any ``concurrent.futures.Executor`` (default: local processes).
+    fits
+        Existing fits of the risk-adjusted scores by loss weight (e.g. ``{5: result.fit}``
+        of an earlier :func:`brisk`, or saved fits read with
+        :func:`bayes_ir.hierarchical.load_fit`): those r are not refitted (each fit is
+        checked as in :func:`brisk`); the other r are fitted through the sweep.
     **options
         Passed on to :func:`brisk` (``likelihood``, ``seed``, ``draws``, ...).
 
@@ -479,7 +502,14 @@ def brisk_sweep(
     levels = tuple(dict.fromkeys(check_r(r) for r in r_levels))
     if not levels:
         raise MeasureError("give at least one loss weight r")
+    given = {check_r(r): fit for r, fit in (fits or {}).items()}
+    unknown = sorted(set(given) - set(levels))
+    if unknown:
+        raise MeasureError(f"fits given for r = {unknown[0]:g}, which is not in r_levels")
     func = functools.partial(_brisk_r, table=table, keep_fit=False, **options)
-    return BRiskSweep(
-        results=tuple(sweep(func, levels, executor=executor, label="BRisk sweep (one fit per r)"))
-    )
+    todo = [r for r in levels if r not in given]
+    done = dict(zip(todo, sweep(func, todo, executor=executor,
+                                label="BRisk sweep (one fit per r)"), strict=True))  # fmt: skip
+    for r, fit in given.items():
+        done[r] = func(r, fit=fit)
+    return BRiskSweep(results=tuple(done[r] for r in levels))

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir import defaults, validate
+from bayes_ir.errors import OptionError
 from bayes_ir.risk.adjusted import check_r, resolve_pair
 from bayes_ir.risk.bca import BCaResult, bca_urisk
 from bayes_ir.risk.brisk import BRiskResult, brisk
@@ -136,6 +137,29 @@ class RiskReview:
         return plot_risk_review(self, **kwargs)
 
 
+def _checked(result: BRiskResult, base: ScoreTable, *, r: float, block: tuple) -> BRiskResult:
+    """Return ``result`` if it is BRisk of ``base`` at ``r``; one line saying what differs."""
+    given = {
+        "r": f"{result.r:g}",
+        "champion": result.champion,
+        "collection and measure": (result.collection, result.measure),
+        "systems": sorted(result.systems),
+    }
+    wanted = {
+        "r": f"{r:g}",
+        "champion": base.champion,
+        "collection and measure": block,
+        "systems": sorted(base.systems),
+    }
+    for what, value in given.items():
+        if value != wanted[what]:
+            raise OptionError(
+                f"brisk_result is not BRisk of this table: its {what} {value!r}, the "
+                f"review's {wanted[what]!r}"
+            )
+    return result
+
+
 def risk_review(
     table: ScoreTable,
     *,
@@ -150,6 +174,8 @@ def risk_review(
     seed: int | None = None,
     collection: str | None = None,
     measure: str | None = None,
+    fit: Any = None,
+    brisk_result: BRiskResult | None = None,
     **fit_options: Any,
 ) -> RiskReview:
     r"""Compute the deployment review table (Benham et al. 2020, Table 3 layout).
@@ -179,6 +205,15 @@ def risk_review(
         Seed of the bootstrap and the sampler.
     collection, measure
         The block to use when the table holds several.
+    fit
+        An existing fit of the risk-adjusted scores at ``r`` (the ``fit`` of a
+        :class:`~bayes_ir.risk.BRiskResult`, or a saved one read with
+        :func:`bayes_ir.hierarchical.load_fit`), used for BRisk instead of fitting; it
+        is checked against this table, ``r`` and roles (see :func:`brisk`).
+    brisk_result
+        An existing BRisk result of this table at ``r`` (e.g. the entry of
+        :func:`bayes_ir.risk.brisk_sweep` for ``r``), used as is: no fit at all.
+        Its r, champion, block and systems must be the review's.
     **fit_options
         Passed to :func:`bayes_ir.hierarchical.fit` (``chains``, ``draws``, ...).
 
@@ -262,7 +297,11 @@ def risk_review(
         base = table.select(**{k: v for k, v in block.items() if v is not None})
         if base.roles is None or base.champion != pair.champion:
             base = base.with_roles(champion=pair.champion, challengers=list(pair.challengers))
-        br = brisk(base, r=r, ci_prob=p, seed=seed, likelihood=likelihood, **fit_options)
+        if brisk_result is None:
+            br = brisk(base, r=r, ci_prob=p, seed=seed, likelihood=likelihood, fit=fit,
+                       **fit_options)  # fmt: skip
+        else:
+            br = _checked(brisk_result, base, r=r, block=(pair.collection, pair.measure))
         bf = br.to_frame(p).set_index("system").loc[systems]
         frame["brisk_minus"] = bf["brisk_minus"].to_numpy()
         frame["brisk_lower"] = bf["ci_lower"].to_numpy()
