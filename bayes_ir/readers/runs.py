@@ -23,7 +23,7 @@ from bayes_ir.errors import DataWarning, ScoreTableError
 from bayes_ir.measures import canonical_measure, parse_measure
 from bayes_ir.readers._io import head_lines, is_int, parse_float, parse_int, read_text, split_lines
 from bayes_ir.readers.qrels import Judgments, is_qrels_object, load_qrels
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable, _natural_sorted
+from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable, _natural_sorted
 
 Unretrieved = Literal["zero", "missing"]
 #: A qrels file, several, ``{collection: file}``, or in-memory qrels (see :mod:`.qrels`).
@@ -226,7 +226,7 @@ def read_runs(
     measure: str | Sequence[str] | None = None,
     collection: str | None = None,
     systems: Sequence[str] | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     unretrieved: Unretrieved = "zero",
 ) -> ScoreTable:

@@ -9,7 +9,7 @@ import pandas as pd
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.readers._measures import keep_measures
-from bayes_ir.table import _ALIASES, ScoreTable, _normalise_columns
+from bayes_ir.table import _ALIASES, Missing, ScoreTable, _normalise_columns
 
 _TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}
@@ -51,7 +51,7 @@ def read_tidy_frame(
     *,
     measure: str | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     source: str = "<DataFrame>",
     notes: tuple[str, ...] = (),
@@ -81,7 +81,7 @@ def read_tidy(
     *,
     measure: str | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
 ) -> ScoreTable:
     """Read a long table with columns ``system, topic, score`` (+ ``collection``, ``measure``).
