@@ -23,7 +23,7 @@ Retrieval* (SIGIR '20), 339-348. doi:10.1145/3397271.3401033
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -122,7 +122,7 @@ def _effect(fit: Any, kind: str) -> xr.DataArray:
     raise TypeError(f"the posterior has no {kind} effects (expected a variable {kind!r})")
 
 
-def _labels(fit: Any, kind: str, dim: str, post: xr.Dataset) -> list[str]:
+def _labels(fit: Any, kind: str, dim: Hashable, post: xr.Dataset) -> list[str]:
     if dim in post.indexes:
         return [str(v) for v in post.indexes[dim]]
     table = getattr(fit, "table", None)
@@ -133,7 +133,7 @@ def _labels(fit: Any, kind: str, dim: str, post: xr.Dataset) -> list[str]:
     return [str(i) for i in range(post.sizes[dim])]
 
 
-def _roles(fit: Any, labels: Sequence[str], post: xr.Dataset, dim: str) -> list[str]:
+def _roles(fit: Any, labels: Sequence[str], post: xr.Dataset, dim: Hashable) -> list[str]:
     if "role" in post.coords and post["role"].dims == (dim,):
         return [str(r) for r in post["role"].values]
     table = getattr(fit, "table", None)
