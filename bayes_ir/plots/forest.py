@@ -258,8 +258,8 @@ def forest_plot(
             [pooled["pi_lower"], pooled["pi_upper"]], y_pi - 0.12, y_pi + 0.12,
             color=summary_color, lw=1.6,
         )  # fmt: skip
-    for side in ("left", "right", "top"):
-        ax.spines[side].set_visible(False)
+    for spine in ("left", "right", "top"):
+        ax.spines[spine].set_visible(False)
     ax.set_yticks([])
     ax.tick_params(axis="x", labelsize=fontsize)
     ax.set_xlabel(xlabel or _EFFECT_NAMES.get(result.measure, result.measure), fontsize=fontsize)

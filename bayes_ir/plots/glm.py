@@ -9,7 +9,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure, SubFigure
 
     from bayes_ir.frequentist.glm.comparison import LinkComparison
     from bayes_ir.frequentist.glm.fit import GLMFitResult
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_glm_fit", "plot_links", "plot_tukey"]
 
 
-def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure:
+def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure | SubFigure:
     """Observed scores against the GLM's fitted means, with the line y = x.
 
     Parameters
@@ -31,6 +31,7 @@ def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        The figure of ``ax`` (a ``SubFigure`` when ``ax`` lies in one).
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
@@ -44,7 +45,7 @@ def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure:
     return ax.figure
 
 
-def plot_tukey(tukey: TukeyHSDResult, *, ax: Axes | None = None) -> Figure:
+def plot_tukey(tukey: TukeyHSDResult, *, ax: Axes | None = None) -> Figure | SubFigure:
     """System x system matrix of the Tukey HSD: +1 row better, -1 row worse, 0 not significant.
 
     Systems are ordered by their GLM effect (best first).

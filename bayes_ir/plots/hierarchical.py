@@ -164,7 +164,7 @@ def plot_predictive(
     from bayes_ir.measures import measure_range
 
     frame = result.frame
-    table = getattr(getattr(result, "fit", None), "table", None)
+    table: Any = getattr(getattr(result, "fit", None), "table", None)
     measure = table.measures[0] if table is not None and len(table.measures) == 1 else None
     where = (
         f"{measure} on {table.collections[0]}"
