@@ -23,7 +23,7 @@ Retrieval* (SIGIR '20), 339-348. doi:10.1145/3397271.3401033
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -206,6 +206,7 @@ class _Gated:
     """Mixin of the results that carry a :class:`GateStatus` ``gate`` and a ``summary()``."""
 
     gate: GateStatus
+    summary: Callable[[], str]  # each result's own plain-text summary
 
     @property
     def diagnostics_passed(self) -> bool:
@@ -213,7 +214,7 @@ class _Gated:
         return self.gate.passed
 
     def __str__(self) -> str:
-        return self.summary()  # type: ignore[attr-defined]
+        return self.summary()
 
     def to_latex(self, **options: Any) -> str:
         """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
