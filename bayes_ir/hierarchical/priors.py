@@ -63,7 +63,7 @@ from bayes_ir import validate
 from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 
-__all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
+__all__ = ["Hyperparameters", "Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
 
 #: Multiplier of the score SD in the intercept prior (rstanarm's 2.5).
 INTERCEPT_SCALE: float = 2.5
