@@ -7,6 +7,7 @@ and falls back to the value here when the caller passes ``None``.
 from __future__ import annotations
 
 import os
+from typing import Final
 
 #: Probability mass of credible and confidence intervals.
 CI_PROB: float = 0.95
@@ -61,7 +62,7 @@ def memory_limit() -> float:
 RISK_R: float = 5.0
 #: Standard deviation used by TRisk: "population" (divide by n, as rmit-ir/trisk and
 #: Dincer et al. 2014) or "sample" (divide by n - 1).
-TRISK_SD: str = "population"
+TRISK_SD: Final = "population"
 #: Bootstrap resamples of the BCa intervals of URisk.
 BCA_RESAMPLES: int = 9999
 #: Ranking reliability (Urbano & Marrero 2016): default estimator of E[tau], Monte Carlo

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -227,7 +228,9 @@ def simulate_scores(
     colls = ["example"] if collections is None else [str(c) for c in collections]
     if not colls or len(set(colls)) != len(colls):
         raise OptionError(f"collections must be distinct names, got {colls}")
-    sizes = [n_topics] * len(colls) if np.ndim(n_topics) == 0 else list(n_topics)
+    sizes = (
+        [n_topics] * len(colls) if np.ndim(n_topics) == 0 else list(cast(Sequence[int], n_topics))
+    )
     sizes = [validate.positive_int("n_topics", n) for n in sizes]
     if len(sizes) != len(colls):
         raise OptionError(f"n_topics has {len(sizes)} entries for {len(colls)} collections")

@@ -153,7 +153,7 @@ def _workers_without_script(func: Callable) -> Iterator[None]:
     try:
         yield
     finally:
-        if path is not None:
+        if path is not None and main is not None:
             main.__file__ = path
 
 

@@ -75,7 +75,7 @@ class ScoreTable:
         source: str = "<DataFrame>",
         check_range: bool = True,
         notes: Sequence[str] = (),
-        lines: Sequence[int] | None = None,
+        lines: Sequence[int] | np.ndarray | None = None,
     ) -> ScoreTable:
         """Validate a long DataFrame of scores and build a table.
 

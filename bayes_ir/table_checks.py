@@ -51,7 +51,7 @@ def check_frame(
     missing: Missing,
     source: str,
     check_range: bool,
-    lines: Sequence[int] | None,
+    lines: Sequence[int] | np.ndarray | None,
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Validate a long DataFrame of scores (see :meth:`bayes_ir.table.ScoreTable.from_frame`).
 

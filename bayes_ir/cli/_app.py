@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, overload
 
 import typer
 from rich import box
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.table import Table
 from typer._click.globals import get_current_context
@@ -426,7 +426,11 @@ def _measure_label(table: ScoreTable, measure: str | None) -> str | None:
     return measure  # select() raises, listing the measures present
 
 
-def _escaped(value: object) -> object:
+@overload
+def _escaped(value: RenderableType) -> RenderableType: ...
+@overload
+def _escaped(value: None) -> None: ...
+def _escaped(value: RenderableType | None) -> RenderableType | None:
     return escape(value) if isinstance(value, str) else value
 
 
@@ -450,11 +454,11 @@ class EscapedTable(Table):
     title = _escaped_attribute("title")
     caption = _escaped_attribute("caption")
 
-    def add_column(self, header: object = "", *args, **options) -> None:
+    def add_column(self, header: RenderableType = "", *args, **options) -> None:
         """Add a column; a string ``header`` is shown as written (see the class)."""
         super().add_column(_escaped(header), *args, **options)
 
-    def add_row(self, *cells: object, **options) -> None:
+    def add_row(self, *cells: RenderableType | None, **options) -> None:
         """Add a row; string cells are shown as written (see the class)."""
         super().add_row(*(_escaped(cell) for cell in cells), **options)
 
@@ -498,7 +502,7 @@ def warn_failed_checks(messages: Iterable[str]) -> None:
         warn(f"diagnostics failed: {message}", style="bold red")
 
 
-def say_wrote(path: Path) -> None:
+def say_wrote(path: str | Path) -> None:
     """Tell on stderr that ``path`` was written (the name shown as it is)."""
     console_err.print(f"wrote {path}", highlight=False, markup=False, soft_wrap=True)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.markup import escape
@@ -35,6 +35,8 @@ from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from bayes_ir.hierarchical.artifact_sweep import Effects
 
 MinGain = Annotated[
     float,
@@ -285,7 +287,7 @@ def _run_sweep(
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", ModelCheckWarning)  # said once, by the main fit
         result = artifact_sweep(table, m_values=m_values, ci_prob=ci_prob, seed=seed, **fit_options)
-    frame = result.to_frame(effects=effects)
+    frame = result.to_frame(effects=cast("Effects", effects))  # checked by the command
     view = compact_table(
         f"Artifact sweep: challengers minus {result.champion!r} with the top m artifacts",
         caption="width: of the interval; gap > 0: the challenger's interval lies above the "

@@ -125,7 +125,7 @@ def _rich_table(result: LinkComparison, stat: str, title: str) -> Group:
         for col in wide.columns:
             value = wide.at[link, col]
             if value != value:  # NaN
-                text = "failed"
+                text: str | Text = "failed"
             else:
                 text = str(int(value)) if stat == "n_significant" else f"{value:.4f}"
                 if not ok.at[link, col]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.table import Table
@@ -28,6 +28,9 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
+
+if TYPE_CHECKING:
+    from bayes_ir import table as score_table
 
 
 @app.command()
@@ -112,7 +115,7 @@ def meta(
         extras = extras or list(config.extra_measures)
         labels = dict(config.display_names)
         order = config.collection_names
-        table = config.load(missing=missing)
+        table = config.load(missing=cast("score_table.Missing", missing))  # checked by the reader
         score_measure = score_measure or config.measure
     else:
         table = load(

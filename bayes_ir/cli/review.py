@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +13,10 @@ from bayes_ir import defaults
 from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_wrote
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.errors import BayesIRError
+
+if TYPE_CHECKING:
+    from bayes_ir.report.review import Review
+    from bayes_ir.report.review_measures import MultiReview
 
 
 def _check_html(value: Path) -> Path:
@@ -82,6 +86,7 @@ def review(
     options = {"margin": min_gain, "r": r_table, "r_levels": levels, "ci_prob": ci_prob,
                "seed": seed, "n_resamples": resamples, "inputs": scores.files,
                "command": command, **sampler.options()}  # fmt: skip
+    result: Review | MultiReview
     with workers.open() as executor:
         if one:
             result = make_review(tables[0], executor=executor, fit=saved, **options)

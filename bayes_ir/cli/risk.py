@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.console import Console
@@ -33,6 +33,8 @@ from bayes_ir.files import atomic_path, write_text
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from bayes_ir.risk.trisk import SD
 
 RiskR = Annotated[
     float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
@@ -104,7 +106,7 @@ def risk(
             table,
             r=r,
             ci_prob=ci_prob,
-            sd=sd,
+            sd=cast("SD", sd),  # checked by risk_review
             bayes=not no_bayes,
             n_resamples=resamples,
             seed=seed,

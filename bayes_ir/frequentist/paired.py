@@ -235,7 +235,7 @@ def paired_tests(
         table = table.with_roles(champion=champion or table.champion, challengers=challengers)
     if table.champion is None or not table.challengers:
         raise RoleError("paired tests need a champion and at least one challenger")
-    matrix = table.matrix().to_pandas()
+    matrix: pd.DataFrame = table.matrix().to_pandas()
     rows = []
     for name in table.challengers:
         pair = matrix[[table.champion, name]].dropna()

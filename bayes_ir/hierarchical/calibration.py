@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -59,7 +59,7 @@ def calibration_trial(
     n_ranks: int = 99,
     chains: int = 2,
     draws: int = 500,
-    method: str = "exact",
+    method: Literal["auto", "exact", "nuts"] = "exact",
 ) -> tuple[np.ndarray, np.ndarray]:
     """One calibration dataset: rank of the truth and interval coverage per parameter.
 
@@ -94,10 +94,11 @@ def calibration_trial(
     if chains * draws < n_ranks:
         raise OptionError(f"n_ranks={n_ranks} needs at least as many draws, got {chains * draws}")
     rng = np.random.default_rng(seed)
-    b0 = rng.normal(priors.b0_mu, priors.b0_sd)
-    sigma = rng.exponential(1 / priors.sigma_rate)
-    tau = rng.exponential(1 / priors.sigma_topic_rate)
-    chi = rng.exponential(1 / priors.sigma_system_rate)
+    hyper = priors.values()
+    b0 = rng.normal(hyper.b0_mu, hyper.b0_sd)
+    sigma = rng.exponential(1 / hyper.sigma_rate)
+    tau = rng.exponential(1 / hyper.sigma_topic_rate)
+    chi = rng.exponential(1 / hyper.sigma_system_rate)
     a = rng.standard_normal(n_topics)
     a = (a - a.mean()) * tau  # ZeroSumNormal(tau): N(0, tau^2) projected on sum zero
     c = rng.standard_normal(n_systems)
@@ -106,7 +107,7 @@ def calibration_trial(
     topics, systems = _topics(n_topics), _systems(n_systems)
     table = ScoreTable.from_matrix(y, systems=systems, topics=topics, measure="simulated")
     table = table.with_roles(champion="champion", challengers=["challenger"])
-    options = {"tune": draws} if method == "nuts" else {}
+    options: dict[str, Any] = {"tune": draws} if method == "nuts" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = fit(  # calibration reads the draws only: no model check per dataset
@@ -242,7 +243,7 @@ def simulation_based_calibration(
     chains: int = 2,
     draws: int = 500,
     seed: int = 0,
-    method: str = "exact",
+    method: Literal["auto", "exact", "nuts"] = "exact",
     executor: Executor | None = None,
     max_workers: int | None = None,
 ) -> CalibrationResult:

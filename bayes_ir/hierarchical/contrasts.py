@@ -23,7 +23,7 @@ Retrieval* (SIGIR '20), 339-348. doi:10.1145/3397271.3401033
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -125,7 +125,7 @@ def _effect(fit: Any, kind: str) -> xr.DataArray:
     raise TypeError(f"the posterior has no {kind} effects (expected a variable {kind!r})")
 
 
-def _labels(fit: Any, kind: str, dim: str, post: xr.Dataset) -> list[str]:
+def _labels(fit: Any, kind: str, dim: Hashable, post: xr.Dataset) -> list[str]:
     if dim in post.indexes:
         return [str(v) for v in post.indexes[dim]]
     table = getattr(fit, "table", None)
@@ -136,7 +136,7 @@ def _labels(fit: Any, kind: str, dim: str, post: xr.Dataset) -> list[str]:
     return [str(i) for i in range(post.sizes[dim])]
 
 
-def _roles(fit: Any, labels: Sequence[str], post: xr.Dataset, dim: str) -> list[str]:
+def _roles(fit: Any, labels: Sequence[str], post: xr.Dataset, dim: Hashable) -> list[str]:
     if "role" in post.coords and post["role"].dims == (dim,):
         return [str(r) for r in post["role"].values]
     table = getattr(fit, "table", None)
@@ -209,6 +209,7 @@ class _Gated:
     """Mixin of the results that carry a :class:`GateStatus` ``gate`` and a ``summary()``."""
 
     gate: GateStatus
+    summary: Callable[[], str]  # each result's own plain-text summary
 
     @property
     def diagnostics_passed(self) -> bool:
@@ -216,7 +217,7 @@ class _Gated:
         return self.gate.passed
 
     def __str__(self) -> str:
-        return self.summary()  # type: ignore[attr-defined]
+        return self.summary()
 
     def to_latex(self, **options: Any) -> str:
         """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
@@ -258,7 +259,7 @@ def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateSta
 
 def _data_names(fit: Any) -> dict[str, str]:
     """Return the ``collection`` and ``measure`` of the fit's table (empty when it has none)."""
-    table = getattr(fit, "table", None)
+    table: Any = getattr(fit, "table", None)
     try:
         return {"collection": str(table.collections[0]), "measure": str(table.measures[0])}
     except (IndexError, AttributeError, TypeError):

@@ -147,14 +147,15 @@ def log_marginal_posterior(
     df_e = (n_t - 1) * (n_s - 1)
     lam_r = s2 + n_s * t2
     lam_c = s2 + n_t * c2
-    v0 = priors.b0_sd**2 + s2 / n
-    dev0 = (stats.ybar - priors.b0_mu) ** 2
+    hyper = priors.values()
+    v0 = hyper.b0_sd**2 + s2 / n
+    dev0 = (stats.ybar - hyper.b0_mu) ** 2
     g_r = (n_t - 1) / lam_r - stats.ss_topic / lam_r**2
     g_c = (n_s - 1) / lam_c - stats.ss_system / lam_c**2
     d_s2 = -0.5 * (df_e / s2 - stats.sse / s2**2 + g_r + g_c + (1.0 / v0 - dev0 / v0**2) / n)
     d_t2 = -0.5 * n_s * g_r
     d_c2 = -0.5 * n_t * g_c
-    r0, r1, r2 = priors.sigma_rate, priors.sigma_topic_rate, priors.sigma_system_rate
+    r0, r1, r2 = hyper.sigma_rate, hyper.sigma_topic_rate, hyper.sigma_system_rate
     # Exponential prior on each scale plus log-Jacobian u: d/du (-rate * e^u + u).
     grad = np.array(
         [
@@ -236,8 +237,9 @@ def draw_effects(
     """
     n_t, n_s = stats.n_topics, stats.n_systems
     s2 = np.asarray(sigma, dtype=float) ** 2
-    prec0 = n_t * n_s / s2 + 1.0 / priors.b0_sd**2
-    mean0 = (n_t * n_s * stats.ybar / s2 + priors.b0_mu / priors.b0_sd**2) / prec0
+    hyper = priors.values()
+    prec0 = n_t * n_s / s2 + 1.0 / hyper.b0_sd**2
+    mean0 = (n_t * n_s * stats.ybar / s2 + hyper.b0_mu / hyper.b0_sd**2) / prec0
     b0 = mean0 + rng.standard_normal(s2.shape) / np.sqrt(prec0)
 
     def effects(scale: np.ndarray, n_other: int, dev: np.ndarray) -> np.ndarray:
@@ -263,8 +265,9 @@ def log_marginal_many(u: np.ndarray, stats: BalancedStatistics, priors: Priors) 
     n = n_t * n_s
     lam_r = s2 + n_s * t2
     lam_c = s2 + n_t * c2
-    v0 = priors.b0_sd**2 + s2 / n
-    dev0 = (stats.ybar - priors.b0_mu) ** 2
+    hyper = priors.values()
+    v0 = hyper.b0_sd**2 + s2 / n
+    dev0 = (stats.ybar - hyper.b0_mu) ** 2
     ll = -0.5 * (
         (n_t - 1) * (n_s - 1) * 2 * u[:, 0]
         + stats.sse / s2
@@ -275,7 +278,7 @@ def log_marginal_many(u: np.ndarray, stats: BalancedStatistics, priors: Priors) 
         + np.log(v0)
         + dev0 / v0
     )
-    rates = np.array([priors.sigma_rate, priors.sigma_topic_rate, priors.sigma_system_rate])
+    rates = np.array([hyper.sigma_rate, hyper.sigma_topic_rate, hyper.sigma_system_rate])
     return ll + np.sum(np.log(rates) - rates * np.exp(u) + u, axis=1)
 
 
@@ -388,7 +391,7 @@ class Envelope:
         nu, k = ENVELOPE_DF, ENVELOPE_WIDE
         z = self.chol_inv @ (np.asarray(u, dtype=float) - self.loc)
         q = float(z @ z)
-        body, wide = self._parts(np.float64(q))
+        body, wide = self._parts(np.asarray(q))
         total = float(np.logaddexp(body, wide))
         w_body = math.exp(float(body) - total)
         prec_dev = self.chol_inv.T @ z  # Sigma^-1 (u - m)

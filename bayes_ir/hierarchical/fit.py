@@ -433,7 +433,9 @@ class HierarchicalFit:
 
 
 # ---------------------------------------------------------------------- fitting
-def _resolve_method(method: str, likelihood: str, design: Design, sigma: str = "pooled") -> str:
+def _resolve_method(
+    method: Method, likelihood: str, design: Design, sigma: str = "pooled"
+) -> Method:
     validate.choice("method", method, ("auto", "exact", "nuts"))
     exact_ok = likelihood == "gaussian" and design.complete and sigma == "pooled"
     if method == "auto":
@@ -603,7 +605,7 @@ def fit(
     log_likelihood: bool = False,
     sampler: Literal["nutpie", "pymc"] | None = None,
     model_check: bool = True,
-    sigma: Literal["pooled", "system"] = "pooled",
+    sigma: str = "pooled",
 ) -> HierarchicalFit:
     """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 

@@ -75,14 +75,14 @@ def _fingerprint(post: xr.Dataset) -> dict[str, list[float]]:
 
 def _storage(ds: xr.Dataset) -> tuple[xr.Dataset, dict[str, dict[str, Any]]]:
     """Return the encoding of each array: compressed, float32 when that loses nothing."""
-    encoding = {}
+    encoding: dict[str, dict[str, Any]] = {}
     for name, var in ds.data_vars.items():
         enc: dict[str, Any] = dict(_COMPRESSION) if var.ndim else {}
         if var.dtype == np.float64 and np.array_equal(
             var.values.astype(np.float32), var.values, equal_nan=True
         ):
             enc["dtype"] = "float32"
-        encoding[name] = enc
+        encoding[str(name)] = enc
     return ds, encoding
 
 
@@ -297,7 +297,7 @@ def _posterior(tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, s
         return post
     scales = {name: post[name].transpose("chain", "draw").values for name in SCALES}
     effects = effects_given_scales(scales, design.matrix, priors, seed=seed)
-    draws = {**effects, **{name: post[name].values for name in post.data_vars}}
+    draws = {**effects, **{str(name): post[name].values for name in post.data_vars}}
     expected = json.loads(attrs["regenerated"])
     got = {
         k: [float(np.square(v).sum()), *map(float, v[-1, -1].ravel())] for k, v in effects.items()

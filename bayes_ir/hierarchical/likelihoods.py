@@ -506,8 +506,9 @@ def compare_likelihoods(
     runner_up = max(others, key=lambda m: frame.loc[m, "elpd"])
     diff = float(-frame.loc[runner_up, "elpd_diff"])
     dse = float(frame.loc[runner_up, "dse"])
-    if fits[chosen].model_check is not None:
-        fits[chosen].model_check.warn(stacklevel=2)
+    check = fits[chosen].model_check
+    if check is not None:
+        check.warn(stacklevel=2)
     return LikelihoodComparison(
         frame=frame,
         chosen=chosen,

@@ -266,10 +266,10 @@ def sufficient_statistics(matrix: np.ndarray) -> dict[str, np.ndarray]:
 def build_model(
     table: ScoreTable | Design,
     *,
-    likelihood: Likelihood = "gaussian",
+    likelihood: str = "gaussian",
     priors: Priors | None = None,
     loglik: Literal["auto", "sufficient", "full"] = "auto",
-    sigma: Literal["pooled", "system"] = "pooled",
+    sigma: str = "pooled",
 ):
     r"""Build (do not sample) the PyMC model of the crossed topic x system design.
 
@@ -375,9 +375,9 @@ def build_model(
             typical = pm.Exponential("sigma_typical", lam=hyper["sigma_rate"])
             log_sd = pm.Exponential("sigma_log_sd", lam=hyper["sigma_log_sd_rate"])
             sigma_z = pm.ZeroSumNormal("sigma_z", sigma=1.0, dims="system")
-            sigma = pm.Deterministic("sigma", typical * pt.exp(log_sd * sigma_z), dims="system")
+            resid_sd = pm.Deterministic("sigma", typical * pt.exp(log_sd * sigma_z), dims="system")
         else:
-            sigma = pm.Exponential("sigma", lam=hyper["sigma_rate"])
+            resid_sd = pm.Exponential("sigma", lam=hyper["sigma_rate"])
         topic = pm.ZeroSumNormal("topic_effect", sigma=sigma_topic, dims="topic")
         if likelihood == "skew_normal":
             # non-centred: on rb04 it raised the ESS of sigma_system 1.2x (bulk), 1.8x (tail)
@@ -405,29 +405,29 @@ def build_model(
             )
             pm.Potential(
                 "y_sufficient",
-                -0.5 * n * math.log(2 * math.pi) - n * pt.log(sigma) - sq / (2.0 * sigma**2),
+                -0.5 * n * math.log(2 * math.pi) - n * pt.log(resid_sd) - sq / (2.0 * resid_sd**2),
             )
         else:
             mu = b0 + topic[topic_idx] + system[system_idx]
             if likelihood == "gaussian":
-                sd = sigma[system_idx] if by_system else sigma
+                sd = resid_sd[system_idx] if by_system else resid_sd
                 pm.Normal("y", mu=mu, sigma=sd, observed=score, dims="obs")
         if likelihood == "skew_normal":
             if design.complete:
                 # whole matrix, broadcast: no gather through index vectors
                 y_obs = pm.Data("score_matrix", design.matrix, dims=("topic", "system"))
                 mu = b0 + topic[:, None] + system[None, :]
-                sd = sigma[None, :] if by_system else sigma
+                sd = resid_sd[None, :] if by_system else resid_sd
             else:
                 y_obs = score
-                sd = sigma[system_idx] if by_system else sigma
+                sd = resid_sd[system_idx] if by_system else resid_sd
             # |skewness| is sampled, its sign is summed out (see _skewnormal_both_signs)
             abs_skew = pm.Uniform("abs_skewness", lower=0.0, upper=hyper["skewness_max"])
             both = _skewnormal_both_signs(y_obs, mu, sd, skewness_to_alpha(abs_skew))
             pm.Potential("y", pt.logsumexp(both) - math.log(2.0))
             pm.Deterministic(SIGN_LOGODDS, both[0] - both[1])
-    model.role = tuple(design.roles)  # type: ignore[attr-defined]
-    model.priors = pri  # type: ignore[attr-defined]
+    model.role = tuple(design.roles)
+    model.priors = pri
     return model
 
 

@@ -54,16 +54,16 @@ topic and system effects are ``ZeroSumNormal`` (they sum to zero), see
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from bayes_ir import validate
-from bayes_ir.errors import InsufficientDataError
+from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.hierarchical.skewnormal import SKEWNESS_MAX
 
-__all__ = ["Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
+__all__ = ["Hyperparameters", "Priors", "PriorPredictive", "autoscale_priors", "prior_predictive"]
 
 #: Multiplier of the score SD in the intercept prior (rstanarm's 2.5).
 INTERCEPT_SCALE: float = 2.5
@@ -71,6 +71,18 @@ INTERCEPT_SCALE: float = 2.5
 SKEWNESS_FRACTION: float = 0.99
 #: Rate of the Exponential prior on ``sigma_log_sd`` (SD of the log residual SDs).
 SIGMA_LOG_SD_RATE: float = 1.0
+
+
+class Hyperparameters(NamedTuple):
+    """The fields of resolved :class:`Priors`, every one a number (see :meth:`Priors.values`)."""
+
+    b0_mu: float
+    b0_sd: float
+    sigma_rate: float
+    sigma_topic_rate: float
+    sigma_system_rate: float
+    skewness_max: float
+    sigma_log_sd_rate: float
 
 
 @dataclass(frozen=True)
@@ -161,6 +173,20 @@ class Priors:
     def is_resolved(self) -> bool:
         """True when every field has a value."""
         return all(v is not None for v in asdict(self).values())
+
+    def values(self) -> Hyperparameters:
+        """Return the fields as numbers, once every one is set (see :meth:`resolve`).
+
+        Raises
+        ------
+        OptionError
+            A field is still ``None``.
+        """
+        numbers = [getattr(self, f.name) for f in fields(self)]
+        unset = [f.name for f, v in zip(fields(self), numbers, strict=True) if v is None]
+        if unset:
+            raise OptionError(f"priors {', '.join(unset)} are not set: resolve them first")
+        return Hyperparameters(*numbers)
 
     def to_dict(self) -> dict[str, float | None]:
         """Return the fields as a plain dict (for provenance and netCDF attributes)."""
@@ -316,7 +342,8 @@ def prior_predictive(
     rng = np.random.default_rng(validate.seed(seed))
     design = design_of(table)
     likelihood = check_likelihood(likelihood)
-    p = autoscale_priors(design.score, priors)
+    resolved = autoscale_priors(design.score, priors)
+    p = resolved.values()
     n_t, n_s = design.shape
     # mu and y (and the skew-normal's location and scale) are draws x cells each
     validate.memory(
@@ -343,6 +370,6 @@ def prior_predictive(
     return PriorPredictive(
         simulated=y,
         observed=design.matrix,
-        priors=p,
+        priors=resolved,
         score_range=measure_range(design.measure),
     )

@@ -18,7 +18,7 @@ cross-checks, or where nutpie is missing).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import xarray as xr
@@ -46,7 +46,7 @@ __all__ = [
 Sampler = Literal["nutpie", "pymc"]
 #: Fewest warm-up draws nutpie accepts (its adaptation windows need one; 0 panics).
 NUTPIE_MIN_TUNE: int = 1
-_CACHE: dict[tuple, object] = {}
+_CACHE: dict[tuple, Any] = {}
 _COMPILES = [0]
 
 
@@ -104,12 +104,13 @@ def skewnormal_model(design: Design, priors: Priors):
     from bayes_ir.hierarchical import skewnormal_kernel as kernel
 
     n_t, n_s = design.shape
+    hyper = priors.values()
     rates = (
-        float(priors.sigma_topic_rate),
-        float(priors.sigma_system_rate),
-        float(priors.sigma_rate),
+        float(hyper.sigma_topic_rate),
+        float(hyper.sigma_system_rate),
+        float(hyper.sigma_rate),
     )
-    constants = (float(priors.b0_mu), float(priors.b0_sd), *rates, float(priors.skewness_max))
+    constants = (float(hyper.b0_mu), float(hyper.b0_sd), *rates, float(hyper.skewness_max))
     names, shapes = kernel.expanded_layout(n_t, n_s)
     sizes = [int(np.prod(shape)) for shape in shapes]
     ends = np.cumsum(sizes)
@@ -258,7 +259,7 @@ def signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
 
 def to_numpy(post: xr.Dataset) -> dict[str, np.ndarray]:
     """Plain arrays of a posterior dataset (chain, draw, ...)."""
-    return {k: np.asarray(v.values) for k, v in post.data_vars.items()}
+    return {str(k): np.asarray(v.values) for k, v in post.data_vars.items()}
 
 
 def nutpie_sample(model, *, label: str = "sampling", **options):

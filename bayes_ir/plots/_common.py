@@ -21,7 +21,7 @@ def data_names(result: Any) -> tuple[str, str]:
     """
     measure = str(getattr(result, "measure", "") or "")
     collection = str(getattr(result, "collection", "") or "")
-    table = getattr(result, "table", None)
+    table: Any = getattr(result, "table", None)
     if not hasattr(table, "measures"):
         table = getattr(getattr(result, "fit", None), "table", None)
     if hasattr(table, "measures") and hasattr(table, "collections"):

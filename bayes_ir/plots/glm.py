@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -13,7 +13,7 @@ from bayes_ir.frequentist.letters import compact_letter_display
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure, SubFigure
 
     from bayes_ir.frequentist.glm.comparison import LinkComparison
     from bayes_ir.frequentist.glm.fit import GLMFitResult
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_glm_fit", "plot_links", "plot_tukey"]
 
 
-def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure:
+def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure | SubFigure:
     """Observed scores against the GLM's fitted means, with the line y = x.
 
     Parameters
@@ -35,6 +35,7 @@ def plot_glm_fit(fit: GLMFitResult, *, ax: Axes | None = None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        The figure of ``ax`` (a ``SubFigure`` when ``ax`` lies in one).
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5))
@@ -138,7 +139,7 @@ def plot_tukey(
     ax.annotate("groups", xy=(1.0, 1.0), xycoords="axes fraction", xytext=(6, 2),
                 textcoords="offset points", va="bottom", fontsize=7)  # fmt: skip
     ax.grid(axis="x", alpha=0.3)
-    return ax.figure
+    return cast("Figure", ax.figure)
 
 
 def _tukey_matrix(tukey: TukeyHSDResult, ranked: list[str], title: str, ax: Axes | None) -> Figure:
@@ -164,7 +165,7 @@ def _tukey_matrix(tukey: TukeyHSDResult, ranked: list[str], title: str, ax: Axes
     bar = ax.figure.colorbar(image, ax=ax, shrink=0.6, ticks=[-1, 0, 1])
     bar.ax.set_yticklabels(["row worse", "no difference", "row better"])
     ax.set_title(title, fontsize=9)
-    return ax.figure
+    return cast("Figure", ax.figure)
 
 
 def plot_links(comparison: LinkComparison, *, axes: np.ndarray | None = None) -> Figure:
@@ -186,7 +187,7 @@ def plot_links(comparison: LinkComparison, *, axes: np.ndarray | None = None) ->
     own = axes is None
     if own:
         _, axes = plt.subplots(1, 2, figsize=(10, 4.4), layout="constrained")
-    axes = np.ravel(axes)
+    axes = np.ravel(cast(np.ndarray, axes))
     for ax, stat, label in zip(
         axes,
         ("deviance", "n_significant"),

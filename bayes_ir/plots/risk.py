@@ -261,7 +261,7 @@ def plot_brisk_forecast(
     x = np.arange(len(frame))
     fig, ax = one_axes(ax, figsize or (max(6.0, 0.16 * len(frame) + 2), 3.8))
     below = frame["ci_upper"] < frame["champion_score"]
-    colors = np.where(below, "#c0392b", "#1f77b4")
+    colors = np.where(below, "#c0392b", "#1f77b4").tolist()
     ax.vlines(x, frame["ci_lower"], frame["ci_upper"], colors=colors, lw=2.0, alpha=0.7)
     ax.plot(x, frame["mean"], "_", color="#1f77b4", ms=6, label="predictive mean")
     ax.plot(

@@ -248,10 +248,10 @@ def read_scores(
     """
     paths = _read_once(paths)
     reader = _object_reader(paths, format)
-    if reader is not None:
+    if reader is not None and reader.read_object is not None:
         return reader.read_object(
             paths, **_accepted_options(reader.name, reader.read_object, options)
-        )  # type: ignore[misc]
+        )
     files = _as_paths(paths)
     if format is None and options.get("qrels") is not None:
         format = "run"

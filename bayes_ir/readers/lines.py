@@ -18,7 +18,7 @@ import pandas as pd
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.measures import PLAIN_UNIT_INTERVAL
 from bayes_ir.readers._io import head_lines, read_text
-from bayes_ir.table import DEFAULT_COLLECTION, DEFAULT_MEASURE, ScoreTable
+from bayes_ir.table import DEFAULT_COLLECTION, DEFAULT_MEASURE, Missing, ScoreTable
 
 
 def looks_lines(path: Path) -> bool:
@@ -66,7 +66,7 @@ def read_lines(
     collections: Sequence[str] | None = None,
     collection: str | None = None,
     measure: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
 ) -> ScoreTable:
     """Read one-score-per-line files, pairing lines by position within each collection.

@@ -10,12 +10,13 @@ to pass. Items are recognised by their fields, so ``ir_measures`` is not needed 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._measures import keep_measures
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
+from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable
 
 _METRIC_FIELDS = ("query_id", "measure", "value")
 _SOURCE = "<ir_measures results>"
@@ -61,7 +62,7 @@ def read_metrics(
     measure: str | Sequence[str] | None = None,
     collection: str | None = None,
     systems: Sequence[str] | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
 ) -> ScoreTable:
     """Per-topic scores from ``ir_measures`` results.
@@ -133,7 +134,7 @@ def _rows(system: str, result: object) -> list[tuple[str, str, str, object]]:
             source=where,
         )
     if _is_calc_results(result):
-        result = result.per_query
+        result = cast(Any, result).per_query
     if not isinstance(result, Iterable) or isinstance(result, str | bytes | Mapping):
         raise ScoreTableError(
             f"expected an iterable of ir_measures Metric, got {type(result).__name__}",

@@ -15,7 +15,7 @@ import pandas as pd
 
 from bayes_ir.readers._io import head_lines, read_delimited
 from bayes_ir.readers._measures import keep_measures
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
+from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable
 
 #: The columns of a per-query ``pt.Experiment`` frame.
 COLUMNS = ("name", "qid", "measure", "value")
@@ -40,7 +40,7 @@ def read_pyterrier(
     *,
     measure: str | Sequence[str] | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
 ) -> ScoreTable:
     """Per-topic scores from a per-query ``pt.Experiment`` frame, or a file holding one.

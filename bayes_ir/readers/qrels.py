@@ -14,6 +14,7 @@ import numbers
 from collections.abc import Iterable, Mapping
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -85,8 +86,9 @@ def load_qrels(qrels: object) -> tuple[Judgments, str]:
     if isinstance(qrels, str | PathLike):
         return read_qrels(Path(qrels)), str(qrels)
     if _module(qrels).startswith("ranx") and type(qrels).__name__ == "Qrels":
-        label = f"<ranx Qrels {qrels.name!r}>" if getattr(qrels, "name", None) else "<ranx Qrels>"
-        raw = qrels.to_dict()
+        ranx: Any = qrels  # duck-typed: ranx is never imported
+        label = f"<ranx Qrels {ranx.name!r}>" if getattr(ranx, "name", None) else "<ranx Qrels>"
+        raw = ranx.to_dict()
         return _judgments(_dict_triples(raw), source=label), label
     if isinstance(qrels, pd.DataFrame):
         cols = next((c for c in _FRAME_COLUMNS if set(c) <= set(qrels.columns)), None)
@@ -142,7 +144,7 @@ def _grade(grade: object) -> int | None:
     if isinstance(grade, numbers.Integral):
         return int(grade)
     if isinstance(grade, numbers.Real) and float(grade).is_integer():
-        return int(grade)
+        return int(float(grade))
     if isinstance(grade, str) and is_int(grade.strip()):
         return int(grade)
     return None

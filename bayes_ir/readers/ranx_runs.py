@@ -12,7 +12,8 @@ same run saved as a TREC file give the same table, with ``trec_eval``'s definiti
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
 import pandas as pd
 
@@ -26,7 +27,7 @@ from bayes_ir.readers.runs import (
     parse_measures,
     score_run,
 )
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
+from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable
 
 
 def _is_ranx(obj: object, name: str) -> bool:
@@ -50,7 +51,7 @@ def read_ranx(
     qrels: QrelsArg | None = None,
     measure: str | Sequence[str] | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     unretrieved: Unretrieved = "zero",
 ) -> ScoreTable:
@@ -128,7 +129,7 @@ def _named_runs(runs: object) -> tuple[dict, list[str]]:
         return {str(k): v for k, v in runs.items()}, []
     out: dict = {}
     unnamed = []
-    for i, run in enumerate(runs, 1):  # type: ignore[arg-type]
+    for i, run in enumerate(cast(Iterable[Any], runs), 1):
         name = run.name if run.name else f"run_{i}"
         if not run.name:
             unnamed.append(name)
@@ -150,7 +151,7 @@ def _stored_scores(
     coll: str,
     source: str,
     notes: list[str],
-    missing: str,
+    missing: Missing,
     check_range: bool,
 ) -> ScoreTable:
     """Read the per-query scores ranx stored in ``run.scores`` (``{metric: {qid: score}}``)."""

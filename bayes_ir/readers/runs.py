@@ -24,7 +24,7 @@ from bayes_ir.measures import canonical_measure, parse_measure
 from bayes_ir.readers._io import head_lines, is_int, parse_float, parse_int, read_text, split_lines
 from bayes_ir.readers.qrels import Judgments, is_qrels_object, load_qrels
 from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
-from bayes_ir.table_checks import natural_sorted
+from bayes_ir.table_checks import Missing, natural_sorted
 
 Unretrieved = Literal["zero", "missing"]
 #: A qrels file, several, ``{collection: file}``, or in-memory qrels (see :mod:`.qrels`).
@@ -227,7 +227,7 @@ def read_runs(
     measure: str | Sequence[str] | None = None,
     collection: str | None = None,
     systems: Sequence[str] | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     unretrieved: Unretrieved = "zero",
 ) -> ScoreTable:

@@ -10,7 +10,7 @@ from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import check_input, head_lines, read_delimited
 from bayes_ir.readers._measures import keep_measures
 from bayes_ir.table import ScoreTable
-from bayes_ir.table_checks import column_name, normalise_columns
+from bayes_ir.table_checks import Missing, column_name, normalise_columns
 
 _TOPIC = {"topic", "topic_id", "query_id", "qid", "query", "sample"}
 _SYSTEM = {"system", "run", "run_id", "model"}
@@ -46,7 +46,7 @@ def read_tidy_frame(
     *,
     measure: str | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     source: str = "<DataFrame>",
     notes: tuple[str, ...] = (),
@@ -76,7 +76,7 @@ def read_tidy(
     *,
     measure: str | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
 ) -> ScoreTable:
     """Read a long table with columns ``system, topic, score`` (+ ``collection``, ``measure``).

@@ -16,7 +16,7 @@ import pandas as pd
 from bayes_ir.errors import MeasureError, ScoreTableError
 from bayes_ir.measures import COUNT_MEASURES, from_trec_eval_name, parse_measure
 from bayes_ir.readers._io import head_lines, parse_float, read_text, split_lines
-from bayes_ir.table import DEFAULT_COLLECTION, ScoreTable
+from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable
 
 #: trec_eval names that appear only in summary rows or are not numbers.
 _NON_SCORES = frozenset({"runid", "relstring"})
@@ -76,7 +76,7 @@ def read_trec_eval(
     *,
     measure: str | list[str] | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     system: str | None = None,
 ) -> ScoreTable:

@@ -7,6 +7,7 @@ This is the layout of Urbano's TREC ad hoc and Robust04 score matrices
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import guess_separator, head_lines, read_delimited
-from bayes_ir.table import ScoreTable
+from bayes_ir.table import Missing, ScoreTable
 
 #: Names of an id column (compared case-insensitively): it holds topic ids, not scores.
 TOPIC_COLUMNS = ("topic", "topic_id", "topics", "qid", "query_id", "query", "id")
@@ -44,7 +45,7 @@ def read_wide(
     *,
     measure: str | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
 ) -> ScoreTable:
     """Read a topic x system matrix.
@@ -91,7 +92,7 @@ def read_wide_frame(
     *,
     measure: str | None = None,
     collection: str | None = None,
-    missing: str = "error",
+    missing: Missing = "error",
     check_range: bool = True,
     source: str = "<DataFrame>",
     notes: tuple[str, ...] = (),
@@ -132,9 +133,9 @@ def read_wide_frame(
     )
 
 
-def _listed(names: object, n: int = 4) -> str:
-    names = [str(c) for c in names]  # type: ignore[attr-defined]
-    return ", ".join(names[:n]) + (", ..." if len(names) > n else "")
+def _listed(names: Iterable[object], n: int = 4) -> str:
+    shown = [str(c) for c in names]
+    return ", ".join(shown[:n]) + (", ..." if len(shown) > n else "")
 
 
 def wide_to_long(

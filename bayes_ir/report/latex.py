@@ -62,7 +62,7 @@ MARK_SYMBOLS = (r"\dagger", r"\ddagger", r"\S", r"\P", r"\ast")
 #: First line under the table of a result whose posterior failed its diagnostics.
 DIAGNOSTICS_FAILED = "DIAGNOSTICS FAILED: do not act on these numbers (see the result's summary)."
 
-Cells = pd.DataFrame | Mapping[str, Any]
+type Cells = pd.DataFrame | Mapping[str, Any]
 
 
 def latex_number(value: Any, digits: int = defaults.LATEX_DIGITS) -> str:

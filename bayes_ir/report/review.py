@@ -136,7 +136,7 @@ class Review:
 
 
 def _worst_topics(table: ScoreTable, champion: str, challengers: Sequence[str]) -> pd.DataFrame:
-    matrix = table.matrix().to_pandas()
+    matrix: pd.DataFrame = table.matrix().to_pandas()
     rows = []
     for name in challengers:
         diff = (matrix[name] - matrix[champion]).dropna().sort_values(kind="stable")
@@ -234,7 +234,7 @@ def review(
     p = defaults.ci_prob(ci_prob)
     margin = defaults.DECISION_MARGIN if margin is None else float(margin)
     given = {"draws": draws, "tune": tune, "target_accept": target_accept}
-    sampler = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
+    sampler: dict[str, Any] = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
         if fit is None:

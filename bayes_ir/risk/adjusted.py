@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,16 @@ def _adjust(delta: np.ndarray, r: float) -> np.ndarray:
     return np.where(delta >= 0.0, delta, r * delta)
 
 
+class PairLabels(TypedDict):
+    """Fields every pairwise risk result carries (see :meth:`_Pair.labels`)."""
+
+    champion: str
+    systems: tuple[str, ...]
+    n_topics: int
+    collection: str
+    measure: str
+
+
 @dataclass(frozen=True)
 class _Pair:
     """The topic x system matrix of one block, the champion and the compared systems."""
@@ -72,7 +83,7 @@ class _Pair:
         names = list(self.challengers if systems is None else systems)
         return self.matrix.sel(system=names).to_numpy()
 
-    def labels(self) -> dict[str, object]:
+    def labels(self) -> PairLabels:
         """Fields every pairwise result carries: champion, systems, size and provenance."""
         return {
             "champion": self.champion,

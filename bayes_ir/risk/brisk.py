@@ -511,5 +511,5 @@ def brisk_sweep(
     done = dict(zip(todo, sweep(func, todo, executor=executor,
                                 label="BRisk sweep (one fit per r)"), strict=True))  # fmt: skip
     for r, fit in given.items():
-        done[r] = func(r, fit=fit)
+        done[r] = _brisk_r(r, table=table, keep_fit=False, fit=fit, **options)
     return BRiskSweep(results=tuple(done[r] for r in levels))

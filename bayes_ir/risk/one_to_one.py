@@ -13,7 +13,7 @@ import functools
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -453,7 +453,8 @@ def one_to_one(
             diag = _diagnose(post.drop_vars("alpha") if lik == "gaussian" else post)
             diag.index = pd.MultiIndex.from_tuples([(lik, r, v) for v in diag.index])
             diag_rows.append(diag)
-    posterior = xr.combine_by_coords(posts, combine_attrs="drop")
+    # Datasets in, so a Dataset out (xarray types the result as Dataset | DataArray)
+    posterior = cast(xr.Dataset, xr.combine_by_coords(posts, combine_attrs="drop"))
     diagnostics = pd.concat(diag_rows)
     diagnostics.index.names = ["likelihood", "r", "parameter"]
     topics = pair.matrix["topic"].to_numpy()

@@ -257,8 +257,8 @@ def risk_review(
         measure=measure,
         method="the risk review",
     )
-    sel = {"champion": pair.champion, "challengers": list(pair.challengers)}
-    block = {"collection": collection, "measure": measure}
+    sel: dict[str, Any] = {"champion": pair.champion, "challengers": list(pair.challengers)}
+    block: dict[str, Any] = {"collection": collection, "measure": measure}
     tr = trisk(table, r=r, sd=sd, **sel, **block)
     bc = bca_urisk(table, r=r, ci_prob=p, n_resamples=n_resamples, seed=seed, **sel, **block)
     zr = zrisk(table, r=r, **block)

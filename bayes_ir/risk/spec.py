@@ -222,7 +222,7 @@ def iter_risk(
         systems = list(pair.challengers)
         values = pair.adjusted(spec.r)
         if spec.name == "TRisk":
-            values = _trisk_topics(values, spec.sd, systems)
+            values = _trisk_topics(values, spec.sd or TRISK_SD, systems)
     for j, system in enumerate(systems):
         for i, topic in enumerate(topics):
             yield TopicRisk(topic, system, label, float(values[i, j]))
@@ -270,7 +270,7 @@ def calc_risk(
             if spec.name == "URisk":
                 values = adjusted.mean(axis=0)
             else:
-                values = _trisk(adjusted, spec.sd, pair.challengers)[2]
+                values = _trisk(adjusted, spec.sd or TRISK_SD, pair.challengers)[2]
             rows += [
                 (s, repr(spec), float(v)) for s, v in zip(pair.challengers, values, strict=True)
             ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -29,9 +29,9 @@ SD_LABELS = {
 }
 
 
-def check_sd(sd: str) -> str:
+def check_sd(sd: str) -> SD:
     """Validate the ``sd`` option of TRisk."""
-    return validate.choice("sd", sd, _DDOF)
+    return cast(SD, validate.choice("sd", sd, _DDOF))
 
 
 def _sd(adjusted: np.ndarray, sd: str, systems: Sequence[str]) -> np.ndarray:

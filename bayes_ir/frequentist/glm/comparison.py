@@ -296,7 +296,7 @@ def _compare_block(
     from bayes_ir.errors import ConvergenceWarning
 
     raw, systems, topics, coll, meas = item
-    out = []
+    out: list[tuple[dict[str, Any], GLMFitResult | None, TukeyHSDResult | None]] = []
     for name in links:
         base = {
             "collection": coll,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -607,6 +607,14 @@ def _additive(theta: np.ndarray, n_topics: int, n_systems: int) -> np.ndarray:
     return theta[0] + top_eff[:, None] + sys_eff[None, :]
 
 
+@overload
+def _reduced_solve(
+    w: np.ndarray, wz: np.ndarray, *, inverse: Literal[False] = False
+) -> tuple[np.ndarray, None]: ...
+@overload
+def _reduced_solve(
+    w: np.ndarray, wz: np.ndarray, *, inverse: Literal[True]
+) -> tuple[np.ndarray, np.ndarray]: ...
 def _reduced_solve(
     w: np.ndarray, wz: np.ndarray, *, inverse: bool = False
 ) -> tuple[np.ndarray, np.ndarray | None]:

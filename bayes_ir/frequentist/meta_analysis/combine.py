@@ -112,7 +112,7 @@ class Heterogeneity(NamedTuple):
 
 # ---------------------------------------------------------------------- kernels
 def _pool(
-    y: np.ndarray, v: np.ndarray, tau2: np.ndarray, *, hk: bool
+    y: np.ndarray, v: np.ndarray, tau2: np.ndarray | np.float64, *, hk: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Return the weighted mean, its SE and the relative weights (vectorised, last axis).
 
@@ -140,7 +140,9 @@ def _crit(ci_prob: float, df: float | None) -> float:
     return float(stats.t.isf(alpha / 2, df))
 
 
-def _i2_h2(v: np.ndarray, tau2: np.ndarray, q: np.ndarray, method: str) -> tuple:
+def _i2_h2(
+    v: np.ndarray, tau2: np.ndarray | np.float64, q: np.ndarray | np.float64, method: str
+) -> tuple:
     r"""I^2 (in %) and H^2 as metafor defines them.
 
     Notes

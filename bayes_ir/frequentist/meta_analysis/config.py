@@ -41,7 +41,7 @@ from bayes_ir.errors import BayesIRError, ScoreTableError
 from bayes_ir.frequentist.meta_analysis.effect_size import _check_measure as _check_effect
 from bayes_ir.frequentist.meta_analysis.tau2 import TAU2_METHODS
 from bayes_ir.readers import read_scores
-from bayes_ir.table import ScoreTable, concat
+from bayes_ir.table import Missing, ScoreTable, concat
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class MetaConfig:
         """Collections in config order, or ``None`` when they come from a tidy file."""
         return tuple(c.name for c in self.collections) or None
 
-    def load(self, *, missing: str = "keep") -> ScoreTable:
+    def load(self, *, missing: Missing = "keep") -> ScoreTable:
         """Read every collection's scores with :func:`bayes_ir.read_scores` into one table.
 
         Topics scored for only one system are kept (``missing="keep"``) so that
@@ -138,7 +138,7 @@ class MetaConfig:
         return concat(tables, source=str(self.path))
 
     def _load_collection(
-        self, spec: CollectionSpec, measures: list[str], missing: str
+        self, spec: CollectionSpec, measures: list[str], missing: Missing
     ) -> ScoreTable:
         systems = [self.control, self.treatment]
         for s in systems:

@@ -342,7 +342,8 @@ def effect_size(
             )
         score_measure = main[0]
     data = table.data
-    rows, unpaired = [], []
+    rows: list[dict[str, Any]] = []
+    unpaired: list[tuple[str, str, str]] = []
     if collections is None:
         collections = table.collections
     for coll in collections:

@@ -185,7 +185,9 @@ def _tau2(y: np.ndarray, v: np.ndarray, method: str, *, clip: bool = True) -> np
     )
 
 
-def _se_tau2(y: np.ndarray, v: np.ndarray, tau2: np.ndarray, method: str) -> np.ndarray:
+def _se_tau2(
+    y: np.ndarray, v: np.ndarray, tau2: np.ndarray | np.float64, method: str
+) -> np.ndarray:
     r"""Return the standard error of :math:`\hat\tau^2`, with metafor's formula for each estimator.
 
     Notes
