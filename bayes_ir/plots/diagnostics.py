@@ -156,7 +156,8 @@ def plot_trace(
     for (name, draws), (left, right) in zip(shown, grid, strict=True):
         step = _draw_trace(left, draws, _label(fit, name))
         _draw_ranks(right, draws)
-    grid[0, 0].set_title(f"draws by iteration (every {step}. draw; one colour per chain)",
+    thinned = "every draw" if step == 1 else f"one draw in {step}"
+    grid[0, 0].set_title(f"draws by iteration ({thinned}; one colour per chain)",
                          fontsize="small")  # fmt: skip
     grid[0, 1].set_title("rank plot: flat bars = the chains agree", fontsize="small")
     grid[-1, 0].set_xlabel("iteration", fontsize="small")
