@@ -38,7 +38,7 @@ def _header_parts(review: Any) -> tuple[str, str, str, str]:
     title = (
         f"Deployment risk review: collection {review.collection!r}, measure "
         f"{review.measure!r}, champion {review.champion!r}, loss weight r = {review.r:g} "
-        f"(= 1 + alpha); {review.trisk.n_topics} topics"
+        f"(= 1 + alpha); {review.trisk.n_topics} topics."
     )
     settings = (
         f"TRisk- uses the {SD_LABELS[review.sd]} and Student t ({review.trisk.df} df); BCa- "
