@@ -106,7 +106,8 @@ def _run(executor: Executor, func: Callable, items: list, step: progress.Step) -
     """Submit every item, count each one done, and return the results in item order."""
     futures = [executor.submit(func, item) for item in items]
     try:
-        for _ in as_completed(futures):
+        for future in as_completed(futures):
+            future.result()  # a failed item stops the sweep now, not after the others
             step.advance()
     except BaseException:
         for future in futures:
