@@ -204,17 +204,26 @@ def test_trace_and_rank_plots(toy_fit):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # the trace plot draws each chain of each hyperparameter as it was sampled
-    fig = toy_fit.plot_trace().get_viz("figure")
-    for ax in fig.axes:
-        chains = toy_fit.draws[ax.get_title()].transpose("chain", "draw").values
-        lines = [line.get_ydata() for line in ax.get_lines()]
+    # the trace plot draws each chain of each hyperparameter as it was sampled (thinned),
+    # its rank plot beside it: one row per hyperparameter, labelled with its name
+    fig = toy_fit.plot_trace()
+    traces = fig.axes[0::2]
+    names = [ax.get_ylabel().split("\n")[0] for ax in traces]
+    assert names == ["b0", "sigma", "sigma_topic", "sigma_system"]
+    for ax, name in zip(traces, names, strict=True):
+        chains = toy_fit.draws[name].transpose("chain", "draw").values
+        lines = ax.get_lines()
         assert len(lines) == len(chains)
+        step = int(lines[0].get_xdata()[1] - lines[0].get_xdata()[0])
         for line, chain in zip(lines, chains, strict=True):
-            np.testing.assert_array_equal(line, chain)
-    assert {ax.get_title() for ax in fig.axes} == {"b0", "sigma", "sigma_topic", "sigma_system"}
-    rank = toy_fit.plot_rank(var_names=["sigma", "b0"]).get_viz("figure")
-    assert sorted(ax.get_title() for ax in rank.axes) == ["b0", "sigma"]
+            np.testing.assert_array_equal(line.get_ydata(), chain[::step])
+    # the rank plot: each chain's bars count its draws
+    for ax, name in zip(fig.axes[1::2], names, strict=True):
+        n_chain, n_draw = toy_fit.draws[name].transpose("chain", "draw").shape
+        heights = np.array([bar.get_height() for bar in ax.patches]).reshape(n_chain, -1)
+        assert (heights.sum(axis=1) == n_draw).all()
+    rank = toy_fit.plot_rank(var_names=["sigma", "b0"])
+    assert sorted(ax.get_ylabel().split("\n")[0] for ax in rank.axes) == ["b0", "sigma"]
     plt.close("all")
     fig = toy_fit.plot()
     assert len(fig.axes) >= 2

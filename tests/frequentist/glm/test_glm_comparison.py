@@ -154,7 +154,7 @@ def test_plots(comparison, ref_table):
     )
     # the Tukey matrix marks each significant pair twice (+1 and -1), the rest 0
     tukey = fit.tukey()
-    image = tukey.plot().axes[0].get_images()[0].get_array()
+    image = tukey.plot(kind="matrix").axes[0].get_images()[0].get_array()
     assert np.count_nonzero(image) == 2 * tukey.n_significant and image.sum() == 0
     plt.close("all")
     aic = comparison.table("aic")
