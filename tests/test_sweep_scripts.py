@@ -110,3 +110,15 @@ def test_dask_without_a_scheduler_is_one_line(monkeypatch, capsys):
 
 def test_local_sweep_unchanged_by_the_executor_path():
     assert sweep(abs, [-2, 3, -1], max_workers=2) == [2, 3, 1]
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://", "udp://127.0.0.1:8786"])
+def test_a_scheduler_that_is_not_an_address_is_one_line(address, capsys):
+    pytest.importorskip("distributed")
+    from bayes_ir.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["glm", "data/example_scores.csv", "--executor", "dask", "--scheduler", address])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"error: --scheduler {address}: cannot connect")

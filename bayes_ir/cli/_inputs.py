@@ -224,6 +224,10 @@ class Sampler:
         return out
 
 
+#: Seconds to wait for the Dask scheduler of ``--executor dask``.
+SCHEDULER_TIMEOUT = 15
+
+
 @dataclass(frozen=True)
 class Workers:
     """Where the sweeps run: local processes (default) or a Dask cluster."""
@@ -254,9 +258,12 @@ class Workers:
                 "--executor dask needs Dask's distributed package: pip install 'dask[distributed]'"
             ) from None
         try:
-            client = Client(address, timeout=30)
-        except OSError as exc:
-            raise BayesIRError(f"--scheduler {address}: cannot connect ({exc})") from None
+            client = Client(address, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, ValueError, TypeError) as exc:  # refused, timed out, not an address
+            raise BayesIRError(
+                f"--scheduler {address}: cannot connect ({exc}); give the scheduler's address "
+                "as tcp://HOST:PORT"
+            ) from None
         try:
             yield client
         finally:

@@ -1786,6 +1786,24 @@ err(
     {"runs/a.run": RUNS["a.run"], "runs/t.csv": tidy()},
 )
 
+# ============================================================================ new shared options
+# Several measures, --executor/--scheduler, --fit, --quiet (the options every command shares).
+TEST = ("test", TA, "-c", "base", "-C", "chal_*", "--test", "t")
+err("measures-second-unknown", "opt-shared", (*TEST, "-m", "AP", "-m", "nope@10", *OUT),
+    r"measure 'nope@10' is not in the data")  # fmt: skip
+ok("measures-repeated-same", "opt-shared", (*TEST, "-m", "AP", "-m", "AP", *OUT))
+err("meta-two-measures", "opt-shared", ("meta", TA, "-m", "AP", "-m", "P@10"),
+    r"meta pools one measure")  # fmt: skip
+err("executor-unknown", "opt-shared", ("glm", TA, "--executor", "threads"),
+    r"--executor must be one of 'local', 'dask'")  # fmt: skip
+err("scheduler-garbage", "opt-shared", ("glm", TA, "--executor", "dask", "--scheduler", "x"),
+    r"--scheduler x: cannot connect")  # fmt: skip
+err("fit-file-missing", "opt-shared", ("decide", TA, "-c", "base", "-C", "chal_*", "--fit",
+    "{d}/none.nc"), r"none\.nc")  # fmt: skip
+err("fit-several-measures", "opt-shared", ("decide", TA, "-c", "base", "-C", "chal_*", "-m", "AP",
+    "-m", "P@10", "--fit", "{d}/t.csv"), r"--fit|not in the data")  # fmt: skip
+ok("quiet-anywhere", "opt-shared", (*TEST, "--quiet", *OUT))
+
 # ============================================================================ failing today
 #: Cases that fail on main today: id -> (owner of the fix, what goes wrong). The runner
 #: marks them xfail(strict=True); when a fix makes one pass (XPASS), delete its line.
