@@ -42,8 +42,9 @@ class BarReporter:
             BarColumn(),
             TaskProgressColumn(),
             TimeElapsedColumn(),
-            TextColumn("left"),
+            TextColumn("elapsed,"),
             TimeRemainingColumn(),
+            TextColumn("left"),
             console=console,
             transient=True,
         )
