@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bayes_ir.report.decision import format_probability
 
-__all__ = ["environment", "figure_svg", "measure_context", "render_review", "render_reviews"]
+__all__ = ["environment", "figure_svg", "html_output", "measure_context", "render_review",
+           "render_reviews"]  # fmt: skip
 
 _ACTION_CLASS = {"deploy": "deploy", "keep champion": "keep", "collect more data": "more",
                  "unreliable": "unreliable"}  # fmt: skip
@@ -302,3 +304,12 @@ def render_reviews(multi: Any) -> str:
             provenance=multi.provenance,
         )
     )
+
+
+def html_output(html: str, path: str | Path | None) -> str | Path:
+    """Write ``html`` to ``path`` atomically and return the path; ``None``: return the text."""
+    if path is None:
+        return html
+    from bayes_ir.files import write_text
+
+    return write_text(Path(path), html)

@@ -125,14 +125,9 @@ class Review:
         path
             Where to write it (atomically); ``None`` returns the HTML text instead.
         """
-        from bayes_ir.report.html import render_review
+        from bayes_ir.report.html import html_output, render_review
 
-        html = render_review(self)
-        if path is None:
-            return html
-        from bayes_ir.files import write_text
-
-        return write_text(Path(path), html)
+        return html_output(render_review(self), path)
 
 
 def _worst_topics(table: ScoreTable, champion: str, challengers: Sequence[str]) -> pd.DataFrame:

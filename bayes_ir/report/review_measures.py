@@ -188,14 +188,9 @@ class MultiReview:
         path
             Where to write it (atomically); ``None`` returns the HTML text instead.
         """
-        from bayes_ir.report.html import render_reviews
+        from bayes_ir.report.html import html_output, render_reviews
 
-        html = render_reviews(self)
-        if path is None:
-            return html
-        from bayes_ir.files import write_text
-
-        return write_text(Path(path), html)
+        return html_output(render_reviews(self), path)
 
 
 def review_measures(
