@@ -112,6 +112,12 @@ _LAZY: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        # the one version is pyproject.toml's `version`, read from the installed metadata
+        from importlib.metadata import version
+
+        globals()[name] = version("bayes_ir")
+        return globals()[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'bayes_ir' has no attribute {name!r}")

@@ -509,9 +509,9 @@ def say_wrote(path: str | Path) -> None:
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from bayes_ir import __version__
 
-        console.print(f"bayes-ir {version('bayes_ir')}")
+        console.print(f"bayes-ir {__version__}")
         raise typer.Exit()
 
 

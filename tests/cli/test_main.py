@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 import warnings
 from pathlib import Path
 
@@ -27,9 +28,15 @@ def test_help_lists_commands(capsys):
     assert "Is the new system really better" in out and "inspect" in out
 
 
-def test_version(capsys):
+def test_version_is_the_one_in_pyproject(capsys):
+    """`--version` and `bayes_ir.__version__` both read pyproject.toml's `version`."""
+    import bayes_ir
+
+    pyproject = tomllib.loads((DATA.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    expected = pyproject["project"]["version"]
     code, out, _ = run(["--version"], capsys)
-    assert code == 0 and out.startswith("bayes-ir ")
+    assert code == 0 and out.strip() == f"bayes-ir {expected}"
+    assert bayes_ir.__version__ == expected
 
 
 @pytest.mark.parametrize(
