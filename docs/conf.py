@@ -35,6 +35,7 @@ extensions = [
     "bayes_ir_docs",
 ]
 
+smartquotes = False  # keep "--option" and quotes as typed
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 

@@ -4,8 +4,9 @@
   public subpackage, one autosummary entry per public name (the package's ``__all__``, or
   for a package without one, the public functions and classes its modules define), so a
   name added to the package gets its page without editing the docs.
-* The ``bayes-ir-cli`` directive renders ``bayes-ir COMMAND --help`` for every command of
-  the typer app, walked with :func:`typer.main.get_command`.
+* The ``bayes-ir-cli`` directive renders every command of the typer app (walked with
+  :func:`typer.main.get_command`): its usage, description and a table of its arguments and
+  options with their defaults, as ``bayes-ir COMMAND --help`` prints them.
 """
 
 from __future__ import annotations
@@ -93,40 +94,80 @@ def write_api_pages(app, config=None) -> None:
             path.write_text(text)
 
 
-def command_help(args: list[str]) -> str:
-    """Return the plain-text ``bayes-ir ARGS`` output, 100 columns wide, no colour."""
-    from typer.testing import CliRunner
+def rst_text(text: str) -> str:
+    """Escape plain help text for reST, keeping its ``...`` literal spans as they are."""
+    parts = text.split("``")
+    for i in range(0, len(parts), 2):  # even parts lie outside ``...``
+        parts[i] = re.sub(r"([\\*`|_\[\]])", r"\\\1", parts[i])
+    return "``".join(parts)
 
-    from bayes_ir.cli import app
 
-    env = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"}
-    result = CliRunner().invoke(app, args, terminal_width=100, env=env)
-    return "\n".join(line.rstrip() for line in result.output.strip("\n").splitlines())
+def _default(param) -> str:
+    """Return the default an option shows in the table ('' when none is worth showing)."""
+    if param.required:
+        return "required"
+    if param.secondary_opts:  # an on/off flag pair
+        return param.opts[0] if param.default else param.secondary_opts[0]
+    if param.default is None or param.default is False or param.default == ():
+        return ""
+    if isinstance(param.default, list | tuple):
+        return ", ".join(map(str, param.default))
+    return str(param.default)
+
+
+def command_rst(group, name: str) -> list[str]:
+    """Return the reST of one command: usage, description and a table of its parameters."""
+    command = group.commands[name]
+    parent = group.context_class(group, info_name="bayes-ir")
+    ctx = command.context_class(command, info_name=name, parent=parent)
+    usage = " ".join(["bayes-ir", name, *command.collect_usage_pieces(ctx)])
+    lines = [".. code-block:: text", "", f"   {usage}", ""]
+    for paragraph in (command.help or "").split("\n\n"):
+        lines += [rst_text(" ".join(paragraph.split())), ""]
+    lines += [".. list-table::", "   :header-rows: 1", "   :widths: 30 15 55", ""]
+    lines += ["   * - parameter", "     - default", "     - meaning"]
+    for param in command.get_params(ctx):
+        if getattr(param, "hidden", False) or param.opts == ["--help"]:
+            continue
+        if param.param_type_name == "argument":
+            spelled = f"``{param.name.upper()}``" + ("..." if param.nargs == -1 else "")
+        else:
+            spelled = ", ".join(f"``{o}``" for o in [*param.opts, *param.secondary_opts])
+        default = _default(param)
+        lines += [f"   * - {spelled}", f"     - {rst_text(default) if default else ''}"]
+        lines += [f"     - {rst_text(' '.join((getattr(param, 'help', None) or '').split()))}"]
+    return lines + [""]
 
 
 class CliReference(Directive):
-    """``.. bayes-ir-cli::``: a section per command with its ``--help`` output."""
+    """``.. bayes-ir-cli::``: the command list, then a section per command of the app."""
 
     has_content = False
 
     def run(self):
-        """Render the top-level help, then each command's, in the app's order."""
+        """Render each command of the typer app in the app's order, with a reference label."""
         import typer
+        from docutils.statemachine import StringList
 
         from bayes_ir.cli import app
 
         group = typer.main.get_command(app)
-        out = [nodes.literal_block(text=command_help(["--help"]), language="text")]
+        lines = [".. list-table::", "   :header-rows: 1", "   :widths: 20 80", ""]
+        lines += ["   * - command", "     - what it answers"]
+        for name, command in group.commands.items():
+            summary = (command.help or "").split("\n\n")[0]
+            lines += [f"   * - :ref:`bayes-ir {name} <cli-{name}>`"]
+            lines += [f"     - {rst_text(' '.join(summary.split()))}"]
+        lines.append("")
         for name in group.commands:
-            section = nodes.section(ids=[f"cli-{name}"], names=[f"cli-{name}"])
-            self.state.document.note_explicit_target(section)  # {ref}`cli-NAME` reaches it
-            section += nodes.title(text=f"bayes-ir {name}")
-            text = command_help([name, "--help"])
-            if not re.search(rf"Usage: bayes-ir {name}\b", text):
-                raise self.error(f"bayes-ir {name} --help printed no usage line:\n{text}")
-            section += nodes.literal_block(text=text, language="text")
-            out.append(section)
-        return out
+            title = f"bayes-ir {name}"
+            lines += [f".. _cli-{name}:", "", title, "-" * len(title), ""]
+            lines += command_rst(group, name)
+        container = nodes.section()
+        container.document = self.state.document
+        self.state.nested_parse(StringList(lines, source="bayes-ir --help"), 0, container,
+                                match_titles=True)  # fmt: skip
+        return container.children
 
 
 def setup(app):
