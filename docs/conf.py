@@ -45,6 +45,7 @@ myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath"]
 myst_heading_anchors = 3
 
 autosummary_generate = True
+autodoc_default_options = {"members": True}  # a class page documents its methods
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
