@@ -36,6 +36,7 @@ extensions = [
 ]
 
 smartquotes = False  # keep "--option" and quotes as typed
+templates_path = ["_templates"]  # class pages: the docstring, then the methods
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 

@@ -170,8 +170,74 @@ class CliReference(Directive):
         return container.children
 
 
+def _import(dotted: str):
+    """Return the object a dotted name points to, or None when it names nothing.
+
+    Attributes win over submodules (``bayes_ir.hierarchical.fit`` is the function), as in
+    Python; the longest importable module is the fallback (``bayes_ir.sweep.sweep``).
+    """
+    parts = dotted.split(".")
+    try:
+        value = importlib.import_module(parts[0])
+        for i, part in enumerate(parts[1:], start=2):
+            value = getattr(value, part, None) or importlib.import_module(".".join(parts[:i]))
+        return value
+    except ImportError:
+        pass
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[cut:]:
+                value = getattr(value, part)
+        except AttributeError:
+            return None
+        return value
+    return None
+
+
+def _is_code(value) -> bool:
+    """Whether ``value`` is a function, class, method or module (objects with identity)."""
+    return any(check(value) for check in (inspect.isroutine, inspect.isclass, inspect.ismodule))
+
+
+def resolve_alias(app, env, node, contnode):
+    """Resolve a Python reference to another spelling of a documented object.
+
+    A name re-exported by ``bayes_ir`` has one page, under ``bayes_ir.NAME``; a docstring
+    may spell it ``bayes_ir.hierarchical.fit`` or ``bayes_ir.risk.urisk.urisk``. The target
+    is imported, and the reference goes to the documented name of the same object.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    if not hasattr(env, "_bayes_ir_by_id"):
+        by_id = {}
+        for name in domain.objects:
+            value = _import(name)
+            if value is not None and _is_code(value):
+                by_id.setdefault(id(value), name)
+        env._bayes_ir_by_id = by_id
+    target = node["reftarget"].lstrip("~.")
+    module, cls = node.get("py:module"), node.get("py:class")
+    candidates = [target, f"bayes_ir.{target}"]
+    if module:
+        candidates[1:1] = [f"{module}.{cls}.{target}"] * bool(cls) + [f"{module}.{target}"]
+    for candidate in candidates:
+        value = _import(candidate)
+        if value is not None and _is_code(value) and id(value) in env._bayes_ir_by_id:
+            name = env._bayes_ir_by_id[id(value)]
+            return domain.resolve_xref(
+                env, node["refdoc"], app.builder, "obj", name, node, contnode
+            )
+    return None
+
+
 def setup(app):
     """Register the API page writer and the CLI directive."""
     app.connect("config-inited", write_api_pages)  # before the sources are listed
     app.add_directive("bayes-ir-cli", CliReference)
+    app.connect("missing-reference", resolve_alias)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
