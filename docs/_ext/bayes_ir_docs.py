@@ -72,7 +72,7 @@ def _api_page(package: str, intro: str) -> str:
     top = importlib.import_module("bayes_ir")
     names = public_names(package)
     shared = [] if package == "bayes_ir" else [n for n in names if _same_object(package, n, top)]
-    title = f"``{package}``"
+    title = package
     lines = [title, "=" * len(title), "", f".. currentmodule:: {package}", "", intro, ""]
     lines += [".. autosummary::", "   :toctree: generated/", ""]
     lines += [f"   {name}" for name in names if name not in shared]
