@@ -196,26 +196,29 @@ class ModelCheck:
     def to_frame(self) -> pd.DataFrame:
         r"""One row per system (a copy).
 
-        Columns
+        Returns
         -------
-        system, role
-            The system and its role.
-        n_topics
-            Topics on which it was observed.
-        coverage_50, coverage_95
-            Share of its scores inside the central 50% / 95% posterior predictive
-            intervals (about 0.5 / 0.95, or a little more, when the model fits).
-        ppp_mean, ppp_sd, ppp_skewness
-            Posterior predictive p-values :math:`P(T(\tilde y) \ge T(y))` of the
-            mean of the system's scores across topics, and of the SD and skewness of
-            its residuals (near 0: the observed statistic is larger than the model
-            reproduces).
-        ppp_lost
-            The same for the share of topics lost to the champion (NaN for it).
-        flagged
-            True when a check failed.
-        failed_checks
-            The failed checks, comma-separated, among :data:`CHECKS` ("" when none).
+        pandas.DataFrame
+            With these columns:
+
+            system, role
+                The system and its role.
+            n_topics
+                Topics on which it was observed.
+            coverage_50, coverage_95
+                Share of its scores inside the central 50% / 95% posterior predictive
+                intervals (about 0.5 / 0.95, or a little more, when the model fits).
+            ppp_mean, ppp_sd, ppp_skewness
+                Posterior predictive p-values :math:`P(T(\tilde y) \ge T(y))` of the
+                mean of the system's scores across topics, and of the SD and skewness of
+                its residuals (near 0: the observed statistic is larger than the model
+                reproduces).
+            ppp_lost
+                The same for the share of topics lost to the champion (NaN for it).
+            flagged
+                True when a check failed.
+            failed_checks
+                The failed checks, comma-separated, among :data:`CHECKS` ("" when none).
         """
         return self.frame.copy()
 

@@ -258,22 +258,25 @@ class ArtifactSweep(_Gated):
     def to_frame(self, ci_prob: float | None = None, *, effects: Effects = "mean") -> pd.DataFrame:
         """One row per (m, challenger); ``gap`` on the ``effects`` of :meth:`system_frame`.
 
-        Columns
+        Returns
         -------
-        m
-            Number of artifact runs in the fit.
-        challenger, champion
-            The contrast ``challenger - champion``.
-        mean, ci_lower, ci_upper, width
-            Posterior mean, equal-tailed interval and its width.
-        p_better
-            P(challenger > champion).
-        gap
-            Lower limit of the challenger's mean (or effect, per ``effects``) minus the
-            upper limit of the champion's: positive when the two intervals do not
-            overlap (the paper's criterion, on ``effects="intercept_deviation"``).
-        diagnostics_passed
-            Whether that refit passed the diagnostics gate.
+        pandas.DataFrame
+            With these columns:
+
+            m
+                Number of artifact runs in the fit.
+            challenger, champion
+                The contrast ``challenger - champion``.
+            mean, ci_lower, ci_upper, width
+                Posterior mean, equal-tailed interval and its width.
+            p_better
+                P(challenger > champion).
+            gap
+                Lower limit of the challenger's mean (or effect, per ``effects``) minus the
+                upper limit of the champion's: positive when the two intervals do not
+                overlap (the paper's criterion, on ``effects="intercept_deviation"``).
+            diagnostics_passed
+                Whether that refit passed the diagnostics gate.
         """
         p = defaults.ci_prob(ci_prob if ci_prob is not None else self.ci_prob)
         systems = self.system_frame(p, effects=effects).set_index(["m", "system"])

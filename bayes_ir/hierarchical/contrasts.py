@@ -443,32 +443,35 @@ class Comparison(_Gated):
     def to_frame(self) -> pd.DataFrame:
         """One row per challenger, in fixed columns.
 
-        Columns
+        Returns
         -------
-        challenger, champion
-            The systems; each row is ``challenger - champion``.
-        mean, median, sd
-            Posterior mean, median and SD of the difference of system means.
-        ci_lower, ci_upper
-            Equal-tailed ``ci_prob`` interval (then ``hdi_lower, hdi_upper`` with ``hdi=True``).
-        p_better
-            P(challenger > champion).
-        min_gain, p_gain
-            The minimal worthwhile gain and P(difference > min_gain).
-        rhat, ess_bulk, ess_tail
-            Convergence of this contrast's draws.
-        fit
-            Posterior predictive check of the challenger (and of the champion):
-            ``ok``, the failed checks (:data:`bayes_ir.hierarchical.adequacy.CHECKS`),
-            or ``n/a`` when the fit has no model check.
-        verdict
-            Read from the interval ``[lo, hi]`` and the minimal gain ``g`` by
-            :func:`bayes_ir.decision.rules.interval_verdict` (one of its ``VERDICTS``:
-            ``worthwhile gain``, ``better``,
-            ``better, but by less than min_gain``, ``practically equivalent``,
-            ``worse``, ...); prefixed by ``MODEL MISFIT:`` when the model does not
-            describe the challenger or the champion (``fit`` is not ``ok``), and by
-            ``UNRELIABLE:`` when the diagnostics failed.
+        pandas.DataFrame
+            With these columns:
+
+            challenger, champion
+                The systems; each row is ``challenger - champion``.
+            mean, median, sd
+                Posterior mean, median and SD of the difference of system means.
+            ci_lower, ci_upper
+                Equal-tailed ``ci_prob`` interval (then ``hdi_lower, hdi_upper`` with ``hdi=True``).
+            p_better
+                P(challenger > champion).
+            min_gain, p_gain
+                The minimal worthwhile gain and P(difference > min_gain).
+            rhat, ess_bulk, ess_tail
+                Convergence of this contrast's draws.
+            fit
+                Posterior predictive check of the challenger (and of the champion):
+                ``ok``, the failed checks (:data:`bayes_ir.hierarchical.adequacy.CHECKS`),
+                or ``n/a`` when the fit has no model check.
+            verdict
+                Read from the interval ``[lo, hi]`` and the minimal gain ``g`` by
+                :func:`bayes_ir.decision.rules.interval_verdict` (one of its ``VERDICTS``:
+                ``worthwhile gain``, ``better``,
+                ``better, but by less than min_gain``, ``practically equivalent``,
+                ``worse``, ...); prefixed by ``MODEL MISFIT:`` when the model does not
+                describe the challenger or the champion (``fit`` is not ``ok``), and by
+                ``UNRELIABLE:`` when the diagnostics failed.
         """
         stats = interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values

@@ -95,18 +95,21 @@ class PredictiveIntervals(_Gated):
     def to_frame(self) -> pd.DataFrame:
         """One row per cell.
 
-        Columns
+        Returns
         -------
-        topic, system, role
-            The cell and the system's role.
-        observed
-            The observed score.
-        mean
-            Posterior predictive mean (the model's expected score for the cell).
-        ci_lower, ci_upper
-            Equal-tailed ``ci_prob`` posterior predictive interval.
-        covered
-            Whether the observed score lies inside the interval.
+        pandas.DataFrame
+            With these columns:
+
+            topic, system, role
+                The cell and the system's role.
+            observed
+                The observed score.
+            mean
+                Posterior predictive mean (the model's expected score for the cell).
+            ci_lower, ci_upper
+                Equal-tailed ``ci_prob`` posterior predictive interval.
+            covered
+                Whether the observed score lies inside the interval.
         """
         return self.frame.copy()
 

@@ -1,0 +1,243 @@
+"""Sphinx extension of the bayes_ir site: generated API index pages and the CLI reference.
+
+* On ``config-inited`` it writes ``docs/api/<package>.rst`` for ``bayes_ir`` and each
+  public subpackage, one autosummary entry per public name (the package's ``__all__``, or
+  for a package without one, the public functions and classes its modules define), so a
+  name added to the package gets its page without editing the docs.
+* The ``bayes-ir-cli`` directive renders every command of the typer app (walked with
+  :func:`typer.main.get_command`): its usage, description and a table of its arguments and
+  options with their defaults, as ``bayes-ir COMMAND --help`` prints them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+
+#: The packages that get an API page, with the sentence that introduces each.
+PACKAGES = {
+    "bayes_ir": "The names most analyses need, re-exported at the top level.",
+    "bayes_ir.hierarchical": "The Bayesian hierarchical model: fit, diagnostics, contrasts.",
+    "bayes_ir.decision": "The decision rule: deploy, keep the champion, or collect more data.",
+    "bayes_ir.risk": "Risk measures: URisk, TRisk, ZRisk, BCa, the one-to-one model, BRisk.",
+    "bayes_ir.frequentist": "Meta-analysis, GLMs and paired tests.",
+    "bayes_ir.reliability": "Ranking reliability: expected correlation with the true ranking.",
+    "bayes_ir.report": "Tables in CSV, JSON, Markdown and LaTeX; the deployment review.",
+    "bayes_ir.plots": "Figures: each function draws one result object with matplotlib.",
+}
+
+
+def public_names(package: str) -> list[str]:
+    """Return the documented names of ``package``: its ``__all__``, else what it defines."""
+    module = importlib.import_module(package)
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return list(names)
+
+    def defined(mod, prefix: str) -> list[str]:
+        return [
+            f"{prefix}{name}"
+            for name, value in vars(mod).items()
+            if not name.startswith("_")
+            and (inspect.isfunction(value) or inspect.isclass(value))
+            and value.__module__.startswith(mod.__name__)
+        ]
+
+    # a package that re-exports its names documents those; otherwise its modules' own names
+    found = defined(module, "")
+    if not found and hasattr(module, "__path__"):
+        for info in pkgutil.iter_modules(module.__path__):
+            if not info.name.startswith("_"):
+                sub = importlib.import_module(f"{package}.{info.name}")
+                found += defined(sub, f"{info.name}.")
+    return sorted(set(found))
+
+
+def _same_object(package: str, name: str, top: object) -> bool:
+    """Whether ``package.name`` is the object ``bayes_ir`` re-exports under that name."""
+    value = importlib.import_module(package)
+    for part in name.split("."):
+        value = getattr(value, part)
+    return "." not in name and getattr(top, name, None) is value
+
+
+def _api_page(package: str, intro: str) -> str:
+    """Return the rst of one package's page; a name ``bayes_ir`` re-exports has one page."""
+    top = importlib.import_module("bayes_ir")
+    names = public_names(package)
+    shared = [] if package == "bayes_ir" else [n for n in names if _same_object(package, n, top)]
+    title = package
+    lines = [title, "=" * len(title), "", f".. currentmodule:: {package}", "", intro, ""]
+    lines += [".. autosummary::", "   :toctree: generated/", ""]
+    lines += [f"   {name}" for name in names if name not in shared]
+    if shared:
+        lines += ["", "Also re-exported as ``bayes_ir.NAME`` (documented there):", ""]
+        lines += [".. currentmodule:: bayes_ir", "", ".. autosummary::", ""]
+        lines += [f"   {name}" for name in shared]
+    return "\n".join(lines) + "\n"
+
+
+def write_api_pages(app, config=None) -> None:
+    """Write one autosummary page per package into ``docs/api/`` (only when changed)."""
+    out = Path(app.srcdir) / "api"
+    out.mkdir(exist_ok=True)
+    for package, intro in PACKAGES.items():
+        path = out / f"{package}.rst"
+        text = _api_page(package, intro)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+
+
+def rst_text(text: str) -> str:
+    """Escape plain help text for reST, keeping its ``...`` literal spans as they are."""
+    parts = text.split("``")
+    for i in range(0, len(parts), 2):  # even parts lie outside ``...``
+        parts[i] = re.sub(r"([\\*`|_\[\]])", r"\\\1", parts[i])
+    return "``".join(parts)
+
+
+def _default(param) -> str:
+    """Return the default an option shows in the table ('' when none is worth showing)."""
+    if param.required:
+        return "required"
+    if param.secondary_opts:  # an on/off flag pair
+        return param.opts[0] if param.default else param.secondary_opts[0]
+    if param.default is None or param.default is False or param.default == ():
+        return ""
+    if isinstance(param.default, list | tuple):
+        return ", ".join(map(str, param.default))
+    return str(param.default)
+
+
+def command_rst(group, name: str) -> list[str]:
+    """Return the reST of one command: usage, description and a table of its parameters."""
+    command = group.commands[name]
+    parent = group.context_class(group, info_name="bayes-ir")
+    ctx = command.context_class(command, info_name=name, parent=parent)
+    usage = " ".join(["bayes-ir", name, *command.collect_usage_pieces(ctx)])
+    lines = [".. code-block:: text", "", f"   {usage}", ""]
+    for paragraph in (command.help or "").split("\n\n"):
+        lines += [rst_text(" ".join(paragraph.split())), ""]
+    lines += [".. list-table::", "   :header-rows: 1", "   :widths: 30 15 55", ""]
+    lines += ["   * - parameter", "     - default", "     - meaning"]
+    for param in command.get_params(ctx):
+        if getattr(param, "hidden", False) or param.opts == ["--help"]:
+            continue
+        if param.param_type_name == "argument":
+            spelled = f"``{param.name.upper()}``" + ("..." if param.nargs == -1 else "")
+        else:
+            spelled = ", ".join(f"``{o}``" for o in [*param.opts, *param.secondary_opts])
+        default = _default(param)
+        lines += [f"   * - {spelled}", f"     - {rst_text(default) if default else ''}"]
+        lines += [f"     - {rst_text(' '.join((getattr(param, 'help', None) or '').split()))}"]
+    return lines + [""]
+
+
+class CliReference(Directive):
+    """``.. bayes-ir-cli::``: the command list, then a section per command of the app."""
+
+    has_content = False
+
+    def run(self):
+        """Render each command of the typer app in the app's order, with a reference label."""
+        import typer
+        from docutils.statemachine import StringList
+
+        from bayes_ir.cli import app
+
+        group = typer.main.get_command(app)
+        lines = [".. list-table::", "   :header-rows: 1", "   :widths: 20 80", ""]
+        lines += ["   * - command", "     - what it answers"]
+        for name, command in group.commands.items():
+            summary = (command.help or "").split("\n\n")[0]
+            lines += [f"   * - :ref:`bayes-ir {name} <cli-{name}>`"]
+            lines += [f"     - {rst_text(' '.join(summary.split()))}"]
+        lines.append("")
+        for name in group.commands:
+            title = f"bayes-ir {name}"
+            lines += [f".. _cli-{name}:", "", title, "-" * len(title), ""]
+            lines += command_rst(group, name)
+        container = nodes.section()
+        container.document = self.state.document
+        self.state.nested_parse(StringList(lines, source="bayes-ir --help"), 0, container,
+                                match_titles=True)  # fmt: skip
+        return container.children
+
+
+def _import(dotted: str):
+    """Return the object a dotted name points to, or None when it names nothing.
+
+    Attributes win over submodules (``bayes_ir.hierarchical.fit`` is the function), as in
+    Python; the longest importable module is the fallback (``bayes_ir.sweep.sweep``).
+    """
+    parts = dotted.split(".")
+    try:
+        value = importlib.import_module(parts[0])
+        for i, part in enumerate(parts[1:], start=2):
+            value = getattr(value, part, None) or importlib.import_module(".".join(parts[:i]))
+        return value
+    except ImportError:
+        pass
+    for cut in range(len(parts), 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[cut:]:
+                value = getattr(value, part)
+        except AttributeError:
+            return None
+        return value
+    return None
+
+
+def _is_code(value) -> bool:
+    """Whether ``value`` is a function, class, method or module (objects with identity)."""
+    return any(check(value) for check in (inspect.isroutine, inspect.isclass, inspect.ismodule))
+
+
+def resolve_alias(app, env, node, contnode):
+    """Resolve a Python reference to another spelling of a documented object.
+
+    A name re-exported by ``bayes_ir`` has one page, under ``bayes_ir.NAME``; a docstring
+    may spell it ``bayes_ir.hierarchical.fit`` or ``bayes_ir.risk.urisk.urisk``. The target
+    is imported, and the reference goes to the documented name of the same object.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    if not hasattr(env, "_bayes_ir_by_id"):
+        by_id = {}
+        for name in domain.objects:
+            value = _import(name)
+            if value is not None and _is_code(value):
+                by_id.setdefault(id(value), name)
+        env._bayes_ir_by_id = by_id
+    target = node["reftarget"].lstrip("~.")
+    module, cls = node.get("py:module"), node.get("py:class")
+    candidates = [target, f"bayes_ir.{target}"]
+    if module:
+        candidates[1:1] = [f"{module}.{cls}.{target}"] * bool(cls) + [f"{module}.{target}"]
+    for candidate in candidates:
+        value = _import(candidate)
+        if value is not None and _is_code(value) and id(value) in env._bayes_ir_by_id:
+            name = env._bayes_ir_by_id[id(value)]
+            return domain.resolve_xref(
+                env, node["refdoc"], app.builder, "obj", name, node, contnode
+            )
+    return None
+
+
+def setup(app):
+    """Register the API page writer and the CLI directive."""
+    app.connect("config-inited", write_api_pages)  # before the sources are listed
+    app.add_directive("bayes-ir-cli", CliReference)
+    app.connect("missing-reference", resolve_alias)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
