@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.text import Text
 
 from bayes_ir import defaults
@@ -169,7 +168,7 @@ def _print(decision, fmt) -> None:
                         no_wrap=col != "action")  # fmt: skip
     for row in d.table.itertuples(index=False):
         view.add_row(
-            escape(str(row.challenger)),
+            str(row.challenger),
             f"{row.mean:+.4f}",
             fmt(row.p_better),
             fmt(row.p_equivalent),
@@ -192,10 +191,10 @@ def _print(decision, fmt) -> None:
         )
         for col in ("challenger", "+topics", "P(deploy)", "P(keep)", "P(undecided)",
                     "E[loss]", "Sakai n"):  # fmt: skip
-            more.add_column(escape(col), justify="left" if col == "challenger" else "right")
+            more.add_column(col, justify="left" if col == "challenger" else "right")
         for row in d.more_topics.itertuples(index=False):
             more.add_row(
-                escape(str(row.challenger)),
+                str(row.challenger),
                 str(row.topics_added),
                 fmt(row.p_deploy),
                 fmt(row.p_keep),
