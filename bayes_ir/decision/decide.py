@@ -152,7 +152,7 @@ class Decision:
         return self.table.copy()
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)

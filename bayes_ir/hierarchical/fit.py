@@ -236,7 +236,7 @@ class HierarchicalFit:
         return pd.concat(frames, ignore_index=True)
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)

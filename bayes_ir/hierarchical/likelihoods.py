@@ -321,7 +321,7 @@ class LikelihoodComparison:
         return out[cols]
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)
@@ -585,7 +585,7 @@ class MeanDifferenceCheck:
         return self.frame.copy()
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)

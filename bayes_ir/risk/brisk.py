@@ -149,7 +149,7 @@ class BRiskResult:
         return frame
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)
@@ -253,7 +253,7 @@ class BRiskForecast:
         return self.frame.copy()
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)
@@ -427,7 +427,7 @@ class BRiskSweep:
         return pd.concat([res.to_frame(ci_prob) for res in self.results], ignore_index=True)
 
     def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.latex.result_to_latex`)."""
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
         from bayes_ir.report.latex import result_to_latex
 
         return result_to_latex(self, **options)
