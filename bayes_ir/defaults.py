@@ -13,13 +13,19 @@ from typing import Final
 CI_PROB: float = 0.95
 #: Loss weights r of the risk-adjusted difference used by sweeps (Benham et al. 2020).
 RISK_LEVELS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)
-#: MCMC defaults of the hierarchical model.
+# MCMC defaults of the hierarchical model.
+#: Number of MCMC chains.
 CHAINS: int = 4
+#: Posterior draws per chain of NUTS fits (the exact sampler draws 10,000).
 DRAWS: int = 2000
+#: Tuning (warm-up) draws per chain of NUTS fits.
 TUNE: int = 1000
+#: NUTS target acceptance rate.
 TARGET_ACCEPT: float = 0.9
-#: Diagnostics gate: R-hat at most, bulk and tail ESS at least.
+# Diagnostics gate: R-hat at most, bulk and tail ESS at least.
+#: Diagnostics gate: largest R-hat allowed.
 RHAT_MAX: float = 1.01
+#: Diagnostics gate: smallest bulk and tail ESS allowed.
 ESS_MIN: float = 400.0
 #: Kruschke's bar for stable 95% interval limits, the Bayesian-risk paper's standard.
 ESS_MIN_PAPER: float = 10_000.0
@@ -45,6 +51,7 @@ MAX_CHAINS: int = 64
 #: A fit's peak memory is about twice the draws it keeps (measured: +336 MB for +158 MB of
 #: draws), so a quarter of the RAM keeps the peak within half of it.
 MEMORY_LIMIT: float | None = None
+#: Share of the RAM that kept draws may take when ``MEMORY_LIMIT`` is not set.
 MEMORY_FRACTION: float = 0.25
 
 
@@ -65,39 +72,57 @@ RISK_R: float = 5.0
 TRISK_SD: Final = "population"
 #: Bootstrap resamples of the BCa intervals of URisk.
 BCA_RESAMPLES: int = 9999
-#: Ranking reliability (Urbano & Marrero 2016): default estimator of E[tau], Monte Carlo
-#: samples of RES/KD, bootstrap resamples of interval estimates.
+# Ranking reliability (Urbano & Marrero 2016): default estimator of E[tau], Monte Carlo
+# samples of RES/KD, bootstrap resamples of interval estimates.
+#: Default estimator of the expected Kendall tau.
 RELIABILITY_ESTIMATOR: str = "MSQD"
+#: Monte Carlo samples of the RES and KD estimators.
 RELIABILITY_SAMPLES: int = 1000
+#: Bootstrap resamples of the reliability interval estimates.
 RELIABILITY_BOOTSTRAP: int = 1000
-#: GLM link comparison (Faggioli, Ferro and Fuhr 2022): family-wise alpha of the topic-blocked
-#: Tukey HSD, clipping epsilon of boundary scores, mean below which ``boundary="drop_systems"``
-#: drops a system, IRLS tolerance (R's relative deviance criterion) and iteration cap.
+# GLM link comparison (Faggioli, Ferro and Fuhr 2022): family-wise alpha of the topic-blocked
+# Tukey HSD, clipping epsilon of boundary scores, mean below which ``boundary="drop_systems"``
+# drops a system, IRLS tolerance (R's relative deviance criterion) and iteration cap.
+#: Family-wise alpha of the topic-blocked Tukey HSD.
 GLM_ALPHA: float = 0.05
+#: Clipping distance of boundary scores from a link's bounds.
 GLM_EPSILON: float = 1e-6
+#: Mean score below which ``boundary="drop_systems"`` drops a system.
 GLM_MIN_MEAN: float = 0.01
+#: IRLS tolerance (R's relative deviance criterion).
 GLM_TOL: float = 1e-12
+#: IRLS iteration cap.
 GLM_MAXITER: int = 100
-#: Meta-analysis across collections: default effect size (escalc code), tau^2 estimator,
-#: and relative tolerance / iteration cap of the iterative tau^2 estimators (REML, PM).
+# Meta-analysis across collections: default effect size (escalc code), tau^2 estimator,
+# and relative tolerance / iteration cap of the iterative tau^2 estimators (REML, PM).
+#: Default effect size of the meta-analysis (escalc code).
 META_EFFECT: str = "MD"
+#: Default tau^2 estimator of the meta-analysis.
 META_METHOD: str = "REML"
+#: Relative tolerance of the iterative tau^2 estimators (REML, PM).
 META_TOL: float = 1e-12
+#: Iteration cap of the iterative tau^2 estimators.
 META_MAXITER: int = 1000
-#: Decisions (bayes_ir.decide): margin in the measure's units (suits measures in [0, 1]),
-#: threshold of caring as a fraction of the margin, grid of new topics of the more-topics
-#: analysis and its simulations per grid point.
+# Decisions (bayes_ir.decide): margin in the measure's units (suits measures in [0, 1]),
+# threshold of caring as a fraction of the margin, grid of new topics of the more-topics
+# analysis and its simulations per grid point.
+#: Decision margin in the measure's units (suits measures in [0, 1]).
 DECISION_MARGIN: float = 0.01
+#: Threshold of caring, as a fraction of the margin.
 DECISION_THRESHOLD_FRACTION: float = 0.1
+#: Grid of new topics of the more-topics analysis.
 MORE_TOPICS: tuple[int, ...] = (10, 25, 50, 100, 200)
+#: Simulations per grid point of the more-topics analysis.
 MORE_TOPICS_SIMULATIONS: int = 4000
 #: Decision probability: an action needs at least this posterior probability of being right.
 DECISION_PROBABILITY: float = 0.95
-#: Likelihood comparison by PSIS-LOO (issue 14): posterior draws used for the pointwise
-#: log-likelihood (a seeded subset, so a fit stays small), and the selection rule: the
-#: simplest candidate whose ELPD is within ``ELPD_SE_RULE`` standard errors of the
-#: difference from the best candidate's.
+# Likelihood comparison by PSIS-LOO (issue 14): posterior draws used for the pointwise
+# log-likelihood (a seeded subset, so a fit stays small), and the selection rule: the
+# simplest candidate whose ELPD is within ``ELPD_SE_RULE`` standard errors of the
+# difference from the best candidate's.
+#: Posterior draws of the pointwise log-likelihood (a seeded subset).
 LOO_DRAWS: int = 4000
+#: Standard errors of the ELPD difference within which the simplest likelihood wins.
 ELPD_SE_RULE: float = 2.0
 #: A candidate likelihood whose posterior predictive check of a challenger's mean
 #: difference from the champion gives a p-value below this is not chosen (issue 14).
