@@ -130,7 +130,12 @@ class ScoreTable:
         source: str = "<matrix>",
         missing: Missing = "error",
     ) -> ScoreTable:
-        """Build a table from a topic x system matrix (rows topics, columns systems)."""
+        """Build a table from a topic x system matrix (rows topics, columns systems).
+
+        A NaN cell is a missing cell (the system has no score for the topic): it is
+        refused unless ``missing`` is ``"keep"`` or ``"intersect"``, like a gap in a
+        tidy table. Infinite scores are refused.
+        """
         wide = pd.DataFrame(matrix).copy()
         if systems is not None:
             wide.columns = list(systems)
@@ -140,6 +145,7 @@ class ScoreTable:
         wide.columns = wide.columns.map(str)
         long = wide.rename_axis(index="topic", columns="system").stack(future_stack=True)
         long = long.rename("score").reset_index()
+        long = long[~pd.isna(long["score"])].reset_index(drop=True)
         return cls.from_frame(
             long, collection=collection, measure=measure, source=source, missing=missing
         )

@@ -211,8 +211,8 @@ Draws = Annotated[
     typer.Option(
         "--draws",
         min=1,
-        help=f"Posterior draws per chain (default: 10,000 for the exact sampler, 4,000 "
-        f"for the skew-normal, {defaults.DRAWS:,} for other NUTS fits).",
+        help=f"Posterior draws per chain (default: 10,000 for the exact and Gibbs samplers, "
+        f"4,000 for the skew-normal, {defaults.DRAWS:,} for other NUTS fits).",
     ),
 ]
 Tune = Annotated[

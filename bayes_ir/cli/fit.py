@@ -263,7 +263,11 @@ def fit(
 def _model_line(result) -> str:
     """Say which model and sampler the diagnostics are about (n/a rows puzzle otherwise)."""
     method = str(getattr(result, "method", "nuts"))
-    sampler = {"exact": "exact sampler, no NUTS", "nuts": "NUTS"}.get(method, method)
+    sampler = {
+        "exact": "exact sampler, no NUTS",
+        "gibbs": "Gibbs sampler, no NUTS",
+        "nuts": "NUTS",
+    }.get(method, method)
     return f"{getattr(result, 'likelihood', '')} likelihood, {sampler}"
 
 

@@ -3,7 +3,8 @@
 The crossed topic x system model of Benham et al. (SIGIR 2020), built in PyMC:
 ``score[t, s] = b0 + topic_effect[t] + system_effect[s] + e`` with zero-sum topic and
 system effects, Gaussian or skew-normal errors, autoscaled weakly informative priors,
-an exact collapsed sampler for complete Gaussian designs and NUTS (nutpie) otherwise,
+an exact collapsed sampler for complete Gaussian designs, a blocked Gibbs sampler for
+Gaussian designs with missing cells and NUTS (nutpie) otherwise,
 and a diagnostics gate.
 
 >>> fit = bayes_ir.hierarchical.fit(table)  # doctest: +SKIP

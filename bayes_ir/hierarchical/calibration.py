@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from bayes_ir import validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.sweep import sweep
@@ -59,7 +60,8 @@ def calibration_trial(
     n_ranks: int = 99,
     chains: int = 2,
     draws: int = 500,
-    method: Literal["auto", "exact", "nuts"] = "exact",
+    method: Literal["auto", "exact", "gibbs", "nuts"] = "exact",
+    missing: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One calibration dataset: rank of the truth and interval coverage per parameter.
 
@@ -78,6 +80,9 @@ def calibration_trial(
         the ``chains x draws`` draws, which thins an MCMC sample).
     chains, draws, method
         Passed to :func:`bayes_ir.hierarchical.fit` (NUTS also gets ``tune=draws``).
+    missing
+        Share of the cells removed at random before fitting (every topic and system
+        keeps at least one score), to check the samplers of tables with gaps.
 
     Returns
     -------
@@ -104,8 +109,15 @@ def calibration_trial(
     c = rng.standard_normal(n_systems)
     c = (c - c.mean()) * chi
     y = b0 + a[:, None] + c[None, :] + sigma * rng.standard_normal((n_topics, n_systems))
+    if missing > 0:
+        drop = rng.uniform(size=y.shape) < missing
+        drop[np.arange(n_topics), np.arange(n_topics) % n_systems] = False
+        drop[np.arange(n_systems) % n_topics, np.arange(n_systems)] = False
+        y[drop] = np.nan
     topics, systems = _topics(n_topics), _systems(n_systems)
-    table = ScoreTable.from_matrix(y, systems=systems, topics=topics, measure="simulated")
+    table = ScoreTable.from_matrix(
+        y, systems=systems, topics=topics, measure="simulated", missing="keep"
+    )
     table = table.with_roles(champion="champion", challengers=["challenger"])
     options: dict[str, Any] = {"tune": draws} if method == "nuts" else {}
     with warnings.catch_warnings():
@@ -243,7 +255,8 @@ def simulation_based_calibration(
     chains: int = 2,
     draws: int = 500,
     seed: int = 0,
-    method: Literal["auto", "exact", "nuts"] = "exact",
+    method: Literal["auto", "exact", "gibbs", "nuts"] = "exact",
+    missing: float = 0.0,
     executor: Executor | None = None,
     max_workers: int | None = None,
 ) -> CalibrationResult:
@@ -265,7 +278,9 @@ def simulation_based_calibration(
     seed
         Dataset ``i`` uses seed ``seed + i``.
     method
-        Sampler to check (``"exact"`` or ``"nuts"``).
+        Sampler to check (``"exact"``, ``"gibbs"`` or ``"nuts"``).
+    missing
+        Share of each dataset's cells removed at random (see :func:`calibration_trial`).
     executor, max_workers
         Passed to :func:`bayes_ir.sweep.sweep`.
 
@@ -291,6 +306,7 @@ def simulation_based_calibration(
         chains=chains,
         draws=draws,
         method=method,
+        missing=validate.probability("missing", missing, open=False),
     )
     items: Iterable[int] = range(seed, seed + n_datasets)
     results = sweep(func, items, executor=executor, max_workers=max_workers,

@@ -128,17 +128,18 @@ def test_same_seed_same_numbers_exact(toy):
 
 
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
-def test_missing_cells_use_nuts_and_exact_refuses(toy):
+def test_missing_cells_use_gibbs_or_nuts_and_exact_refuses(toy):
     data = toy.data[~((toy.data.system == "run2") & (toy.data.topic == "303"))]
     gappy = ScoreTable.from_frame(data, missing="keep").with_roles(
         champion="bm25", challengers="chal_*"
     )
-    with pytest.raises(BayesIRError, match="cells are missing"):
+    with pytest.raises(BayesIRError, match="cells are missing: use method='gibbs' or 'nuts'"):
         fit(gappy, method="exact")
-    f = fit(gappy, sampler="pymc", seed=3, **SMALL)
+    assert fit(gappy, seed=3, draws=200).method == "gibbs"
+    f = fit(gappy, method="nuts", sampler="pymc", seed=3, **SMALL)
     assert f.method == "nuts"
     assert np.isnan(f.posterior["observed_data"]["score"].values).sum() == 1
-    g = fit(gappy, sampler="pymc", seed=3, **SMALL)
+    g = fit(gappy, method="nuts", sampler="pymc", seed=3, **SMALL)
     assert f.posterior["posterior"].identical(g.posterior["posterior"])
 
 
@@ -191,7 +192,7 @@ def test_fit_rejects_bad_input(toy):
     with pytest.raises(ScoreTableError, match="several collections"):
         fit(two.with_roles(champion="bm25", challengers="chal_*"))
     with pytest.raises(BayesIRError, match="method"):
-        fit(toy, method="gibbs")
+        fit(toy, method="metropolis")
     with pytest.raises(BayesIRError, match="target_accept"):
         fit(toy, target_accept=1.5)
     with pytest.raises(BayesIRError, match="sampler"):

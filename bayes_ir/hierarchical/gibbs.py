@@ -1,0 +1,332 @@
+r"""Blocked Gibbs sampler for the Gaussian model of a topic x system table with missing cells.
+
+When cells are missing the exact collapsed sampler (:mod:`bayes_ir.hierarchical.exact`)
+no longer applies: the sums of squares do not split. The conditional posterior of
+the effects given the three scales is still Gaussian, however, and so is each scale
+given the effects, up to its Exponential prior. This sampler alternates:
+
+1. **All effects at once given the scales.** Write the unknowns as the effects of the
+   larger set (rows :math:`a`, :math:`R` of them; topics unless there are more systems) and
+   :math:`w = (b_0, c)` (the :math:`K` column effects with the intercept). With i.i.d.
+   priors :math:`a \sim N(0, \tau^2 I)`, :math:`c \sim N(0, \chi^2 I)`,
+   :math:`b_0 \sim N(m_0, s_0^2)`, the posterior precision is
+
+   .. math::
+
+       Q = \begin{pmatrix} D & B/\sigma^2 \\ B^\top/\sigma^2 & Q_{ww} \end{pmatrix},
+       \qquad D = \mathrm{diag}(n_r/\sigma^2 + 1/\tau^2),
+
+   with :math:`B = [n_r \mid N]` (:math:`n_r` cells observed in row :math:`r`, :math:`N`
+   the 0/1 incidence of observed cells). The rows' block is diagonal, so :math:`w` is
+   drawn from its marginal :math:`N(M^{-1} h, M^{-1})` with the Schur complement
+   :math:`M = Q_{ww} - B^\top \mathrm{diag}\big(1/(\sigma^2 (n_r + \sigma^2/\tau^2))\big) B`,
+   a dense :math:`(K+1)^2` matrix (one Cholesky factor per draw), and then :math:`a
+   \mid w` from independent Gaussians. :math:`B^\top \mathrm{diag}(\cdot) B` is a weighted
+   sum of precomputed matrices, one per distinct row count, so a draw costs
+   :math:`O(J K^2 + K^3 + n)` for :math:`J` distinct counts and :math:`n` observed cells.
+   The zero-sum constraints :math:`\sum a = \sum c = 0` of the model's ``ZeroSumNormal``
+   effects (an i.i.d. normal conditioned on its sum) are imposed exactly by conditioning
+   the unconstrained draw :math:`x` on :math:`Ax = 0` ("conditioning by kriging",
+   Rue and Held 2005, section 2.3.3): :math:`x^* = x - Q^{-1}A^\top (A Q^{-1} A^\top)^{-1} A x`.
+2. **Two scale-expansion moves** (Liu and Wu 1999): :math:`(c, \chi) \to (g c, g\chi)` and
+   likewise :math:`(a, \tau)`, with :math:`g > 0` drawn from its conditional, a normal
+   truncated at 0,
+
+   .. math::
+
+       p(g \mid \cdot) \propto \exp\Big(-\frac{1}{2\sigma^2}\sum_i (u_i - g v_i)^2
+       - \lambda_\chi \chi g\Big), \qquad v_i = c_{k_i},\ u_i = y_i - b_0 - a_{r_i},
+
+   (the group's Haar measure :math:`dg/g` and the Jacobian :math:`g^{K}` leave
+   exactly this). It moves the effects and their scale together, which is what a
+   plain Gibbs sampler cannot do when the scale is small and the effects are shrunk
+   (the funnel of two near-identical systems).
+3. **Each scale given the effects** by an independence Metropolis-Hastings step. The
+   conditional of a scale :math:`s` with :math:`m` Gaussian terms of sum of squares
+   :math:`A` (:math:`m = n` cells for :math:`\sigma`, :math:`R - 1` and :math:`K - 1`
+   for the zero-sum effects) is :math:`\propto s^{-m} e^{-A/2s^2} e^{-\lambda s}`; the
+   proposal :math:`s^{-2} \sim \mathrm{Gamma}(k, A/2)` with :math:`2k + 1 = \max(m, 2)`
+   has density :math:`\propto s^{-(2k+1)} e^{-A/2s^2}`, so the acceptance ratio is
+   :math:`(s'/s)^{2k+1-m} e^{-\lambda (s' - s)}`, close to 1 when the data dominate the
+   prior.
+
+Every step leaves the posterior of :func:`bayes_ir.hierarchical.build_model`
+(Gaussian, one residual SD) invariant; the chains are vectorised with numpy and
+start from over-dispersed moment estimates of the scales; the first ``tune``
+iterations are discarded.
+
+References
+----------
+Gelfand, A. E., Smith, A. F. M. (1990). Sampling-based approaches to calculating marginal
+densities. *JASA* 85(410), 398-409.
+
+Liu, J. S., Wu, Y. N. (1999). Parameter expansion for data augmentation. *JASA* 94(448),
+1264-1274.
+
+Rue, H., Held, L. (2005). *Gaussian Markov Random Fields: Theory and Applications*.
+Chapman & Hall, section 2.3.3 (sampling under a hard linear constraint).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.gibbs_kernel import run_chain
+from bayes_ir.hierarchical.priors import Priors
+from bayes_ir.progress import task
+
+__all__ = ["Incidence", "sample_gibbs"]
+
+#: Largest number of entries of the per-count Gram matrices kept in memory (8 bytes each).
+_GRAM_LIMIT: int = 20_000_000
+
+
+@dataclass(frozen=True)
+class Incidence:
+    r"""The observed cells of a table with missing cells, oriented for the sampler.
+
+    Rows are the larger of topics and systems (their block of the precision is
+    diagonal); columns the smaller, whose block (with the intercept) is factorised.
+
+    Attributes
+    ----------
+    transposed
+        True when rows are systems (more systems than topics).
+    row, col, y
+        Row index, column index and score of each observed cell.
+    n_row, n_col
+        Observed cells per row and per column.
+    y_row, y_col
+        Sum of the scores per row and per column.
+    basis
+        :math:`B = [n_r \mid N]`, shape (R, K + 1).
+    row_ptr, row_cells
+        The cells of row ``r`` are ``row_cells[row_ptr[r]:row_ptr[r + 1]]``.
+    counts, gram
+        Distinct row counts :math:`v_j` and :math:`\sum_{r: n_r = v_j} B_r B_r^\top`
+        (None when too large to keep; then :math:`B^\top \mathrm{diag}(g) B` is formed
+        at every draw).
+    """
+
+    transposed: bool
+    row: np.ndarray
+    col: np.ndarray
+    y: np.ndarray
+    n_row: np.ndarray
+    n_col: np.ndarray
+    y_row: np.ndarray
+    y_col: np.ndarray
+    basis: np.ndarray
+    counts: np.ndarray
+    gram: np.ndarray | None
+    row_ptr: np.ndarray
+    row_cells: np.ndarray
+
+    @classmethod
+    def of(cls, topic_idx: np.ndarray, system_idx: np.ndarray, score: np.ndarray, shape):
+        """Build the incidence of ``score`` observed at ``(topic_idx, system_idx)``."""
+        n_t, n_s = shape
+        transposed = n_s > n_t
+        row, col = (system_idx, topic_idx) if transposed else (topic_idx, system_idx)
+        n_r, n_k = (n_s, n_t) if transposed else (n_t, n_s)
+        y = np.asarray(score, dtype=float)
+        row = np.asarray(row, dtype=np.int64)
+        col = np.asarray(col, dtype=np.int64)
+        if np.unique(row * n_k + col).size != y.size:
+            raise BayesIRError("the Gibbs sampler needs at most one score per topic and system")
+        n_row = np.bincount(row, minlength=n_r).astype(float)
+        n_col = np.bincount(col, minlength=n_k).astype(float)
+        basis = np.zeros((n_r, n_k + 1))
+        basis[:, 0] = n_row
+        basis[row, col + 1] = 1.0
+        counts, group = np.unique(n_row, return_inverse=True)
+        gram = None
+        if counts.size * (n_k + 1) ** 2 <= _GRAM_LIMIT:
+            gram = np.zeros((counts.size, n_k + 1, n_k + 1))
+            for j in range(counts.size):
+                part = basis[group == j]
+                gram[j] = part.T @ part
+        return cls(
+            transposed=transposed,
+            row=row,
+            col=col,
+            y=y,
+            n_row=n_row,
+            n_col=n_col,
+            y_row=np.bincount(row, weights=y, minlength=n_r),
+            y_col=np.bincount(col, weights=y, minlength=n_k),
+            basis=basis,
+            counts=counts,
+            gram=gram,
+            row_ptr=np.concatenate([[0], np.cumsum(n_row)]).astype(np.int64),
+            row_cells=np.argsort(row, kind="stable").astype(np.int64),
+        )
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows R."""
+        return self.n_row.size
+
+    @property
+    def n_cols(self) -> int:
+        """Number of columns K."""
+        return self.n_col.size
+
+
+def _start(inc: Incidence, n_chains: int, rng: np.random.Generator) -> np.ndarray:
+    """Over-dispersed starting scales (sigma, row SD, column SD), shape (chains, 3).
+
+    Moment estimates from the additive fit by alternating means (a few sweeps of
+    backfitting over the observed cells), multiplied by ``exp(U(-0.5, 0.5))``.
+    """
+    b0 = inc.y.mean()
+    a = np.zeros(inc.n_rows)
+    c = np.zeros(inc.n_cols)
+    for _ in range(10):
+        a = np.bincount(inc.row, inc.y - b0 - c[inc.col], inc.n_rows) / np.maximum(inc.n_row, 1)
+        a -= a.mean()
+        c = np.bincount(inc.col, inc.y - b0 - a[inc.row], inc.n_cols) / np.maximum(inc.n_col, 1)
+        c -= c.mean()
+    resid = inc.y - b0 - a[inc.row] - c[inc.col]
+    spread = max(float(np.std(inc.y)), 1e-8)
+    guess = np.array(
+        [
+            max(float(np.sqrt(np.mean(resid**2))), 1e-3 * spread),
+            max(float(np.std(a)), 1e-3 * spread),
+            max(float(np.std(c)), 1e-3 * spread),
+        ]
+    )
+    return guess * np.exp(rng.uniform(-0.5, 0.5, size=(n_chains, 3)))
+
+
+def sample_gibbs(
+    topic_idx: np.ndarray,
+    system_idx: np.ndarray,
+    score: np.ndarray,
+    shape: tuple[int, int],
+    priors: Priors,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    label: str = "sampling (Gibbs)",
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Sample the Gaussian model of a table with missing cells by blocked Gibbs sampling.
+
+    Parameters
+    ----------
+    topic_idx, system_idx, score
+        One entry per observed cell (at most one per topic and system).
+    shape
+        (number of topics, number of systems).
+    priors
+        Resolved priors (:meth:`~bayes_ir.hierarchical.Priors.resolve`).
+    chains, draws, tune
+        ``chains`` independent chains of ``tune`` discarded and ``draws`` kept iterations.
+    seed
+        Random seed: the same seed gives the same draws (each chain has its own
+        stream; the chains run in parallel threads).
+    label
+        What the progress report calls the work (one step per finished chain).
+
+    Returns
+    -------
+    posterior : dict
+        ``b0``, ``sigma``, ``sigma_topic``, ``sigma_system`` (shape (chains, draws)),
+        ``topic_effect`` (chains, draws, T) and ``system_effect`` (chains, draws, S).
+    info : dict
+        Acceptance rates of the three Metropolis-Hastings scale steps
+        (``accept_sigma``, ``accept_sigma_topic``, ``accept_sigma_system``).
+
+    Notes
+    -----
+    See the module docstring for the three steps and why each leaves the posterior
+    invariant; the tests compare the draws with the exact sampler on complete tables,
+    with NUTS on the PyMC model within Monte Carlo error, and with known truth.
+    """
+    if not priors.is_resolved:
+        raise BayesIRError("resolve the priors first (Priors.resolve)")
+    inc = Incidence.of(topic_idx, system_idx, score, shape)
+    hyper = priors.values()
+    rate_row, rate_col = (
+        (hyper.sigma_system_rate, hyper.sigma_topic_rate)
+        if inc.transposed
+        else (hyper.sigma_topic_rate, hyper.sigma_system_rate)
+    )
+    rng = np.random.default_rng([int(seed), 21])
+    starts = _start(inc, chains, rng)
+    chain_seeds = np.random.SeedSequence([int(seed), 21]).generate_state(chains)
+    rates = np.array([hyper.sigma_rate, rate_row, rate_col])
+    out = {
+        "b0": np.empty((chains, draws)),
+        "scales": np.empty((chains, draws, 3)),
+        "row": np.empty((chains, draws, inc.n_rows)),
+        "col": np.empty((chains, draws, inc.n_cols)),
+    }
+    accepted = np.zeros((chains, 3))
+    use_gram = inc.gram is not None
+    gram = inc.gram if use_gram else np.zeros((0, inc.n_cols + 1, inc.n_cols + 1))
+
+    def chain(c: int) -> None:
+        run_chain(
+            inc.y,
+            inc.row,
+            inc.col,
+            inc.row_ptr,
+            inc.row_cells,
+            inc.n_row,
+            inc.n_col,
+            inc.y_row,
+            inc.y_col,
+            inc.counts,
+            gram,
+            use_gram,
+            float(hyper.b0_mu),
+            float(hyper.b0_sd),
+            rates,
+            starts[c],
+            int(tune),
+            int(chain_seeds[c]),
+            out["b0"][c],
+            out["scales"][c],
+            out["row"][c],
+            out["col"][c],
+            accepted[c],
+        )
+
+    with task(label, total=chains) as step:
+        try:
+            with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
+                for _ in pool.map(chain, range(chains)):
+                    step.advance()
+        except (ValueError, np.linalg.LinAlgError) as exc:  # numba's failed Cholesky
+            raise BayesIRError(
+                f"the Gibbs sampler met a numerically singular precision matrix ({exc}); "
+                "use method='nuts'"
+            ) from None
+    out["sigma"] = out["scales"][..., 0]
+    out["row_sd"], out["col_sd"] = out["scales"][..., 1], out["scales"][..., 2]
+    topic, system = ("col", "row") if inc.transposed else ("row", "col")
+    topic_sd, system_sd = ("col_sd", "row_sd") if inc.transposed else ("row_sd", "col_sd")
+    rates = accepted.sum(axis=0) / (chains * draws)
+    accept_topic, accept_system = (rates[2], rates[1]) if inc.transposed else (rates[1], rates[2])
+    posterior = {
+        "b0": out["b0"],
+        "sigma": out["sigma"],
+        "sigma_topic": out[topic_sd],
+        "sigma_system": out[system_sd],
+        "topic_effect": out[topic],
+        "system_effect": out[system],
+    }
+    info = {
+        "accept_sigma": float(rates[0]),
+        "accept_sigma_topic": float(accept_topic),
+        "accept_sigma_system": float(accept_system),
+    }
+    return posterior, info

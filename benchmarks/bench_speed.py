@@ -1,0 +1,326 @@
+"""Speed off the complete-Gaussian path (issue 21): one table, every workload, with references.
+
+Each workload runs end to end in a fresh Python process (imports, building or reading
+the table, compilation or loading of compiled code, sampling, diagnostics and the
+printed summary) and is measured from outside: wall and CPU seconds (user + system of
+the child, from ``os.wait4``) and peak memory (the child's maximum resident set). The
+child reports the compile (or compiled-code loading) seconds, the minimum bulk and
+tail ESS over every hyperparameter, system effect and challenger - champion contrast
+(``fit.diagnostics``) and the largest R-hat. In the same run the same figures are
+printed for the reference: the full PyMC model (``bayes_ir.hierarchical.build_model``,
+the same priors) sampled by nutpie, with the ratio of ESS per second.
+
+Workloads (targets from the issue; ``../shared/data`` must be present):
+
+1. rb04 with 10% of the cells missing at random, Gaussian: ESS >= 10,000 in <= 15 s;
+2. a pooled table shaped like TREC DL 2019 + 2020 passage (43 + 54 topics in two
+   disjoint sets, 90 systems: 10 in both years, 30 in 2019 only, 50 in 2020 only, and
+   3% of the remaining cells missing), Gaussian: ESS >= 10,000 in <= 20 s;
+3. rb04 skew-normal: ESS >= 10,000 in <= 30 s;
+4. Robust04 AP skew-normal (249 x 110) with 5 seeds: each ESS >= 4,000 in <= 60 s;
+5. 5,000 topics x 1,000 systems complete Gaussian: ESS >= 10,000 in <= 120 s and
+   peak memory <= 4 GB (no reference: nutpie on 5M cells would take hours);
+6. a sweep of 10 rb04-shaped tables with gaps (Gibbs) and 10 with the skew-normal:
+   compiled-code cost of the whole sweep against one fit's.
+
+Run: ``python benchmarks/bench_speed.py [--quick] [--no-reference] [--only N ...]``.
+Figures are for whatever machine runs it; they are noisy when it is shared (the load
+average is printed first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("BAYES_IR_DATA", ROOT.parent / "shared" / "data"))
+
+CHILD = r'''
+import json, sys, time, warnings
+t_start = time.perf_counter()
+import numpy as np
+spec = json.loads(sys.argv[1])
+DATA = spec["data"]
+
+
+def rb04(missing=0.0, seed=0):
+    from bayes_ir.readers import read_scores
+    from bayes_ir.table import ScoreTable
+    t = read_scores(DATA + "/bayesian_risk/rb04_data.csv", measure="AP")
+    if missing:
+        d = t.data
+        keep = np.random.default_rng(seed).uniform(size=len(d)) >= missing
+        t = ScoreTable.from_frame(d[keep].reset_index(drop=True), missing="keep")
+    return t.with_roles(champion="Champion", challengers="Chal.*")
+
+
+def pooled(seed=0):
+    """TREC DL 2019 + 2020 passage in shape: disjoint topic sets, systems per year."""
+    from bayes_ir.table import ScoreTable
+    rng = np.random.default_rng(seed)
+    n19, n20, both, only19, only20 = 43, 54, 10, 30, 50
+    n_t, n_s = n19 + n20, both + only19 + only20
+    a = rng.normal(0, 0.15, n_t) + np.r_[np.zeros(n19), np.full(n20, -0.03)]
+    c = rng.normal(0, 0.06, n_s)
+    y = np.clip(0.55 + a[:, None] + c[None, :] + rng.normal(0, 0.12, (n_t, n_s)), 0, 1)
+    y[n19:, both:both + only19] = np.nan
+    y[:n19, both + only19:] = np.nan
+    gaps = rng.uniform(size=y.shape) < 0.03
+    gaps[:, :both] = False
+    y[gaps] = np.nan
+    systems = ["bm25", "chal_dense", "chal_splade"] + [f"run{i:02d}" for i in range(n_s - 3)]
+    topics = [f"q19_{i}" for i in range(n19)] + [f"q20_{i}" for i in range(n20)]
+    t = ScoreTable.from_matrix(y, systems=systems, topics=topics, measure="nDCG@10",
+                               collection="dl19+20", missing="keep")
+    return t.with_roles(champion="bm25", challengers="chal_*")
+
+
+def robust():
+    from bayes_ir.readers import read_scores
+    t = read_scores(DATA + "/robust2004/robust2004_ap.csv", measure="AP")
+    return t.with_roles(champion="sys1", challengers=["sys2", "sys3", "sys4", "sys5"])
+
+
+def big(n_t=5000, n_s=1000, seed=0):
+    from bayes_ir.table import ScoreTable
+    rng = np.random.default_rng(seed)
+    y = (0.3 + rng.normal(0, 0.2, (n_t, 1)) + rng.normal(0, 0.02, (1, n_s))
+         + rng.normal(0, 0.1, (n_t, n_s)))
+    names = ["champ", "chal"] + [f"r{i}" for i in range(n_s - 2)]
+    return ScoreTable.from_matrix(y, systems=names, measure="sim").with_roles(
+        champion="champ", challengers=["chal"])
+
+
+def compiled_code(kind):
+    """Seconds to load (or compile, with an empty cache) the package's numba code."""
+    t0 = time.perf_counter()
+    if kind == "gibbs":
+        import bayes_ir.hierarchical.gibbs_kernel as k
+        k.run_chain  # noqa: B018
+        from bayes_ir.hierarchical.gibbs import sample_gibbs
+        from bayes_ir.hierarchical.priors import Priors
+        pri = Priors(b0_mu=0, b0_sd=1, sigma_rate=1, sigma_topic_rate=1, sigma_system_rate=1,
+                     skewness_max=0.9)
+        sample_gibbs(np.array([0, 0, 1, 1, 2]), np.array([0, 1, 0, 1, 1]),
+                     np.array([.1, .2, .3, .4, .5]), (3, 2), pri, chains=1, draws=2, tune=0,
+                     seed=0)
+    elif kind == "skew":
+        import bayes_ir.hierarchical.skewnormal_kernel  # noqa: F401  (cfuncs load here)
+    return time.perf_counter() - t0
+
+
+def reference(table, likelihood, draws, tune, seed):
+    """The full PyMC model sampled by nutpie (compile time separate)."""
+    import nutpie
+    from bayes_ir.hierarchical import diagnose, sampling
+    from bayes_ir.hierarchical.fit import assemble_datatree
+    from bayes_ir.hierarchical.model import SIGN_LOGODDS, build_model, design_of
+    from bayes_ir.hierarchical.priors import autoscale_priors
+    design = design_of(table)
+    pri = autoscale_priors(design.score)
+    t0 = time.perf_counter()
+    model = build_model(design, priors=pri, likelihood=likelihood, loglik="full")
+    compiled = nutpie.compile_pymc_model(model)
+    t1 = time.perf_counter()
+    trace = nutpie.sample(compiled, draws=draws, tune=tune, chains=4, seed=seed,
+                          progress_bar=False, target_accept=0.9,
+                          **({"adaptation": "low_rank"} if likelihood != "gaussian" else {}))
+    keep = ["b0", "sigma", "sigma_topic", "sigma_system", "topic_effect", "system_effect"]
+    post = trace["posterior"].to_dataset()
+    if likelihood != "gaussian":
+        post = sampling.signed_shape(post[keep + ["abs_skewness", SIGN_LOGODDS]], seed)
+    else:
+        post = post[keep]
+    tree = assemble_datatree(post, design, sample_stats=trace["sample_stats"].to_dataset())
+    d = diagnose(tree)
+    return t1 - t0, d
+
+
+warnings.simplefilter("ignore")
+kind = spec["table"]
+table = {"rb04": lambda: rb04(), "rb04_gaps": lambda: rb04(0.10), "pooled": pooled,
+         "robust": robust, "big": big}[kind]()
+out = {}
+if spec["who"] == "ours":
+    out["compile_s"] = compiled_code(spec.get("code", ""))
+    from bayes_ir.hierarchical import fit
+    f = fit(table, likelihood=spec["likelihood"], seed=spec["seed"])
+    summary = f.summary()
+    d = f.diagnostics
+    out["method"] = f.method
+    out["divergences"] = int(f.provenance.get("divergences", 0) or 0)
+else:
+    out["compile_s"], d = reference(table, spec["likelihood"], spec["draws"], spec["tune"],
+                                    spec["seed"])
+    out["method"] = "PyMC model + nutpie"
+out.update(bulk=float(d.min_ess_bulk), tail=float(d.min_ess_tail), rhat=float(d.max_rhat),
+           passed=bool(d.passed), inner_s=time.perf_counter() - t_start)
+print("@@" + json.dumps(out))
+'''
+
+SWEEP = r"""
+import json, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+spec = json.loads(sys.argv[1])
+from bayes_ir.readers import read_scores
+from bayes_ir.table import ScoreTable
+from bayes_ir.hierarchical import fit
+base = read_scores(spec["data"] + "/bayesian_risk/rb04_data.csv", measure="AP")
+tables = []
+for i in range(10):
+    rng = np.random.default_rng(100 + i)
+    d = base.data.copy()
+    d["score"] = np.clip(d["score"] + rng.normal(0, 0.02, len(d)), 0, 1)
+    keep = rng.uniform(size=len(d)) >= (0.10 if spec["likelihood"] == "gaussian" else 0.0)
+    t = ScoreTable.from_frame(d[keep].reset_index(drop=True), missing="keep")
+    tables.append(t.with_roles(champion="Champion", challengers="Chal.*"))
+t0 = time.perf_counter()
+if spec["likelihood"] == "gaussian":
+    import bayes_ir.hierarchical.gibbs_kernel as k
+    dispatcher = k.run_chain
+else:
+    import bayes_ir.hierarchical.skewnormal_kernel as k
+    dispatcher = None
+load = time.perf_counter() - t0
+walls, ess = [], []
+for i, t in enumerate(tables):
+    t1 = time.perf_counter()
+    f = fit(t, likelihood=spec["likelihood"], seed=i, model_check=False,
+            **({"draws": 1000} if spec["likelihood"] != "gaussian" else {}))
+    walls.append(time.perf_counter() - t1)
+    ess.append(min(f.diagnostics.min_ess_bulk, f.diagnostics.min_ess_tail))
+stats = dispatcher.stats if dispatcher is not None else None
+print("@@" + json.dumps({"load_s": load, "walls": walls, "min_ess": min(ess),
+      "methods": sorted({f.method}),
+      "compiled_signatures": len(dispatcher.signatures) if dispatcher is not None else 0,
+      "cache_misses": sum(stats.cache_misses.values()) if stats else 0}))
+"""
+
+
+def run_child(code: str, spec: dict, env: dict | None = None) -> tuple[dict, float, float, float]:
+    """Run ``code`` in a fresh interpreter; return its report, wall s, CPU s and peak MB."""
+    spec = {"data": str(DATA), **spec}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, json.dumps(spec)],
+            stdout=out,
+            stderr=err,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, errors = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        print(errors[-3000:])
+        raise SystemExit(f"workload failed: {spec}")
+    report = json.loads([ln for ln in text.splitlines() if ln.startswith("@@")][-1][2:])
+    return report, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+HEADER = (
+    f"{'workload':<34} {'sampler':<26} {'wall s':>7} {'CPU s':>7} {'compile':>7} "
+    f"{'bulk':>7} {'tail':>7} {'R-hat':>6} {'ESS/s':>7} {'peak MB':>8}  target"
+)
+
+
+def show(label: str, sampler: str, rep: dict, wall: float, cpu: float, mem: float, target=None):
+    """Print one row; return ESS per wall second."""
+    ess = min(rep["bulk"], rep["tail"])
+    rate = ess / wall
+    verdict = ""
+    if target is not None:
+        ess_min, wall_max, mem_max = target
+        ok = ess >= ess_min and wall <= wall_max and rep["rhat"] <= 1.01
+        ok = ok and (mem_max is None or mem <= mem_max)
+        bound = f"ESS>={ess_min:,} in <={wall_max}s" + (
+            f", <={mem_max / 1024:.0f} GB" if mem_max else ""
+        )
+        verdict = f"{'MET' if ok else 'MISSED'} ({bound})"
+    print(
+        f"{label:<34} {sampler:<26} {wall:7.1f} {cpu:7.1f} {rep['compile_s']:7.2f} "
+        f"{rep['bulk']:7.0f} {rep['tail']:7.0f} {rep['rhat']:6.3f} {rate:7.0f} {mem:8.0f}  "
+        f"{verdict}",
+        flush=True,
+    )
+    return rate
+
+
+def workload(label, table, likelihood, code, target, ref, seed=20200725):
+    """Ours, then (unless ``ref`` is None) the reference, then the ratio."""
+    spec = {"who": "ours", "table": table, "likelihood": likelihood, "seed": seed, "code": code}
+    rep, wall, cpu, mem = run_child(CHILD, spec)
+    ours = show(label, f"bayes_ir ({rep['method']})", rep, wall, cpu, mem, target)
+    if ref is None:
+        return
+    draws, tune = ref
+    spec = {"who": "ref", "table": table, "likelihood": likelihood, "seed": seed,
+            "draws": draws, "tune": tune}  # fmt: skip
+    rep, wall, cpu, mem = run_child(CHILD, spec)
+    theirs = show(label, f"PyMC+nutpie {draws}+{tune}", rep, wall, cpu, mem)
+    print(f"{'':<34} {'ratio of ESS/s':<26} {ours / theirs:7.1f}x", flush=True)
+
+
+def sweep(likelihood: str) -> None:
+    """10 datasets of one shape in one process: compiled code loaded once, never recompiled."""
+    rep, wall, cpu, mem = run_child(SWEEP, {"likelihood": likelihood})
+    walls = rep["walls"]
+    print(
+        f"sweep of 10 rb04-shaped tables, {likelihood:<11}: load of compiled code "
+        f"{rep['load_s']:.2f}s once; compiled signatures {rep['compiled_signatures']}, "
+        f"compilations during the sweep {rep['cache_misses']}; per fit {min(walls):.1f}-"
+        f"{max(walls):.1f}s; total {wall:.1f}s wall, {cpu:.1f}s CPU; min ESS {rep['min_ess']:.0f}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-reference", action="store_true", help="skip PyMC+nutpie")
+    parser.add_argument("--only", type=int, nargs="*", help="workload numbers to run (1-6)")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds of workload 4")
+    args = parser.parse_args()
+    if not (DATA / "bayesian_risk" / "rb04_data.csv").exists():
+        raise SystemExit(f"data not found under {DATA} (set BAYES_IR_DATA)")
+    run = set(args.only or range(1, 7))
+    ref = not args.no_reference
+    print(f"bayes_ir speed benchmark; {os.cpu_count()} CPUs; load average {os.getloadavg()}")
+    print(HEADER)
+    if 1 in run:
+        workload("rb04 10% missing, Gaussian", "rb04_gaps", "gaussian", "gibbs",
+                 (10_000, 15, None), (2000, 1000) if ref else None)  # fmt: skip
+    if 2 in run:
+        workload("pooled DL19+20-shaped, Gaussian", "pooled", "gaussian", "gibbs",
+                 (10_000, 20, None), (2000, 1000) if ref else None)  # fmt: skip
+    if 3 in run:
+        workload("rb04 skew-normal", "rb04", "skew_normal", "skew", (10_000, 30, None),
+                 (4000, 500) if ref else None)  # fmt: skip
+    if 4 in run:
+        for seed in range(args.seeds):
+            workload(f"Robust04 AP skew-normal, seed {seed}", "robust", "skew_normal", "skew",
+                     (4_000, 60, None), (2000, 500) if ref and seed == 0 else None,
+                     seed=seed)  # fmt: skip
+    if 5 in run:
+        workload("5000 x 1000 complete, Gaussian", "big", "gaussian", "",
+                 (10_000, 120, 4096), None)  # fmt: skip
+        print(f"{'':<34} reference not run: nutpie on 5M cells needs hours (one gradient "
+              "is a pass over 5M cells, times ~10^5-10^6 gradients)")  # fmt: skip
+    if 6 in run:
+        sweep("gaussian")
+        sweep("skew_normal")
+
+
+if __name__ == "__main__":
+    main()
