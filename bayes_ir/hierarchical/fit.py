@@ -829,7 +829,10 @@ def _draw_exact(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
 
 
 def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any, None, dict]:
-    """Sample with the blocked Gibbs sampler; fills in ``opts``' sampler settings."""
+    """Sample with the blocked Gibbs sampler; fills in ``opts``' sampler settings.
+
+    The draws are kept at float32 precision, like NUTS draws (:func:`_draw_nuts`).
+    """
     _warn_ignored(
         "Gibbs sampler (Gaussian likelihood, missing cells)",
         target_accept=opts["target_accept"],
@@ -850,6 +853,8 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         tune=opts["tune"],
         seed=opts["seed"],
     )
+    # float32 precision, as NUTS draws (a saved fit stores them as float32 without loss)
+    post = {name: v.astype(np.float32).astype(np.float64) for name, v in post.items()}
     return post, None, info
 
 

@@ -17,7 +17,7 @@ from results.hierarchical import SBC_ALPHA, SBC_BINS, SBC_COVERAGE_SD, SBC_N_DAT
 
 import bayes_ir.hierarchical.gibbs as gibbs
 from bayes_ir.errors import IgnoredOptionWarning
-from bayes_ir.hierarchical import Priors, fit
+from bayes_ir.hierarchical import Priors, fit, load_fit
 from bayes_ir.hierarchical.calibration import simulation_based_calibration
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.gibbs import Incidence, sample_gibbs
@@ -189,7 +189,7 @@ def test_same_seed_same_draws_and_the_gram_shortcut_changes_nothing(monkeypatch)
         np.testing.assert_allclose(d[name], a[name], rtol=1e-6, atol=1e-9)
 
 
-def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table):
+def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table, tmp_path):
     data = rb04_table.data
     rng = np.random.default_rng(0)
     gappy = ScoreTable.from_frame(data[rng.uniform(size=len(data)) > 0.1], missing="keep")
@@ -202,6 +202,11 @@ def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table):
     line = [ln for ln in f.summary().splitlines() if ln.startswith("  Gibbs:")]
     rates = [f.provenance[f"accept_{k}"] for k in ("sigma", "sigma_topic", "sigma_system")]
     assert line and all(f"{r:.0%}" in line[0] for r in rates)
+    # draws at float32 precision: a saved fit stores them as float32 and reads back the same
+    back = load_fit(f.save(tmp_path / "gibbs.nc"), gappy)
+    assert back.method == "gibbs" and back.posterior["posterior"].identical(
+        f.posterior["posterior"]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", IgnoredOptionWarning)
         fit(gappy, seed=1, draws=200, tune=20, model_check=False)
