@@ -263,3 +263,18 @@ def test_likelihood_auto_prints_the_choice(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Likelihood chosen by PSIS-LOO: gaussian_sigma_by_system" in result.output
     assert "ELPD gaussian_sigma_by_system - " in result.output
+
+
+def test_a_table_with_gaps_is_fitted_by_the_gibbs_sampler(tmp_path, run_cli):
+    """Runs that skip topics: ``--missing keep`` fits the gaps with the Gibbs sampler."""
+    data = pd.read_csv(EXAMPLE)
+    rng = np.random.default_rng(0)
+    gappy = tmp_path / "gappy.csv"
+    data[rng.uniform(size=len(data)) > 0.1].to_csv(gappy, index=False)
+    argv = ["fit", str(gappy), "--champion", "bm25", "--challengers", "chal_*", "--seed", "2"]
+    code, out, err = run_cli([*argv, "--draws", "3000", "--missing", "keep"])
+    assert code == 0, err
+    assert "gaussian likelihood, Gibbs sampler, no NUTS" in out
+    assert "Diagnostics: PASS" in out
+    code, _, err = run_cli(argv)  # without --missing keep, the gaps are refused in one line
+    assert code == 2 and "--missing keep" in err and err.count("\n") == 1
