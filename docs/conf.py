@@ -52,6 +52,16 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
+# math: MathJax 2 from Debian's libjs-mathjax, copied into the build (docs/_ext), so the
+# formulas render offline; only the elements Sphinx marks as math are typeset
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML"
+mathjax2_config = {
+    "tex2jax": {"processClass": "math|output_area", "ignoreClass": "document|bd-page-width"},
+    "CommonHTML": {"linebreaks": {"automatic": True}},
+    "menuSettings": {"zoom": "None"},
+}
+myst_update_mathjax = False  # its settings are for MathJax 3+, and mathjax2_config covers them
+
 intersphinx_mapping = {}  # offline: no inventories are fetched
 
 html_theme = "pydata_sphinx_theme"

@@ -4,6 +4,8 @@
   public subpackage, one autosummary entry per public name (the package's ``__all__``, or
   for a package without one, the public functions and classes its modules define), so a
   name added to the package gets its page without editing the docs.
+* MathJax is copied from Debian's ``libjs-mathjax`` (the parts the ``TeX-AMS_CHTML``
+  configuration loads) into ``_static/mathjax``, so the formulas render offline.
 * The ``bayes-ir-cli`` directive renders every command of the typer app (walked with
   :func:`typer.main.get_command`): its usage, description and a table of its arguments and
   options with their defaults, as ``bayes-ir COMMAND --help`` prints them.
@@ -15,10 +17,12 @@ import importlib
 import inspect
 import pkgutil
 import re
+import shutil
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
+from sphinx.errors import ExtensionError
 
 #: The packages that get an API page, with the sentence that introduces each.
 PACKAGES = {
@@ -31,6 +35,45 @@ PACKAGES = {
     "bayes_ir.report": "Tables in CSV, JSON, Markdown and LaTeX; the deployment review.",
     "bayes_ir.plots": "Figures: each function draws one result object with matplotlib.",
 }
+
+
+#: Where Debian's ``libjs-mathjax`` (with ``fonts-mathjax``) installs MathJax 2.
+MATHJAX_DIR = Path("/usr/share/javascript/mathjax")
+
+#: The parts of MathJax that ``MathJax.js?config=TeX-AMS_CHTML`` loads (about 1.5 MB of 54).
+MATHJAX_PARTS = [
+    "MathJax.js",
+    "config/TeX-AMS_CHTML.js",
+    "extensions",
+    "jax/element",
+    "jax/input/TeX",
+    "jax/output/CommonHTML",
+    "fonts/HTML-CSS/TeX/woff",
+    "localization/en",
+]
+
+
+def check_mathjax(app) -> None:
+    """Stop the build early, saying what to install, when the local MathJax is missing."""
+    if app.builder.format == "html" and not (MATHJAX_DIR / "MathJax.js").exists():
+        raise ExtensionError(
+            f"MathJax not found in {MATHJAX_DIR}: install Debian's libjs-mathjax "
+            "(apt-get install libjs-mathjax), which the site's formulas use offline"
+        )
+
+
+def copy_mathjax(app, exception) -> None:
+    """Copy the MathJax parts the pages load into ``_static/mathjax`` of the HTML build."""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir) / "_static" / "mathjax"
+    for part in MATHJAX_PARTS:
+        source, target = MATHJAX_DIR / part, out / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True)  # follows Debian's font links
+        else:
+            shutil.copyfile(source, target)
 
 
 def public_names(package: str) -> list[str]:
@@ -236,8 +279,10 @@ def resolve_alias(app, env, node, contnode):
 
 
 def setup(app):
-    """Register the API page writer and the CLI directive."""
+    """Register the API page writer, the MathJax copy and the CLI directive."""
     app.connect("config-inited", write_api_pages)  # before the sources are listed
+    app.connect("builder-inited", check_mathjax)
+    app.connect("build-finished", copy_mathjax)
     app.add_directive("bayes-ir-cli", CliReference)
     app.connect("missing-reference", resolve_alias)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
