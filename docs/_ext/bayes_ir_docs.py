@@ -213,8 +213,11 @@ class CliReference(Directive):
         return container.children
 
 
+MISSING = object()  # what _import returns for a name that names nothing
+
+
 def _import(dotted: str):
-    """Return the object a dotted name points to, or None when it names nothing.
+    """Return the object a dotted name points to, or ``MISSING`` when it names nothing.
 
     Attributes win over submodules (``bayes_ir.hierarchical.fit`` is the function), as in
     Python; the longest importable module is the fallback (``bayes_ir.sweep.sweep``).
@@ -223,22 +226,24 @@ def _import(dotted: str):
     try:
         value = importlib.import_module(parts[0])
         for i, part in enumerate(parts[1:], start=2):
-            value = getattr(value, part, None) or importlib.import_module(".".join(parts[:i]))
+            value = getattr(value, part, MISSING)
+            if value is MISSING:
+                value = importlib.import_module(".".join(parts[:i]))
         return value
-    except ImportError:
+    except (ImportError, ValueError):
         pass
     for cut in range(len(parts), 0, -1):
         try:
             value = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
+        except (ImportError, ValueError):
             continue
         try:
             for part in parts[cut:]:
                 value = getattr(value, part)
         except AttributeError:
-            return None
+            return MISSING
         return value
-    return None
+    return MISSING
 
 
 def _is_code(value) -> bool:
@@ -246,12 +251,40 @@ def _is_code(value) -> bool:
     return any(check(value) for check in (inspect.isroutine, inspect.isclass, inspect.ismodule))
 
 
+def _scopes(node) -> list[str]:
+    """Return the names a short reference in a docstring is looked up in, innermost first.
+
+    As in Python: the class of a method, then the module that defines the object whose
+    docstring holds the reference (``bayes_ir.MultiReview.overall`` is defined in
+    ``bayes_ir.report.review_measures``), then the packages of the documented name.
+    """
+    owner = re.search(r"docstring of ([\w.]+)", node.source or "")
+    if owner is None:
+        return []
+    name = owner.group(1)
+    scopes = []
+    value = _import(name)
+    value = getattr(value, "fget", value)  # a property: its getter knows its module
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str):
+        parts = qualname.split(".")
+        last = len(parts) if inspect.isclass(value) else len(parts) - 1
+        scopes += [".".join([module, *parts[:i]]) for i in range(last, -1, -1)]
+    parts = name.split(".")
+    return scopes + [".".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
+
+
 def resolve_alias(app, env, node, contnode):
     """Resolve a Python reference to another spelling of a documented object.
 
     A name re-exported by ``bayes_ir`` has one page, under ``bayes_ir.NAME``; a docstring
-    may spell it ``bayes_ir.hierarchical.fit`` or ``bayes_ir.risk.urisk.urisk``. The target
-    is imported, and the reference goes to the documented name of the same object.
+    may spell it ``bayes_ir.hierarchical.fit``, ``bayes_ir.risk.urisk.urisk``, or by its
+    short name in its own module (``loo``, ``Comparison.to_frame``). The target is
+    imported, and the reference goes to the documented name of the same object.
+
+    A reference to a name of ``bayes_ir`` that exists but has no page of its own (a
+    private module, a column-name constant) is shown as code, unlinked. A reference to a
+    name that does not exist is left unresolved: a warning, which fails the build.
     """
     if node.get("refdomain") != "py":
         return None
@@ -260,22 +293,45 @@ def resolve_alias(app, env, node, contnode):
         by_id = {}
         for name in domain.objects:
             value = _import(name)
-            if value is not None and _is_code(value):
+            if value is not MISSING and _is_code(value):
                 by_id.setdefault(id(value), name)
         env._bayes_ir_by_id = by_id
     target = node["reftarget"].lstrip("~.")
     module, cls = node.get("py:module"), node.get("py:class")
-    candidates = [target, f"bayes_ir.{target}"]
+    candidates = [target, *(f"{scope}.{target}" for scope in _scopes(node))]
     if module:
-        candidates[1:1] = [f"{module}.{cls}.{target}"] * bool(cls) + [f"{module}.{target}"]
-    for candidate in candidates:
+        candidates += [f"{module}.{cls}.{target}"] * bool(cls) + [f"{module}.{target}"]
+    candidates.append(f"bayes_ir.{target}")
+    for candidate in dict.fromkeys(candidates):
         value = _import(candidate)
-        if value is not None and _is_code(value) and id(value) in env._bayes_ir_by_id:
+        if value is not MISSING and _is_code(value) and id(value) in env._bayes_ir_by_id:
             name = env._bayes_ir_by_id[id(value)]
             return domain.resolve_xref(
                 env, node["refdoc"], app.builder, "obj", name, node, contnode
             )
-    return None
+    return contnode if any(map(_defined_in_package, candidates)) else None
+
+
+def _defined_in_package(dotted: str) -> bool:
+    """Whether ``dotted`` names something ``bayes_ir`` defines (not an imported library's).
+
+    A function, class or module counts when its own module is part of ``bayes_ir``; other
+    values (constants) and dataclass fields when the module or class holding them is.
+    """
+    value = _import(dotted)
+    if value is not MISSING and _is_code(value):
+        value = getattr(value, "fget", value)
+        home = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+        return (home or "").split(".")[0] == "bayes_ir"
+    parent_name, _, attr = dotted.rpartition(".")
+    try:  # the module, when a function of the same name shadows it (bayes_ir.risk.brisk)
+        parent = importlib.import_module(parent_name)
+    except (ImportError, ValueError):
+        parent = _import(parent_name) if parent_name else MISSING
+    if parent is MISSING or not (inspect.ismodule(parent) or inspect.isclass(parent)):
+        return False
+    fields = getattr(parent, "__dataclass_fields__", {})
+    return (value is not MISSING or attr in fields) and _defined_in_package(parent_name)
 
 
 def setup(app):
