@@ -23,6 +23,9 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 #: The packages that get an API page, with the sentence that introduces each.
 PACKAGES = {
@@ -32,6 +35,7 @@ PACKAGES = {
     "bayes_ir.risk": "Risk measures: URisk, TRisk, ZRisk, BCa, the one-to-one model, BRisk.",
     "bayes_ir.frequentist": "Meta-analysis, GLMs and paired tests.",
     "bayes_ir.reliability": "Ranking reliability: expected correlation with the true ranking.",
+    "bayes_ir.readers": "Readers of runs, qrels and score files; register_reader adds a format.",
     "bayes_ir.report": "Tables in CSV, JSON, Markdown and LaTeX; the deployment review.",
     "bayes_ir.plots": "Figures: each function draws one result object with matplotlib.",
 }
@@ -76,6 +80,10 @@ def copy_mathjax(app, exception) -> None:
             shutil.copyfile(source, target)
 
 
+#: Public packages documented elsewhere than on an API page: the CLI has its reference page.
+NOT_API = {"bayes_ir.cli"}
+
+
 def public_names(package: str) -> list[str]:
     """Return the documented names of ``package``: its ``__all__``, else what it defines."""
     module = importlib.import_module(package)
@@ -104,10 +112,90 @@ def public_names(package: str) -> list[str]:
 
 def _same_object(package: str, name: str, top: object) -> bool:
     """Whether ``package.name`` is the object ``bayes_ir`` re-exports under that name."""
+    return "." not in name and getattr(top, name, None) is _value(package, name)
+
+
+def _value(package: str, name: str):
+    """Return the object ``package.name`` (``name`` may be dotted)."""
     value = importlib.import_module(package)
     for part in name.split("."):
         value = getattr(value, part)
-    return "." not in name and getattr(top, name, None) is value
+    return value
+
+
+def data_home(package: str, name: str) -> str | None:
+    """Return the module of ``package`` whose ``#:`` comment documents the constant ``name``.
+
+    A constant has no ``__module__``: autodoc would read the docstring of its type (a
+    tuple's) on a re-exporting package, so its page is made under the module defining it.
+    """
+    from sphinx.pycode import ModuleAnalyzer
+
+    value = _value(package, name)
+    top = importlib.import_module("bayes_ir")
+    homes = ["bayes_ir", *(m.name for m in pkgutil.walk_packages(top.__path__, "bayes_ir."))]
+    homes.sort(key=lambda home: not home.startswith(package))  # the package's own first
+    for home in homes:
+        if getattr(importlib.import_module(home), name, None) is not value:
+            continue
+        if ("", name) in ModuleAnalyzer.for_module(home).find_attr_docs():
+            return home
+    return None
+
+
+def _home(package: str, name: str) -> str:
+    """Return the module a public name is documented under: a constant's own module."""
+    if _is_code(_value(package, name)):
+        return package
+    return data_home(package, name) or package
+
+
+def missing_docstring(package: str, name: str) -> bool:
+    """Whether the public name ``package.name`` lacks a docstring of its own.
+
+    A dataclass or named tuple without one gets its signature as ``__doc__``
+    (``Decision(challenger, ...)``), which does not count; a constant needs a ``#:``
+    comment in the module that defines it.
+    """
+    value = _value(package, name)
+    if not _is_code(value):
+        return data_home(package, name) is None
+    doc = (value.__doc__ if not inspect.isclass(value) else vars(value).get("__doc__")) or ""
+    return not doc.strip() or doc.startswith(f"{value.__name__}(")
+
+
+def check_public_names(app, config=None) -> None:
+    """Warn (an error under ``-W``) for a public package without an API page.
+
+    And for a name in a documented ``__all__`` without a docstring (see also
+    :func:`check_pages`).
+    """
+    top = importlib.import_module("bayes_ir")
+    for info in pkgutil.iter_modules(top.__path__):
+        package = f"bayes_ir.{info.name}"
+        if info.ispkg and not info.name.startswith("_") and package not in PACKAGES:
+            if package not in NOT_API:
+                logger.warning(f"public package {package} has no API page: add it to PACKAGES")
+    for package in PACKAGES:
+        for name in public_names(package):
+            if missing_docstring(package, name):
+                logger.warning(f"{package}.{name} is public but has no docstring")
+
+
+def check_pages(app, env) -> None:
+    """Warn for a public name that did not get an API page (its object is not documented)."""
+    domain = env.get_domain("py")
+    documented = {id(_import(name)) for name in domain.objects if _is_code(_import(name))}
+    for package in PACKAGES:
+        for name in public_names(package):
+            value = _value(package, name)
+            if _is_code(value):
+                found = id(value) in documented
+            else:
+                home = data_home(package, name) or package
+                found = f"{home}.{name}" in domain.objects
+            if not found:
+                logger.warning(f"{package}.{name} is public but has no API page")
 
 
 def _api_page(package: str, intro: str) -> str:
@@ -117,8 +205,15 @@ def _api_page(package: str, intro: str) -> str:
     shared = [] if package == "bayes_ir" else [n for n in names if _same_object(package, n, top)]
     title = package
     lines = [title, "=" * len(title), "", f".. currentmodule:: {package}", "", intro, ""]
-    lines += [".. autosummary::", "   :toctree: generated/", ""]
-    lines += [f"   {name}" for name in names if name not in shared]
+    homes: dict[str, list[str]] = {}
+    for name in names:
+        if name not in shared:
+            homes.setdefault(_home(package, name), []).append(name)
+    for home, here in sorted(homes.items(), key=lambda item: item[0] != package):
+        if home != package:  # a constant, on the page of the module whose comment documents it
+            lines += ["", f".. currentmodule:: {home}", ""]
+        lines += [".. autosummary::", "   :toctree: generated/", ""]
+        lines += [f"   {name}" for name in here]
     if shared:
         lines += ["", "Also re-exported as ``bayes_ir.NAME`` (documented there):", ""]
         lines += [".. currentmodule:: bayes_ir", "", ".. autosummary::", ""]
@@ -303,6 +398,10 @@ def resolve_alias(app, env, node, contnode):
         candidates += [f"{module}.{cls}.{target}"] * bool(cls) + [f"{module}.{target}"]
     candidates.append(f"bayes_ir.{target}")
     for candidate in dict.fromkeys(candidates):
+        if candidate in domain.objects:  # a constant, documented under its own module
+            return domain.resolve_xref(
+                env, node["refdoc"], app.builder, "obj", candidate, node, contnode
+            )
         value = _import(candidate)
         if value is not MISSING and _is_code(value) and id(value) in env._bayes_ir_by_id:
             name = env._bayes_ir_by_id[id(value)]
@@ -337,6 +436,8 @@ def _defined_in_package(dotted: str) -> bool:
 def setup(app):
     """Register the API page writer, the MathJax copy and the CLI directive."""
     app.connect("config-inited", write_api_pages)  # before the sources are listed
+    app.connect("config-inited", check_public_names)
+    app.connect("env-check-consistency", check_pages)
     app.connect("builder-inited", check_mathjax)
     app.connect("build-finished", copy_mathjax)
     app.add_directive("bayes-ir-cli", CliReference)
