@@ -2,11 +2,12 @@
 
 Build it offline with warnings as errors (from the repository root)::
 
-    .venv/bin/sphinx-build -b html -W --keep-going docs docs/_build/html
+    .venv/bin/sphinx-build -b html -W --keep-going -E docs docs/_build/html
 
 The notebooks in ``notebooks/`` (linked here as ``docs/notebooks``) are committed executed
 and rendered as they are (``nb_execution_mode = "off"``); the API pages are generated from
-the packages' ``__all__`` and the CLI reference from the typer app (``docs/_ext``).
+the packages' ``__all__`` and the CLI reference from the typer app (``docs/_ext``). The
+formulas are typeset by MathJax 2 from Debian's ``libjs-mathjax``, copied into the build.
 """
 
 import sys
