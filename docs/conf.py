@@ -79,5 +79,16 @@ html_title = f"bayes_ir {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    # the header on one line at 1280 px: five links, the rest under "More", search as an icon
+    "header_links_before_dropdown": 5,
+    "navbar_align": "left",
+    "navbar_persistent": [],
+    "navbar_end": ["search-button", "theme-switcher"],
+}
+# a page without subpages has no section navigation: no empty left column on it
+html_sidebars = {
+    page.stem: []
+    for page in [*HERE.glob("*.md"), *HERE.glob("*.rst")]
+    if page.stem not in {"api", "notebooks", "defaults"}
 }
 html_static_path = []
