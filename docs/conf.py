@@ -91,4 +91,5 @@ html_sidebars = {
     for page in [*HERE.glob("*.md"), *HERE.glob("*.rst")]
     if page.stem not in {"api", "notebooks", "defaults"}
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["bayes_ir.css"]  # wide tables fit the page

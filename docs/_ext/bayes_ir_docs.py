@@ -236,7 +236,7 @@ def rst_text(text: str) -> str:
     """Escape plain help text for reST, keeping its ``...`` literal spans as they are."""
     parts = text.split("``")
     for i in range(0, len(parts), 2):  # even parts lie outside ``...``
-        parts[i] = re.sub(r"([\\*`|_\[\]])", r"\\\1", parts[i])
+        parts[i] = re.sub(r"([\\*`|_\[\]@])", r"\\\1", parts[i])  # @: no mailto link
     return "``".join(parts)
 
 
