@@ -132,8 +132,9 @@ def data_home(package: str, name: str) -> str | None:
     from sphinx.pycode import ModuleAnalyzer
 
     value = _value(package, name)
-    top = importlib.import_module("bayes_ir")
-    homes = ["bayes_ir", *(m.name for m in pkgutil.walk_packages(top.__path__, "bayes_ir."))]
+    root = package.split(".")[0]
+    top = importlib.import_module(root)
+    homes = [root, *(m.name for m in pkgutil.walk_packages(top.__path__, f"{root}."))]
     homes.sort(key=lambda home: not home.startswith(package))  # the package's own first
     for home in homes:
         if getattr(importlib.import_module(home), name, None) is not value:
