@@ -226,11 +226,20 @@ def write_api_pages(app, config=None) -> None:
     """Write one autosummary page per package into ``docs/api/`` (only when changed)."""
     out = Path(app.srcdir) / "api"
     out.mkdir(exist_ok=True)
+    top = importlib.import_module("bayes_ir")
+    pages = set()
     for package, intro in PACKAGES.items():
         path = out / f"{package}.rst"
         text = _api_page(package, intro)
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
+        for name in public_names(package):
+            shared = package != "bayes_ir" and _same_object(package, name, top)
+            pages.add(f"bayes_ir.{name}" if shared else f"{_home(package, name)}.{name}")
+    # the page of a name no longer public would be an orphan (a warning): it goes
+    for page in (out / "generated").glob("*.rst"):
+        if page.stem not in pages:
+            page.unlink()
 
 
 def rst_text(text: str) -> str:
