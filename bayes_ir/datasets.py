@@ -343,7 +343,7 @@ def load_dataset(
     cache: str | os.PathLike[str] | None = None,
     mirror: str | None = None,
 ) -> ScoreTable:
-    """Fetch a public dataset (see :func:`fetch`) and read it into one :class:`ScoreTable`.
+    """Fetch a dataset (:func:`~bayes_ir.datasets.fetch`), read it into one :class:`ScoreTable`.
 
     Examples
     --------

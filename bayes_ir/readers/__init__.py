@@ -93,6 +93,7 @@ class Reader:
     read_object: Callable[..., ScoreTable] | None = None
 
 
+#: The registered readers by format name; :func:`register_reader` adds one.
 READERS: dict[str, Reader] = {}
 
 

@@ -92,8 +92,9 @@ _ALIASES = {
 }
 _CANONICAL = {name.lower(): name for name in _DEFINITIONS}
 
-#: Names of the correlation coefficients and of the estimators.
+#: Names of the correlation coefficients.
 CORRELATIONS: tuple[str, ...] = tuple(k for k, d in _DEFINITIONS.items() if d.kind == "correlation")
+#: Names of the estimators of the expected correlation with the true ranking.
 ESTIMATORS: tuple[str, ...] = tuple(k for k, d in _DEFINITIONS.items() if d.kind == "estimator")
 
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_][\w\-]*)\s*(?:\((.*)\))?\s*$")

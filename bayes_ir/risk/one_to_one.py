@@ -99,9 +99,9 @@ def build_one_to_one_model(differences: np.ndarray, *, likelihood: str = "gaussi
         \delta^{(r)}_t \sim SN(\xi, \omega, \alpha),\ (\xi, \omega) =
         \mathrm{loc\_scale}(\mu, \sigma, \alpha),
 
-    the skew-normal in brms' mean/SD parameterisation (:func:`bayes_ir.hierarchical.
-    skewnormal.skewnormal_location_scale`), so ``mu`` is the mean under both
-    likelihoods; the priors follow brms' defaults (Student t with 3 df, and
+    the skew-normal in brms' mean/SD parameterisation
+    (:func:`~bayes_ir.hierarchical.skewnormal.skewnormal_location_scale`), so ``mu`` is the
+    mean under both likelihoods; the priors follow brms' defaults (Student t with 3 df, and
     :math:`N(0, 4)` on the shape) with rstanarm-style scaling.
 
     References

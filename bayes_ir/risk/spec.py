@@ -172,7 +172,7 @@ def iter_risk(
     collection: str | None = None,
     measure: str | None = None,
 ) -> Iterator[TopicRisk]:
-    r"""Yield the per-topic values of a risk measure, one :class:`TopicRisk` per cell.
+    r"""Yield per-topic values of a risk measure, one :class:`~bayes_ir.risk.spec.TopicRisk` a cell.
 
     Parameters
     ----------

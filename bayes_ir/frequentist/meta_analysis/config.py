@@ -68,7 +68,7 @@ class CollectionSpec:
 
 @dataclass(frozen=True)
 class MetaConfig:
-    """A parsed meta-analysis config; :meth:`load` reads the scores into a table.
+    """A parsed meta-analysis config; :meth:`MetaConfig.load` reads the scores into a table.
 
     Attributes
     ----------
