@@ -60,6 +60,7 @@ mathjax2_config = {
     "tex2jax": {"processClass": "math|output_area", "ignoreClass": "document|bd-page-width"},
     "CommonHTML": {"linebreaks": {"automatic": True}},
     "menuSettings": {"zoom": "None"},
+    "messageStyle": "none",  # no "Processing math" box in the corner
 }
 myst_update_mathjax = False  # its settings are for MathJax 3+, and mathjax2_config covers them
 
