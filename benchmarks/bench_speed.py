@@ -98,6 +98,20 @@ def big(n_t=5000, n_s=1000, seed=0):
         champion="champ", challengers=["chal"])
 
 
+RSTANARM = """
+suppressMessages(library(rstanarm))
+d <- read.csv(commandArgs(TRUE)[1], colClasses = c("character", "character", "numeric"))
+t0 <- proc.time()[["elapsed"]]
+f <- stan_glmer(score ~ (1 | topic) + (1 | system), data = d, chains = 4, iter = 2000,
+                cores = 2, seed = 1, refresh = 0)
+el <- proc.time()[["elapsed"]] - t0
+s <- summary(f)
+keep <- grepl("system", rownames(s)) | rownames(s) %in% c("(Intercept)", "sigma")
+keep <- keep & !grepl("mean_PPD|log-posterior", rownames(s))
+cat("@@", el, min(s[keep, "n_eff"]), max(s[keep, "Rhat"]), "\\n")
+"""
+
+
 def compiled_code(kind):
     """Seconds to load (or compile, with an empty cache) the package's numba code."""
     t0 = time.perf_counter()
@@ -156,6 +170,16 @@ if spec["who"] == "ours":
     d = f.diagnostics
     out["method"] = f.method
     out["divergences"] = int(f.provenance.get("divergences", 0) or 0)
+elif spec["who"] == "rstanarm":
+    import subprocess, tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        table.data[["topic", "system", "score"]].to_csv(tmp + "/t.csv", index=False)
+        run = subprocess.run(["Rscript", "-e", RSTANARM, tmp + "/t.csv"], capture_output=True,
+                             text=True, check=True)
+    line = [x for x in run.stdout.splitlines() if x.startswith("@@")][0].split()
+    out.update(compile_s=0.0, method="rstanarm stan_glmer", sampling_s=float(line[1]))
+    d = type("D", (), {"min_ess_bulk": float(line[2]), "min_ess_tail": float("nan"),
+                       "max_rhat": float(line[3]), "passed": float(line[3]) <= 1.01})
 else:
     out["compile_s"], d = reference(table, spec["likelihood"], spec["draws"], spec["tune"],
                                     spec["seed"])
@@ -231,7 +255,7 @@ HEADER = (
 
 def show(label: str, sampler: str, rep: dict, wall: float, cpu: float, mem: float, target=None):
     """Print one row; return ESS per wall second."""
-    ess = min(rep["bulk"], rep["tail"])
+    ess = rep["bulk"] if rep["tail"] != rep["tail"] else min(rep["bulk"], rep["tail"])
     rate = ess / wall
     verdict = ""
     if target is not None:
@@ -251,7 +275,7 @@ def show(label: str, sampler: str, rep: dict, wall: float, cpu: float, mem: floa
     return rate
 
 
-def workload(label, table, likelihood, code, target, ref, seed=20200725):
+def workload(label, table, likelihood, code, target, ref, seed=20200725, stan=False):
     """Ours, then (unless ``ref`` is None) the reference, then the ratio."""
     spec = {"who": "ours", "table": table, "likelihood": likelihood, "seed": seed, "code": code}
     rep, wall, cpu, mem = run_child(CHILD, spec)
@@ -264,6 +288,15 @@ def workload(label, table, likelihood, code, target, ref, seed=20200725):
     rep, wall, cpu, mem = run_child(CHILD, spec)
     theirs = show(label, f"PyMC+nutpie {draws}+{tune}", rep, wall, cpu, mem)
     print(f"{'':<34} {'ratio of ESS/s':<26} {ours / theirs:7.1f}x", flush=True)
+    if stan and likelihood == "gaussian":
+        spec["who"] = "rstanarm"
+        rep, wall, cpu, mem = run_child(CHILD, spec)
+        stan_rate = show(label, "Stan (rstanarm) 1000+1000", rep, wall, cpu, mem)
+        print(
+            f"{'':<34} {'ratio of ESS/s':<26} {ours / stan_rate:7.1f}x  (Stan: n_eff, "
+            f"sampling {rep['sampling_s']:.0f}s; CPU includes R)",
+            flush=True,
+        )
 
 
 def sweep(likelihood: str) -> None:
@@ -281,24 +314,41 @@ def sweep(likelihood: str) -> None:
     )
 
 
+def _has_rstanarm() -> bool:
+    """True when ``Rscript`` can load rstanarm (the Stan reference of the Gaussian rows)."""
+    try:
+        run = subprocess.run(
+            ["Rscript", "-e", "library(rstanarm)"], capture_output=True, timeout=120
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return run.returncode == 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-reference", action="store_true", help="skip PyMC+nutpie")
     parser.add_argument("--only", type=int, nargs="*", help="workload numbers to run (1-6)")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of workload 4")
+    parser.add_argument(
+        "--no-stan", action="store_true", help="skip Stan (rstanarm, when R has it installed)"
+    )
     args = parser.parse_args()
     if not (DATA / "bayesian_risk" / "rb04_data.csv").exists():
         raise SystemExit(f"data not found under {DATA} (set BAYES_IR_DATA)")
     run = set(args.only or range(1, 7))
     ref = not args.no_reference
+    stan = ref and not args.no_stan and _has_rstanarm()
+    if ref and not stan:
+        print("Stan reference not run: R's rstanarm is not installed (or --no-stan)")
     print(f"bayes_ir speed benchmark; {os.cpu_count()} CPUs; load average {os.getloadavg()}")
     print(HEADER)
     if 1 in run:
         workload("rb04 10% missing, Gaussian", "rb04_gaps", "gaussian", "gibbs",
-                 (10_000, 15, None), (2000, 1000) if ref else None)  # fmt: skip
+                 (10_000, 15, None), (2000, 1000) if ref else None, stan=stan)  # fmt: skip
     if 2 in run:
         workload("pooled DL19+20-shaped, Gaussian", "pooled", "gaussian", "gibbs",
-                 (10_000, 20, None), (2000, 1000) if ref else None)  # fmt: skip
+                 (10_000, 20, None), (2000, 1000) if ref else None, stan=stan)  # fmt: skip
     if 3 in run:
         workload("rb04 skew-normal", "rb04", "skew_normal", "skew", (10_000, 30, None),
                  (4000, 500) if ref else None)  # fmt: skip
