@@ -146,3 +146,23 @@ def test_advice_without_nuts_names_no_nuts_option():
     assert "R-hat" in text and "draws=" in text
     assert "tune" not in text and "target_accept" not in text
     assert "target_accept" in " ".join(diagnose(tree).failures())
+
+
+def test_bfmi_is_the_energy_formula_per_chain():
+    """E-BFMI = sum (E_i - E_{i-1})^2 / sum (E_i - mean E)^2 per chain (Betancourt 2016)."""
+    tree = _tree(seed=3)
+    energy = tree["sample_stats"]["energy"].values
+    expected = np.sum(np.diff(energy, axis=1) ** 2, axis=1) / np.sum(
+        (energy - energy.mean(axis=1, keepdims=True)) ** 2, axis=1
+    )
+    d = diagnose(tree)
+    np.testing.assert_allclose(d.bfmi, expected, rtol=1e-12)
+    assert d.bfmi_ok  # white-noise energy: E-BFMI about 2
+    # a random-walk energy (each draw close to the last) explores the energy poorly
+    slow = tree["sample_stats"].to_dataset()
+    slow["energy"] = (("chain", "draw"), np.cumsum(energy, axis=1))
+    tree = xr.DataTree.from_dict(
+        {"/posterior": tree["posterior"].to_dataset(), "/sample_stats": slow}
+    )
+    d = diagnose(tree)
+    assert d.bfmi_ok is False and "BFMI (min 0.01; need >= 0.3): FAIL" in d.summary()
