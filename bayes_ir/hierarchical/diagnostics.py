@@ -292,8 +292,9 @@ def contrast_draws(posterior: xr.Dataset) -> xr.DataArray:
     chals = systems[roles == "challenger"]
     if len(champ) != 1:
         raise BayesIRError("the posterior needs exactly one champion in its 'role' coordinate")
-    base = effect.sel(system=champ[0]).drop_vars(["system", "role"])
-    diff = effect.sel(system=list(chals)) - base
+    # in float64: the exact sampler stores the effects as float32
+    base = effect.sel(system=champ[0]).drop_vars(["system", "role"]).astype(float)
+    diff = effect.sel(system=list(chals)).astype(float) - base
     return diff.rename(system="challenger").drop_vars("role", errors="ignore")
 
 
