@@ -177,8 +177,12 @@ class HierarchicalFit:
         return posterior_with_roles(self.posterior)
 
     def system_effect_draws(self) -> xr.DataArray:
-        """Draws of the system effects, dims ``(chain, draw, system)``, ``role`` coord."""
-        return self.draws["system_effect"]
+        """Draws of the system effects, dims ``(chain, draw, system)``, ``role`` coord.
+
+        Float64 (the exact sampler stores them as float32), so that sums over draws
+        keep float64 precision.
+        """
+        return self.draws["system_effect"].astype(float)
 
     def system_mean_draws(self) -> xr.DataArray:
         """Draws of the system means ``b0 + system_effect`` (chain, draw, system)."""
