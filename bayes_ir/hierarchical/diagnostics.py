@@ -36,6 +36,8 @@ HYPERPARAMETERS = (
     "sigma_system",
     "alpha",
 )
+#: Float64 values per block of quantities diagnosed at once (bounds the temporaries).
+DIAGNOSE_BLOCK: int = 4_000_000
 #: Lowest acceptable Bayesian fraction of missing information per chain (Betancourt 2016).
 BFMI_MIN: float = 0.3
 
@@ -292,9 +294,27 @@ def contrast_draws(posterior: xr.Dataset) -> xr.DataArray:
     chals = systems[roles == "challenger"]
     if len(champ) != 1:
         raise BayesIRError("the posterior needs exactly one champion in its 'role' coordinate")
-    base = effect.sel(system=champ[0]).drop_vars(["system", "role"])
-    diff = effect.sel(system=list(chals)) - base
+    # in float64: the exact sampler stores the effects as float32
+    base = effect.sel(system=champ[0]).drop_vars(["system", "role"]).astype(float)
+    diff = effect.sel(system=list(chals)).astype(float) - base
     return diff.rename(system="challenger").drop_vars("role", errors="ignore")
+
+
+def _column_blocks(columns: list[np.ndarray], width: int):
+    """Yield the concatenation of ``columns`` (chain, draw, k_i) in float64 blocks of ``width``.
+
+    The diagnostics are computed block by block, so no float64 copy of every checked
+    quantity is made at once.
+    """
+    edges = np.cumsum([0, *(c.shape[-1] for c in columns)])
+    for lo in range(0, int(edges[-1]), width):
+        hi = min(lo + width, int(edges[-1]))
+        parts = [
+            c[..., max(lo - start, 0) : hi - start]
+            for c, start, stop in zip(columns, edges[:-1], edges[1:], strict=True)
+            if stop > lo and start < hi
+        ]
+        yield np.concatenate(parts, axis=-1).astype(float, copy=False)
 
 
 def _posterior_of(fit_or_datatree: Any) -> tuple[xr.Dataset, xr.Dataset | None]:
@@ -397,22 +417,24 @@ def diagnose(
             columns.append(con.values)
     if not columns:
         raise BayesIRError("nothing to diagnose: none of the requested quantities is present")
-    x = np.concatenate(columns, axis=-1)
-    n_chains, n_draws = x.shape[:2]
-    rhat = np.asarray(azs.rhat(x))
-    ess_bulk = np.asarray(azs.ess(x, method="bulk"))
-    ess_tail = np.asarray(azs.ess(x, method="tail", prob=0.05))
+    n_chains, n_draws = columns[0].shape[:2]
+    blocks = [
+        {
+            "mean": x.mean(axis=(0, 1)),
+            "sd": x.std(axis=(0, 1), ddof=1),
+            "rhat": np.asarray(azs.rhat(x)),
+            "ess_bulk": np.asarray(azs.ess(x, method="bulk")),
+            "ess_tail": np.asarray(azs.ess(x, method="tail", prob=0.05)),
+            "mcse_mean": np.asarray(azs.mcse(x, method="mean")),
+            "mcse_sd": np.asarray(azs.mcse(x, method="sd")),
+        }
+        for x in _column_blocks(columns, max(1, DIAGNOSE_BLOCK // (n_chains * n_draws)))
+    ]
     table = pd.DataFrame(
         {
             "parameter": names,
             "kind": kinds,
-            "mean": x.mean(axis=(0, 1)),
-            "sd": x.std(axis=(0, 1), ddof=1),
-            "rhat": rhat,
-            "ess_bulk": ess_bulk,
-            "ess_tail": ess_tail,
-            "mcse_mean": np.asarray(azs.mcse(x, method="mean")),
-            "mcse_sd": np.asarray(azs.mcse(x, method="sd")),
+            **{k: np.concatenate([np.atleast_1d(b[k]) for b in blocks]) for k in blocks[0]},
         }
     )
     table["rhat_ok"] = table["rhat"] <= th.rhat_max

@@ -210,6 +210,10 @@ def _hyper_model(stats: BalancedStatistics, priors: Priors):
     )
 
 
+#: Float64 values drawn per block by :func:`draw_effects` (bounds its temporaries).
+EFFECTS_BLOCK: int = 1_000_000
+
+
 def draw_effects(
     sigma: np.ndarray,
     sigma_topic: np.ndarray,
@@ -218,7 +222,7 @@ def draw_effects(
     priors: Priors,
     rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
-    """Draw ``b0``, topic and system effects from their exact conditional posterior.
+    r"""Draw ``b0``, topic and system effects from their exact conditional posterior.
 
     Parameters
     ----------
@@ -232,8 +236,19 @@ def draw_effects(
     Returns
     -------
     dict
-        ``b0`` (``shape``), ``topic_effect`` (``shape + (T,)``), ``system_effect``
-        (``shape + (S,)``); the effects sum to zero over their last axis.
+        ``b0`` (``shape``, float64), ``topic_effect`` (``shape + (T,)``) and
+        ``system_effect`` (``shape + (S,)``), float32; the effects sum to zero over
+        their last axis.
+
+    Notes
+    -----
+    The effects are computed in float64, a block of draws at a time (about
+    :data:`EFFECTS_BLOCK` values), and stored as float32: a relative rounding of
+    :math:`6 \times 10^{-8}`, far below the Monte Carlo error of any summary, which
+    halves the largest arrays of a fit (4 x 10,000 draws of 5,000 topic effects take
+    0.8 GB instead of 1.6 GB) and bounds the temporaries. The blocks consume the
+    random stream in the order of one array of all draws, so the draws do not depend
+    on the block size.
     """
     n_t, n_s = stats.n_topics, stats.n_systems
     s2 = np.asarray(sigma, dtype=float) ** 2
@@ -241,14 +256,21 @@ def draw_effects(
     prec0 = n_t * n_s / s2 + 1.0 / hyper.b0_sd**2
     mean0 = (n_t * n_s * stats.ybar / s2 + hyper.b0_mu / hyper.b0_sd**2) / prec0
     b0 = mean0 + rng.standard_normal(s2.shape) / np.sqrt(prec0)
+    flat_s2 = s2.reshape(-1, 1)
 
     def effects(scale: np.ndarray, n_other: int, dev: np.ndarray) -> np.ndarray:
-        t2 = np.asarray(scale, dtype=float)[..., None] ** 2
-        prec = n_other / s2[..., None] + 1.0 / t2
-        mean = (n_other / s2[..., None]) / prec * dev
-        z = rng.standard_normal(s2.shape + dev.shape)
-        z -= z.mean(axis=-1, keepdims=True)
-        return mean + z / np.sqrt(prec)
+        t2 = np.asarray(scale, dtype=float).reshape(-1, 1) ** 2
+        out = np.empty((flat_s2.shape[0], dev.size), dtype=np.float32)
+        step = max(1, EFFECTS_BLOCK // dev.size)
+        for start in range(0, out.shape[0], step):
+            rows = slice(start, start + step)
+            prec = n_other / flat_s2[rows] + 1.0 / t2[rows]
+            z = rng.standard_normal((prec.shape[0], dev.size))
+            z -= z.mean(axis=-1, keepdims=True)
+            z /= np.sqrt(prec)
+            z += (n_other / flat_s2[rows]) / prec * dev
+            out[rows] = z
+        return out.reshape(s2.shape + dev.shape)
 
     return {
         "b0": b0,

@@ -66,6 +66,8 @@ GIBBS_TUNE: int = 300
 #: matrix): 4 x 4,000 gives bulk and tail ESS >= 5,000 on rb04 (issue 8).
 SKEW_NORMAL_DRAWS: int = 4000
 SKEW_NORMAL_TUNE: int = 500
+#: Float64 values per block of :func:`_interval_frame`.
+_INTERVAL_BLOCK: int = 20_000_000
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
 #: Hyperparameters in reporting order: those the diagnostics gate checks, then the
 #: skew-normal's skewness (a function of alpha).
@@ -88,23 +90,34 @@ def _versions() -> dict[str, str]:
 
 
 def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:
-    """mean, sd, equal-tailed and HDI limits of draws ``x`` with shape (chain, draw, K)."""
+    """mean, sd, equal-tailed and HDI limits of draws ``x`` with shape (chain, draw, K).
+
+    Computed in float64, a block of columns at a time (float32 draws are not copied whole).
+    """
     import arviz_stats as azs
 
-    flat = x.reshape(-1, x.shape[-1]).T
+    flat = x.reshape(-1, x.shape[-1])
     lo, hi = (1 - ci_prob) / 2, 1 - (1 - ci_prob) / 2
-    eti = np.quantile(flat, [lo, hi], axis=1)
-    hdi = np.asarray(azs.hdi(flat, prob=ci_prob)).reshape(-1, 2)
-    return pd.DataFrame(
-        {
-            "mean": flat.mean(axis=1),
-            "sd": flat.std(axis=1, ddof=1),
-            "eti_lower": eti[0],
-            "eti_upper": eti[1],
-            "hdi_lower": hdi[:, 0],
-            "hdi_upper": hdi[:, 1],
-        }
-    )
+    step = max(1, _INTERVAL_BLOCK // max(flat.shape[0], 1))
+    parts = []
+    for start in range(0, flat.shape[1], step):
+        block = np.asarray(flat[:, start : start + step], dtype=float).T
+        eti = np.quantile(block, [lo, hi], axis=1)
+        hdi = np.asarray(azs.hdi(block, prob=ci_prob)).reshape(-1, 2)
+        parts.append(
+            np.column_stack(
+                [
+                    block.mean(axis=1),
+                    block.std(axis=1, ddof=1),
+                    eti[0],
+                    eti[1],
+                    hdi[:, 0],
+                    hdi[:, 1],
+                ]
+            )
+        )
+    columns = ["mean", "sd", "eti_lower", "eti_upper", "hdi_lower", "hdi_upper"]
+    return pd.DataFrame(np.concatenate(parts), columns=columns)
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,8 +186,12 @@ class HierarchicalFit:
         return posterior_with_roles(self.posterior)
 
     def system_effect_draws(self) -> xr.DataArray:
-        """Draws of the system effects, dims ``(chain, draw, system)``, ``role`` coord."""
-        return self.draws["system_effect"]
+        """Draws of the system effects, dims ``(chain, draw, system)``, ``role`` coord.
+
+        Float64 (the exact sampler stores them as float32), so that sums over draws
+        keep float64 precision.
+        """
+        return self.draws["system_effect"].astype(float)
 
     def system_mean_draws(self) -> xr.DataArray:
         """Draws of the system means ``b0 + system_effect`` (chain, draw, system)."""
@@ -530,15 +547,15 @@ def assemble_datatree(
     sample_stats: xr.Dataset | None,
     log_likelihood: xr.DataArray | None = None,
 ) -> xr.DataTree:
-    """Posterior, sample statistics and observed data as one labelled DataTree."""
+    """Posterior, sample statistics and observed data as one labelled DataTree.
+
+    Arrays keep their dtype (the exact sampler's effects are float32).
+    """
     if isinstance(post, dict):
         n_c, n_d = post["b0"].shape
         dims = {"topic_effect": ("topic",), "system_effect": ("system",)}
         post = xr.Dataset(
-            {
-                k: (("chain", "draw", *dims.get(k, ())), np.asarray(v, dtype=float))
-                for k, v in post.items()
-            },
+            {k: (("chain", "draw", *dims.get(k, ())), np.asarray(v)) for k, v in post.items()},
             coords={"chain": np.arange(n_c), "draw": np.arange(n_d)},
         )
     order = [v for v in (*_HYPER, "topic_effect", "system_effect") if v in post]

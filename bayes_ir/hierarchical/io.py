@@ -7,8 +7,9 @@ What a saved fit stores, and why (:func:`save_fit`):
 - ``posterior``: the draws that cannot be recomputed. The exact sampler's ``b0`` and
   effects are drawn from their exact conditional given the three scales with their own
   random stream (:func:`~bayes_ir.hierarchical.exact.effects_given_scales`), so only
-  the scales are stored (float64, as drawn) and the effects are regenerated on load
-  and checked against a fingerprint stored at save time. NUTS draws are stored whole,
+  the scales are stored (float64, as drawn) and the effects (float32, as ``fit``
+  keeps them) are regenerated on load and checked against a fingerprint stored at
+  save time. NUTS draws are stored whole,
   as float32: ``fit`` keeps them at float32 precision (a relative rounding of
   :math:`6 \times 10^{-8}`, four orders of magnitude below the Monte Carlo error of
   any posterior summary of a few thousand draws), so nothing is lost;
@@ -64,12 +65,17 @@ def _default_path(fit) -> Path:
     return MODELS_DIR / name
 
 
-def _fingerprint(post: xr.Dataset) -> dict[str, list[float]]:
-    """Sum of squares and last draw of each regenerated variable (checks the regeneration)."""
+def _fingerprint(post: xr.Dataset | dict[str, np.ndarray]) -> dict[str, list[float]]:
+    """Sum of squares and last draw of each regenerated variable (checks the regeneration).
+
+    The sum is accumulated in float64 one chain at a time (no float64 copy of the draws).
+    """
     out = {}
     for name in _REGENERATED:
-        x = np.asarray(post[name].transpose("chain", "draw", ...).values, dtype=float)
-        out[name] = [float(np.square(x).sum()), *map(float, x[-1, -1].ravel())]
+        var = post[name]
+        x = var.transpose("chain", "draw", ...).values if isinstance(var, xr.DataArray) else var
+        total = sum(float(np.square(chain, dtype=np.float64).sum()) for chain in x)
+        out[name] = [total, *map(float, x[-1, -1].ravel())]
     return out
 
 
@@ -290,20 +296,30 @@ def check_fit(fit: Any, table: ScoreTable, *, name: str = "the given fit") -> No
 
 
 def _posterior(tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, seed: int):
-    """Return the draws as ``fit`` made them (float64; an exact fit's effects regenerated)."""
+    """Return the draws as ``fit`` made them (an exact fit's effects regenerated).
+
+    Float64, but for the exact sampler's effects, which are float32
+    (:func:`~bayes_ir.hierarchical.exact.draw_effects`).
+    """
     post = tree["posterior"].to_dataset().drop_vars("role", errors="ignore")
-    post = post.map(lambda v: v.astype(np.float64) if v.dtype.kind == "f" else v)
+    exact = attrs.get("method") == "exact"
+    post = post.map(
+        lambda v: (
+            v.astype(np.float32 if exact and v.name in _REGENERATED[1:] else np.float64)
+            if v.dtype.kind == "f"
+            else v
+        )
+    )
     if "regenerated" not in attrs:
         return post
     scales = {name: post[name].transpose("chain", "draw").values for name in SCALES}
     effects = effects_given_scales(scales, design.matrix, priors, seed=seed)
     draws = {**effects, **{str(name): post[name].values for name in post.data_vars}}
     expected = json.loads(attrs["regenerated"])
-    got = {
-        k: [float(np.square(v).sum()), *map(float, v[-1, -1].ravel())] for k, v in effects.items()
-    }
+    got = _fingerprint(effects)
     for name, want in expected.items():
-        if not np.allclose(got[name], want, rtol=1e-9, atol=0):
+        # float32 precision: files saved before the effects were kept as float32
+        if not np.allclose(got[name], want, rtol=1e-6, atol=0):
             raise BayesIRError(
                 f"the draws of {name} regenerated from the saved scales differ from those "
                 "of the saved fit (another numpy random stream?); refit"

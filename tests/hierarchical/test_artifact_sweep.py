@@ -144,9 +144,10 @@ def test_system_effect_draws_closed_relation(rb04_fit):
     b = system_effect_draws(rb04_fit, effects="intercept_deviation", seed=5)
     mean = system_effect_draws(rb04_fit, effects="mean")
     n_s = c.sizes["system"]
-    assert np.abs(c.sum("system")).max() < 1e-9  # the model's effects are zero-sum
+    # the model's effects are zero-sum (up to the float32 rounding of the exact sampler's draws)
+    assert np.abs(c.sum("system")).max() < 1e-7
     shift = b.mean("system")
-    np.testing.assert_allclose(b - shift, c, atol=1e-12)  # same effects, shifted per draw
+    np.testing.assert_allclose(b - shift, c, atol=1e-8)  # same effects, shifted per draw
     b0 = np.asarray(rb04_fit.posterior["posterior"]["b0"].values)[..., None]
     np.testing.assert_allclose((mean - c).values, np.broadcast_to(b0, c.shape), atol=1e-12)
     sd = rb04_fit.posterior["posterior"]["sigma_system"] / np.sqrt(n_s)

@@ -166,3 +166,29 @@ def test_bfmi_is_the_energy_formula_per_chain():
     )
     d = diagnose(tree)
     assert d.bfmi_ok is False and "BFMI (min 0.01; need >= 0.3): FAIL" in d.summary()
+
+
+@pytest.mark.parametrize("width", [1, 3, 7])
+def test_blocks_of_quantities_give_the_table_of_one_arviz_call(monkeypatch, width):
+    """Diagnosing a block of quantities at a time (float64 blocks of the float32 effects the
+    exact sampler stores) gives the numbers of ArviZ on the whole float64 array."""
+    import arviz_stats as azs
+
+    import bayes_ir.hierarchical.diagnostics as diagnostics
+
+    tree = _tree(shift=0.01)
+    post = tree["posterior"].to_dataset()
+    tree["posterior"] = post.assign(system_effect=post["system_effect"].astype(np.float32))
+    monkeypatch.setattr(diagnostics, "DIAGNOSE_BLOCK", width * 4 * 1000)
+    table = diagnose(tree).table
+    eff = tree["posterior"]["system_effect"].values.astype(float)
+    con = eff[..., 1:3] - eff[..., :1]
+    hyper = [post[n].values[..., None] for n in ("b0", "sigma", "sigma_topic", "sigma_system")]
+    x = np.concatenate([*hyper, eff, con], axis=-1)
+    np.testing.assert_allclose(table["mean"], x.mean(axis=(0, 1)), rtol=1e-12)
+    np.testing.assert_allclose(table["sd"], x.std(axis=(0, 1), ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(table["rhat"], azs.rhat(x), rtol=1e-12)
+    np.testing.assert_allclose(table["ess_bulk"], azs.ess(x, method="bulk"), rtol=1e-12)
+    np.testing.assert_allclose(table["ess_tail"], azs.ess(x, method="tail", prob=0.05), rtol=1e-12)
+    np.testing.assert_allclose(table["mcse_mean"], azs.mcse(x, method="mean"), rtol=1e-12)
+    np.testing.assert_allclose(table["mcse_sd"], azs.mcse(x, method="sd"), rtol=1e-12)

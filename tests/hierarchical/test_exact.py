@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from scipy.stats import kstest as stats_ks
@@ -133,8 +134,12 @@ def test_conditional_effects_match_gaussian_linear_algebra():
         np.full(n, sig), np.full(n, tau), np.full(n, chi), st, PRIORS, np.random.default_rng(3)
     )
     draws = np.column_stack([out["b0"], out["topic_effect"], out["system_effect"]])
-    np.testing.assert_allclose(out["topic_effect"].sum(axis=1), 0, atol=1e-12)
-    np.testing.assert_allclose(out["system_effect"].sum(axis=1), 0, atol=1e-12)
+    # computed in float64, stored as float32: zero-sum up to float32 rounding
+    for name, n_dim in (("topic_effect", n_t), ("system_effect", n_s)):
+        eff = out[name]
+        assert eff.dtype == np.float32
+        bound = n_dim * np.finfo(np.float32).eps * np.abs(eff).max()
+        np.testing.assert_allclose(eff.sum(axis=1, dtype=float), 0, atol=bound)
     sd = np.sqrt(np.diag(want_cov))
     np.testing.assert_allclose(draws.mean(axis=0), want_mean, atol=5 * (sd / np.sqrt(n)).max())
     np.testing.assert_allclose(np.cov(draws.T), want_cov, atol=0.02 * sd.max() ** 2)
@@ -360,3 +365,77 @@ def test_nuts_tune_is_honoured_or_refused(toy_table):
         fit(toy_table, tune=-1)
     with pytest.raises(BayesIRError, match="draws"):
         fit(toy_table, draws=0)
+
+
+# --------------------------------------------------------------------- memory of large tables
+def _reference_effects(scales, matrix, priors, seed):
+    """The effects given the scales as one float64 numpy computation over all draws."""
+    rng = np.random.default_rng([seed, 8])
+    y = np.asarray(matrix, dtype=float)
+    n_t, n_s = y.shape
+    sig2 = scales["sigma"] ** 2
+    b0_prec = n_t * n_s / sig2 + 1 / priors.b0_sd**2
+    b0_mean = (n_t * n_s * y.mean() / sig2 + priors.b0_mu / priors.b0_sd**2) / b0_prec
+    out = {"b0": b0_mean + rng.standard_normal(sig2.shape) / np.sqrt(b0_prec)}
+    for name, scale, n_other, dev in (
+        ("topic_effect", scales["sigma_topic"], n_s, y.mean(axis=1) - y.mean()),
+        ("system_effect", scales["sigma_system"], n_t, y.mean(axis=0) - y.mean()),
+    ):
+        prec = n_other / sig2[..., None] + 1 / scale[..., None] ** 2
+        z = rng.standard_normal(sig2.shape + dev.shape)
+        z = z - z.mean(axis=-1, keepdims=True)
+        out[name] = n_other / sig2[..., None] / prec * dev + z / np.sqrt(prec)
+    return out
+
+
+def test_effects_are_float32_roundings_of_one_float64_computation(monkeypatch):
+    """Effects drawn in blocks and stored as float32 are the float64 draws of one numpy
+    computation over all draws (the same random stream), rounded to float32; b0 and the
+    scales stay float64. The block size changes nothing."""
+    table = _simulated(23, 7, 5)
+    matrix = table.matrix().transpose("topic", "system").values
+    draws = {}
+    for block in (exact.EFFECTS_BLOCK, 23 * 3 + 1, 1):
+        monkeypatch.setattr(exact, "EFFECTS_BLOCK", block)
+        draws[block], _, _ = sample_exact(matrix, PRIORS, chains=3, draws=50, seed=9)
+    got = draws[exact.EFFECTS_BLOCK]
+    ref = _reference_effects({k: got[k] for k in SCALES}, matrix, PRIORS, 9)
+    assert got["b0"].dtype == np.float64 and all(got[k].dtype == np.float64 for k in SCALES)
+    np.testing.assert_allclose(got["b0"], ref["b0"], rtol=1e-12)
+    for name in ("topic_effect", "system_effect"):
+        assert got[name].dtype == np.float32
+        np.testing.assert_allclose(got[name], ref[name].astype(np.float32), rtol=1e-6, atol=1e-12)
+        for other in draws.values():
+            np.testing.assert_array_equal(other[name], got[name])
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_fit_of_a_large_table_stores_no_draws_x_cells_array():
+    """What bounds the memory of a large fit, checked on a moderate one: the effects are
+    float32, no group has a (draw, topic, system) array, and the model check uses fewer
+    draws once draws x cells exceeds its budget."""
+    from bayes_ir.hierarchical import adequacy
+
+    table = _simulated(300, 40, 6)
+    f = fit(table, draws=400, seed=2)
+    tree = f.posterior
+    assert set(tree.children) == {"posterior", "observed_data"}
+    post = tree["posterior"]
+    assert post["topic_effect"].dtype == np.float32 and post["system_effect"].dtype == np.float32
+    assert post["topic_effect"].shape == (4, 400, 300)
+    for node in tree.subtree:
+        for var in node.data_vars.values():
+            assert not {"draw", "topic", "system"} <= set(var.dims), var.name
+    cells = 300 * 40
+    assert f.model_check.n_draws == min(adequacy.N_DRAWS, 1600)
+    assert adequacy.MAX_REPLICATES // cells >= adequacy.N_DRAWS  # this table is not capped
+    small = adequacy.MIN_DRAWS * cells * 2
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(adequacy, "MAX_REPLICATES", small)
+        capped = adequacy.check_model(f, seed=3)
+        mp.setattr(adequacy, "MAX_REPLICATES", 1)
+        floor = adequacy.check_model(f, seed=3)
+    assert capped.n_draws == 2 * adequacy.MIN_DRAWS and floor.n_draws == adequacy.MIN_DRAWS
+    pd.testing.assert_frame_equal(
+        capped.to_frame(), adequacy.check_model(f, seed=3, n_draws=capped.n_draws).to_frame()
+    )

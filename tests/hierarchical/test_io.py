@@ -310,3 +310,24 @@ def test_load_fit_with_a_table_refuses_bad_files_in_one_line(small_fit, tmp_path
     with pytest.raises(BayesIRError, match=expected) as e:
         load_fit(bad, small_fit.table)
     assert "\n" not in str(e.value)
+
+
+def test_fits_saved_before_float32_effects_still_load(small_fit, tmp_path):
+    """Files saved when the effects were float64 have a float64 fingerprint, which differs
+    from the float32 draws' by float32 rounding only: they load, with float32 effects."""
+    import json
+
+    import xarray as xr
+
+    path = small_fit.save(tmp_path / "fit.nc")
+    with xr.open_datatree(path, engine="h5netcdf") as raw:
+        tree = raw.load()
+    check = json.loads(tree.attrs["regenerated"])
+    rounding = float(np.finfo(np.float32).eps) / 2
+    tree.attrs["regenerated"] = json.dumps(
+        {k: [v * (1 + rounding) for v in values] for k, values in check.items()}
+    )
+    tree.to_netcdf(tmp_path / "float64.nc", engine="h5netcdf")
+    back = HierarchicalFit.load(tmp_path / "float64.nc")
+    assert back.posterior["posterior"]["topic_effect"].dtype == np.float32
+    assert back.posterior.identical(small_fit.posterior)
