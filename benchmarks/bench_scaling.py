@@ -17,16 +17,27 @@ exponent ``e`` of ``log(time) = c + e log(T S)``. The exact sampler reads the da
 (sufficient statistics, O(TS)); per draw it costs O(T + S): the physical limit of a
 fit is one pass over the data plus writing the draws.
 
-Run: ``python benchmarks/bench_scaling.py [--quick]``. Figures are for the machine that
-runs it (noisy when shared; CPU seconds are steadier than wall seconds).
+Then (unless ``--no-end-to-end``) the issue's workloads end to end, each in a fresh
+process (imports, building the table, ``fit`` with the defaults, ``fit.summary()``): 2,000
+x 500 and 5,000 x 1,000 (``--quick``: 500 x 100 and 2,000 x 500), with wall and CPU
+seconds, peak resident memory and min bulk/tail ESS (target for 5,000 x 1,000: ESS >=
+10,000 in <= 120 s, peak <= 4 GB).
+
+Run: ``python benchmarks/bench_scaling.py [--quick] [--no-end-to-end]``. Figures are for
+the machine that runs it (noisy when shared; CPU seconds are steadier than wall seconds).
+The peak RSS is the largest of the processes run so far (they grow).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import subprocess
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -35,6 +46,17 @@ SYSTEMS = (10, 50, 200, 1000)
 QUICK_TOPICS = (25, 100, 500, 2000)
 QUICK_SYSTEMS = (10, 50, 250)
 STAGES = ("sample", "fit", "check", "summary")
+ROOT = Path(__file__).resolve().parents[1]
+END_TO_END = """
+import sys
+sys.path.insert(0, sys.argv[3])
+from bench_scaling import simulated_table
+from bayes_ir.hierarchical import fit
+f = fit(simulated_table(int(sys.argv[1]), int(sys.argv[2])), seed=1)
+text = f.summary()
+d = f.diagnostics
+print(f"@@ {d.min_ess_bulk:.0f} {d.min_ess_tail:.0f} {d.max_rhat:.4f}")
+"""
 
 
 def simulated_table(n_topics: int, n_systems: int, seed: int = 0):
@@ -88,6 +110,32 @@ def measure(n_topics: int, n_systems: int, draws: int | None) -> dict[str, float
     return row
 
 
+def end_to_end(n_topics: int, n_systems: int) -> None:
+    """One fit in a fresh process: print wall, CPU seconds, peak RSS and min ESS."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    run = subprocess.run(
+        [sys.executable, "-c", END_TO_END, str(n_topics), str(n_systems), str(ROOT / "benchmarks")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        raise SystemExit(f"{n_topics} x {n_systems} failed:\n{run.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    bulk, tail, rhat = [x for x in run.stdout.splitlines() if x.startswith("@@")][0].split()[1:]
+    print(
+        f"{n_topics:>7} {n_systems:>8} wall {wall:7.1f}s cpu {cpu:7.1f}s "
+        f"peak RSS {after.ru_maxrss / 1e6:5.2f} GB  min ESS bulk/tail {bulk}/{tail}  "
+        f"max R-hat {rhat}",
+        flush=True,
+    )
+
+
 def exponents(rows: list[dict[str, float]], column: str) -> tuple[float, float, float]:
     """Least-squares ``(a, b, e)``: time ~ T^a S^b, and time ~ (T S)^e."""
     keep = [r for r in rows if r[column] >= 0.05]
@@ -104,6 +152,9 @@ def exponents(rows: list[dict[str, float]], column: str) -> tuple[float, float, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller grid, 4 x 2,500 draws")
+    parser.add_argument(
+        "--no-end-to-end", action="store_true", help="skip the fresh-process workloads"
+    )
     args = parser.parse_args()
     topics, systems = (QUICK_TOPICS, QUICK_SYSTEMS) if args.quick else (TOPICS, SYSTEMS)
     draws = 2500 if args.quick else None
@@ -122,6 +173,11 @@ def main() -> None:
     for stage in STAGES:
         a, b, e = exponents(rows, f"{stage}_cpu")
         print(f"  {stage:<8} a (topics) {a:5.2f}  b (systems) {b:5.2f}  e (cells) {e:5.2f}")
+    if args.no_end_to_end:
+        return
+    print("\nEnd to end in a fresh process (table, fit with the defaults, summary):")
+    for n_t, n_s in ((500, 100), (2000, 500)) if args.quick else ((2000, 500), (5000, 1000)):
+        end_to_end(n_t, n_s)
 
 
 if __name__ == "__main__":
