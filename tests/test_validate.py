@@ -137,7 +137,7 @@ def test_choice_names_close_matches():
     with pytest.raises(OptionError) as info:
         validate.choice("method", "nut", ("auto", "exact", "nuts"))
     assert str(info.value) == (
-        "method must be one of 'auto', 'exact', 'nuts', got 'nut' (did you mean 'nuts'?)"
+        "method must be one of 'auto', 'exact', 'gibbs', 'nuts', got 'nut' (did you mean 'nuts'?)"
     )
     with pytest.raises(OptionError, match=r"^method must be one of .*, got 3$"):
         validate.choice("method", 3, ("auto", "exact", "nuts"))
@@ -207,7 +207,7 @@ def small_fit(small):
         ("target_accept", NAN, "target_accept must be a finite number, got nan"),
         ("target_accept", 1.0, "target_accept must lie strictly between 0 and 1, got 1"),
         ("likelihood", "gausian", "likelihood must be one of 'gaussian', 'skew_normal'"),
-        ("method", "nut", "method must be one of 'auto', 'exact', 'nuts', got 'nut'"),
+        ("method", "nut", "method must be one of 'auto', 'exact', 'gibbs', 'nuts', got 'nut'"),
         ("sampler", "stan", "sampler must be one of 'nutpie', 'pymc', got 'stan'"),
         ("strict", "false", "strict must be True or False, got 'false' (str)"),
         ("log_likelihood", 1, "log_likelihood must be True or False, got 1 (int)"),
