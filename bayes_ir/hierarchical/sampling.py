@@ -29,6 +29,7 @@ from bayes_ir.hierarchical.model import (
     SIGN_LOGODDS,
     Design,
     build_model,
+    centred_systems,
     data_updates,
     draw_skewness_sign,
 )
@@ -110,14 +111,15 @@ def skewnormal_model(design: Design, priors: Priors):
         float(hyper.sigma_system_rate),
         float(hyper.sigma_rate),
     )
-    constants = (float(hyper.b0_mu), float(hyper.b0_sd), *rates, float(hyper.skewness_max))
+    centred = float(centred_systems(design.matrix))
+    constants = (float(hyper.b0_mu), float(hyper.b0_sd), *rates, float(hyper.skewness_max), centred)
     names, shapes = kernel.expanded_layout(n_t, n_s)
     sizes = [int(np.prod(shape)) for shape in shapes]
     ends = np.cumsum(sizes)
     slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]
 
-    def initial_point(seed):
-        return kernel.initial_point(n_t, n_s, constants[0], rates, np.random.default_rng(seed))
+    data = kernel.pack(design.matrix, constants)
+    initial_point = _mode_starts(data, constants[0], rates)
 
     return CompiledPyMCModel(
         _n_dim=kernel.N_HYPER + n_t + n_s - 2,
@@ -129,12 +131,39 @@ def skewnormal_model(design: Design, priors: Priors):
         initial_point_func=initial_point,
         shared_data={},
         shared_var_keys={},
-        user_data=kernel.pack(design.matrix, constants),
+        user_data=data,
         n_expanded=int(ends[-1]),
         shape_info=(names, slices, shapes),
         logp_func=None,
         expand_func=None,
     )
+
+
+def _mode_starts(data: np.ndarray, b0_mu: float, rates: tuple[float, float, float]):
+    """Return the starting-point function of the skew-normal chains (jittered sign modes).
+
+    The model's density has one mode per sign of the skewness
+    (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`). When one sign's
+    mode is higher by more than :data:`~bayes_ir.hierarchical.skewnormal_kernel.SIGN_GAP`
+    nats, every chain starts near it (the other holds a negligible share of the
+    posterior, but traps a chain started in its basin); otherwise chains alternate
+    between the two, so R-hat sees whether the sampler crosses from one to the other.
+    Each start is the mode plus Gaussian noise of the conditional SDs.
+    """
+    from bayes_ir.hierarchical import skewnormal_kernel as kernel
+
+    modes, logps, sds = kernel.sign_modes(data, b0_mu, rates)
+    gap = float(logps[0] - logps[1])
+    order = [0] if gap > kernel.SIGN_GAP else [1] if gap < -kernel.SIGN_GAP else [0, 1]
+    calls = [0]
+
+    def initial_point(seed):
+        branch = order[calls[0] % len(order)]
+        calls[0] += 1
+        rng = np.random.default_rng(seed)
+        return modes[branch] + sds[branch] * rng.standard_normal(modes.shape[1])
+
+    return initial_point
 
 
 def _relabel(ds: xr.Dataset, design: Design) -> xr.Dataset:
