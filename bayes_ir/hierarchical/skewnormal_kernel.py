@@ -74,7 +74,6 @@ from bayes_ir.hierarchical.skewnormal import _LOG_NDTR_SWITCH
 __all__ = [
     "N_HEADER",
     "N_HYPER",
-    "SIGN_GAP",
     "expand_cfunc",
     "expanded_layout",
     "initial_point",
@@ -415,11 +414,6 @@ def initial_point(n_t: int, n_s: int, b0_mu: float, rates: tuple[float, float, f
     theta[0] += b0_mu
     theta[1:4] -= np.log(np.asarray(rates, dtype=float))  # log prior mean 1/rate
     return theta
-
-
-#: Gap (nats) between the highest log densities of the two signs of the skewness beyond
-#: which every chain starts at the mode of the higher one (:func:`sign_modes`).
-SIGN_GAP: float = 20.0
 
 
 def sign_modes(data: np.ndarray, b0_mu: float, rates: tuple[float, float, float]):

@@ -220,7 +220,7 @@ def test_sign_modes_are_modes_and_the_higher_has_the_simulated_sign():
     # errors simulated with shape +3 (skewness +0.67) on 40 x 8 cells
     data, b0_mu, rates = _skew_data(_skewed_table(40, 8, seed=4))
     modes, logps, sds = kernel.sign_modes(data, b0_mu, rates)
-    assert logps[0] - logps[1] > kernel.SIGN_GAP  # the + sign dominates
+    assert logps[0] - logps[1] > 20  # the + sign dominates
     for branch in (0, 1):
         value, grad = kernel.logp_and_grad(modes[branch], data, branch)
         assert value == pytest.approx(logps[branch])
@@ -259,5 +259,6 @@ def test_robust04_skew_normal_converges_with_a_seed_that_failed(shared_data):
     assert int(result.posterior["sample_stats"]["diverging"].sum()) == 0
     y = design_of(table).matrix
     resid = y - y.mean(axis=1, keepdims=True) - y.mean(axis=0) + y.mean()
-    assert stats.skew(resid.ravel()) > 0.2
+    # significantly right-skewed: more than 3 standard errors, sqrt(6 / n), above 0
+    assert stats.skew(resid.ravel()) > 3 * np.sqrt(6 / resid.size)
     assert (result.draws["skewness"].values > 0).mean() > 0.999
