@@ -39,14 +39,23 @@ Skew-normal likelihood (issue 8). Three choices make it sample well:
   rb04 the likelihood has a local *minimum* at :math:`\alpha = 0` and the posterior
   of the skewness is bimodal (modes near -0.15 and +0.09, with a cusp at 0), which
   NUTS crosses rarely; folding the sign raised the ESS of ``alpha`` per draw 2.5-3x.
+  Folding does not merge the two signs' modes in the other parameters: with many
+  cells each sign has a sharp mode of its own (on Robust04 AP at skewness +0.17 and
+  -0.13, 46 nats apart) and a chain started in the basin of the lesser one stays
+  there, so the sampler starts its chains at the higher
+  (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`).
 * With a complete matrix the likelihood is evaluated on the topic x system matrix by
   broadcasting (``score_matrix``), not through index vectors, and both signs in one
   fused loop; :math:`\log\Phi` uses one ``erfc`` per cell
   (:func:`~bayes_ir.hierarchical.skewnormal.log_ndtr`).
 * The system effects are non-centred (``system_effect = sigma_system * system_z``,
-  ``system_z`` a standard ZeroSumNormal): with small :math:`\chi` the centred form
-  has a funnel; on rb04 this raised the bulk (tail) ESS of ``sigma_system`` 1.2x (1.8x). The
-  Gaussian model is untouched (centred; it is usually sampled exactly anyway).
+  ``system_z`` a standard ZeroSumNormal) when the data leave them uncertain relative
+  to their spread: with small :math:`\chi` the centred form has a funnel; on rb04
+  this raised the bulk (tail) ESS of ``sigma_system`` 1.2x (1.8x). When every system
+  is measured on many topics (Robust04: 249) the data pin each effect down and the
+  non-centred form turns into a curved ridge between ``sigma_system`` and
+  ``system_z``, so they are centred there (:func:`centred_systems`). The Gaussian
+  model is untouched (centred; it is usually sampled exactly anyway).
 
 What the system effects mean (issue 14). In both likelihoods :math:`b_0 + a_t + c_s`
 is the *mean* of score :math:`y_{ts}` (brms' mean/SD parameterisation; the
@@ -98,6 +107,7 @@ from bayes_ir.table import ScoreTable
 __all__ = [
     "Design",
     "build_model",
+    "centred_systems",
     "check_sigma",
     "design_of",
     "draw_skewness_sign",
@@ -252,6 +262,55 @@ def design_of(table: ScoreTable) -> Design:
     )
 
 
+#: Largest ratio of the squared standard error of a system effect to the variance of the
+#: system effects for which the skew-normal model centres them (:func:`centred_systems`).
+CENTRED_RATIO: float = 0.25
+
+
+def centred_systems(matrix: np.ndarray) -> bool:
+    r"""Whether the skew-normal model's system effects are centred for these scores.
+
+    Parameters
+    ----------
+    matrix
+        Topic x system scores (NaN for missing cells).
+
+    Returns
+    -------
+    bool
+        True when :math:`\hat\sigma^2/\bar n < r\,\hat\chi^2`, with
+        :math:`r` = :data:`CENTRED_RATIO`.
+
+    Notes
+    -----
+    Moment estimates of the additive model: residuals
+    :math:`e_{ts} = y_{ts} - \bar y_{t\cdot} - \bar y_{\cdot s} + \bar y` give
+    :math:`\hat\sigma^2` (their variance), :math:`\bar n` is the mean number of
+    topics per system, and :math:`\hat\chi^2` is the variance of the system means of
+    :math:`y_{ts} - \bar y_{t\cdot}` less :math:`\hat\sigma^2/\bar n`. A system
+    effect known to within a small fraction of the spread of the effects samples
+    better centred; a weakly identified one non-centred (Papaspiliopoulos et al. 2007;
+    Betancourt and Girolami 2015).
+
+    References
+    ----------
+    Papaspiliopoulos, O., Roberts, G. O., Skold, M. (2007). A general framework for the
+    parametrization of hierarchical models. *Statistical Science* 22(1), 59-73.
+
+    Betancourt, M., Girolami, M. (2015). Hamiltonian Monte Carlo for hierarchical
+    models. In *Current Trends in Bayesian Methodology with Applications*, CRC Press.
+    """
+    y = np.asarray(matrix, dtype=float)
+    row = np.nanmean(y, axis=1, keepdims=True)
+    centred_rows = y - row
+    col = np.nanmean(centred_rows, axis=0)
+    resid = centred_rows - col[None, :]
+    sigma2 = float(np.nanvar(resid))
+    per_system = float(np.isfinite(y).sum(axis=0).mean())
+    chi2 = float(np.var(col)) - sigma2 / per_system
+    return bool(sigma2 / per_system < CENTRED_RATIO * chi2)
+
+
 def sufficient_statistics(matrix: np.ndarray) -> dict[str, np.ndarray]:
     """Topic sums, system sums, grand total and sum of squares of a complete matrix."""
     y = np.asarray(matrix, dtype=float)
@@ -379,7 +438,7 @@ def build_model(
         else:
             resid_sd = pm.Exponential("sigma", lam=hyper["sigma_rate"])
         topic = pm.ZeroSumNormal("topic_effect", sigma=sigma_topic, dims="topic")
-        if likelihood == "skew_normal":
+        if likelihood == "skew_normal" and not centred_systems(design.matrix):
             # non-centred: on rb04 it raised the ESS of sigma_system 1.2x (bulk), 1.8x (tail)
             system_z = pm.ZeroSumNormal("system_z", sigma=1.0, dims="system")
             system = pm.Deterministic("system_effect", sigma_system * system_z, dims="system")

@@ -17,7 +17,7 @@ from scipy import stats
 from bayes_ir.hierarchical import build_model, fit, sampling
 from bayes_ir.hierarchical import skewnormal_kernel as kernel
 from bayes_ir.hierarchical.fit import SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE
-from bayes_ir.hierarchical.model import SIGN_LOGODDS, design_of
+from bayes_ir.hierarchical.model import SIGN_LOGODDS, centred_systems, design_of
 from bayes_ir.hierarchical.priors import autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
 from bayes_ir.table import ScoreTable
@@ -25,9 +25,11 @@ from bayes_ir.table import ScoreTable
 _DOUBLE_P = ctypes.POINTER(ctypes.c_double)
 
 
-def _skewed_table(n_t: int, n_s: int, *, seed: int, missing: int = 0) -> ScoreTable:
+def _skewed_table(
+    n_t: int, n_s: int, *, seed: int, missing: int = 0, system_sd: float = 0.03
+) -> ScoreTable:
     rng = np.random.default_rng(seed)
-    mu = 0.4 + rng.normal(0, 0.12, (n_t, 1)) + rng.normal(0, 0.03, (1, n_s))
+    mu = 0.4 + rng.normal(0, 0.12, (n_t, 1)) + rng.normal(0, system_sd, (1, n_s))
     xi, omega = skewnormal_location_scale(mu, 0.07, 3.0)
     y = stats.skewnorm.rvs(3.0, loc=xi, scale=omega, random_state=rng)
     table = ScoreTable.from_matrix(y, systems=[f"s{i}" for i in range(n_s)], measure="sim")
@@ -38,10 +40,17 @@ def _skewed_table(n_t: int, n_s: int, *, seed: int, missing: int = 0) -> ScoreTa
     return table.with_roles(champion="s0", challengers=["s1", "s2"])
 
 
-@pytest.fixture(scope="module", params=[0, 9], ids=["complete", "missing-cells"])
+@pytest.fixture(
+    scope="module",
+    params=[(0, 0.03), (9, 0.03), (0, 0.2), (9, 0.2)],
+    ids=["complete", "missing-cells", "complete-centred", "missing-cells-centred"],
+)
 def case(request):
-    design = design_of(_skewed_table(12, 6, seed=3, missing=request.param))
-    assert np.isnan(design.matrix).sum() == request.param
+    missing, system_sd = request.param
+    design = design_of(_skewed_table(12, 6, seed=3, missing=missing, system_sd=system_sd))
+    assert np.isnan(design.matrix).sum() == missing
+    # the spread of the systems decides the form of their effects
+    assert centred_systems(design.matrix) == (system_sd > 0.1)
     priors = autoscale_priors(design.score, None)
     constants = (
         priors.b0_mu,
@@ -50,6 +59,7 @@ def case(request):
         priors.sigma_system_rate,
         priors.sigma_rate,
         priors.skewness_max,
+        float(centred_systems(design.matrix)),
     )
     model = build_model(design, likelihood="skew_normal", priors=priors)
     return design, priors, model, kernel.pack(design.matrix, constants)
@@ -68,7 +78,8 @@ def _points(design, priors, n: int = 6) -> list[np.ndarray]:
     return [*points, tail]
 
 
-def _pymc_point(theta: np.ndarray, n_t: int) -> dict[str, np.ndarray]:
+def _pymc_point(theta: np.ndarray, n_t: int, model) -> dict[str, np.ndarray]:
+    system = "system_z" if "system_z" in model.named_vars else "system_effect"
     return {
         "b0": theta[0],
         "sigma_topic_log__": theta[1],
@@ -76,7 +87,7 @@ def _pymc_point(theta: np.ndarray, n_t: int) -> dict[str, np.ndarray]:
         "sigma_log__": theta[3],
         "abs_skewness_interval__": theta[4],
         "topic_effect_zerosum__": theta[5 : 5 + n_t - 1],
-        "system_z_zerosum__": theta[5 + n_t - 1 :],
+        f"{system}_zerosum__": theta[5 + n_t - 1 :],
     }
 
 
@@ -92,11 +103,11 @@ def test_log_density_and_gradient_equal_pymc(case):
     xi, omega = skewnormal_location_scale(tail[0], np.exp(tail[3]), alpha)
     assert np.nanmin(alpha * (design.matrix - xi) / omega) < -20
     for theta in points:
-        point = _pymc_point(theta, n_t)
+        point = _pymc_point(theta, n_t, model)
         value, grad = kernel.logp_and_grad(theta, data)
         assert value == pytest.approx(float(logp(point)), rel=1e-11, abs=1e-9)
         # our gradient, cut into PyMC's value variables and laid out in PyMC's order
-        named = _pymc_point(grad, n_t)
+        named = _pymc_point(grad, n_t, model)
         ours = np.concatenate([np.atleast_1d(named[var.name]) for var in model.value_vars])
         ref = dlogp(point)
         np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9 * abs(ref).max())
@@ -130,7 +141,7 @@ def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
         )  # fmt: skip
         assert status == 0
         expected = np.concatenate(
-            [np.atleast_1d(v) for v in deterministics(_pymc_point(theta, n_t))]
+            [np.atleast_1d(v) for v in deterministics(_pymc_point(theta, n_t, model))]
         )
         np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-10)
 
@@ -149,7 +160,7 @@ def test_non_finite_density_is_reported_to_the_sampler(case):
 
 
 def test_pack_checks_its_input():
-    with pytest.raises(ValueError, match="6 constants"):
+    with pytest.raises(ValueError, match="7 constants"):
         kernel.pack(np.zeros((3, 2)), (0.0, 1.0))
 
 
@@ -183,3 +194,71 @@ def test_skew_normal_defaults_and_no_compilation_per_dataset():
     assert (f.provenance["draws"], f.provenance["tune"]) == (SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE)
     assert f.draws.sizes["draw"] == SKEW_NORMAL_DRAWS and g.draws.sizes["draw"] == 300
     assert g.draws.sizes["topic"] == 13 and np.isfinite(g.draws["alpha"].values).all()
+
+
+def test_the_two_sign_branches_add_up_to_the_model(case):
+    """exp(branch +) + exp(branch -) = the model's density, value and gradient."""
+    design, priors, _, data = case
+    for theta in _points(design, priors, n=3):
+        value, grad = kernel.logp_and_grad(theta, data)
+        (plus, g_plus), (minus, g_minus) = (kernel.logp_and_grad(theta, data, b) for b in (0, 1))
+        assert np.logaddexp(plus, minus) == pytest.approx(value, rel=1e-12)
+        w = np.exp(plus - value)
+        np.testing.assert_allclose(w * g_plus + (1 - w) * g_minus, grad, rtol=1e-9, atol=1e-9)
+
+
+def _skew_data(table: ScoreTable) -> tuple[np.ndarray, float, tuple[float, float, float]]:
+    design = design_of(table)
+    h = autoscale_priors(design.score, None).values()
+    rates = (h.sigma_topic_rate, h.sigma_system_rate, h.sigma_rate)
+    centred = float(centred_systems(design.matrix))
+    constants = (h.b0_mu, h.b0_sd, *rates, h.skewness_max, centred)
+    return kernel.pack(design.matrix, constants), h.b0_mu, rates
+
+
+def test_sign_modes_are_modes_and_the_higher_has_the_simulated_sign():
+    # errors simulated with shape +3 (skewness +0.67) on 40 x 8 cells
+    data, b0_mu, rates = _skew_data(_skewed_table(40, 8, seed=4))
+    modes, logps, sds = kernel.sign_modes(data, b0_mu, rates)
+    assert logps[0] - logps[1] > 20  # the + sign dominates
+    for branch in (0, 1):
+        value, grad = kernel.logp_and_grad(modes[branch], data, branch)
+        assert value == pytest.approx(logps[branch])
+        # stationary in b0, the topic scale, sigma, the shape and the topic effects (the
+        # system scale and effects are moved off the degenerate joint mode)
+        n_t = 40
+        keep = [0, 1, 3, 4, *range(kernel.N_HYPER, kernel.N_HYPER + n_t - 1)]
+        # (a Newton step from there is a small fraction of a conditional SD)
+        assert np.abs(grad[keep] * sds[branch][keep]).max() < 0.05
+        assert (sds[branch] > 0).all()
+    # the skewness at the higher mode is large, as simulated (+0.67; the skew-normal's
+    # likelihood is flat towards the largest skewness, so the mode may lie beyond)
+    abs_skew = data[kernel.N_HEADER - 2] / (1 + np.exp(-modes[0][4]))
+    assert abs_skew > 0.4
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_robust04_skew_normal_converges_with_a_seed_that_failed(shared_data):
+    """Robust04 AP (249 x 110), seed 1: R-hat 1.71 and thousands of divergences before.
+
+    The model's density has a mode per sign of the skewness, 46 nats apart at skewness
+    +0.17 and -0.13; chains started at random fell into either basin by the seed. The
+    data's own skewness (of the residuals of the additive moment fit) is the check
+    that the chains now sit in the right one.
+    """
+    from bayes_ir.readers import read_scores
+
+    table = read_scores(shared_data / "robust2004" / "robust2004_ap.csv", measure="AP")
+    systems = sorted(set(table.data["system"]), key=lambda s: int(s[3:]))
+    table = table.with_roles(champion=systems[0], challengers=systems[1:])
+    result = fit(table, likelihood="skew_normal", seed=1, draws=1000)
+    diag = result.diagnostics
+    assert diag.passed, diag.failures()
+    assert diag.max_rhat <= 1.01
+    assert int(result.posterior["sample_stats"]["diverging"].sum()) == 0
+    y = design_of(table).matrix
+    resid = y - y.mean(axis=1, keepdims=True) - y.mean(axis=0) + y.mean()
+    # significantly right-skewed: more than 3 standard errors, sqrt(6 / n), above 0
+    assert stats.skew(resid.ravel()) > 3 * np.sqrt(6 / resid.size)
+    assert (result.draws["skewness"].values > 0).mean() > 0.999
