@@ -871,7 +871,7 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         seed=opts["seed"],
     )
     # float32 precision, as NUTS draws (a saved fit stores them as float32 without loss)
-    post = {name: v.astype(np.float32).astype(np.float64) for name, v in post.items()}
+    post = {name: _float32_values(name, values) for name, values in post.items()}
     return post, None, info
 
 
@@ -910,9 +910,21 @@ def _draw_nuts(
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
+#: Variables kept at full precision: the intercept carries the scores' offset, and float32
+#: (7 significant digits) would quantise scores like 1e6 +- 1e-3 to steps of 0.06.
+_FULL_PRECISION = frozenset({"b0"})
+
+
+def _float32_values(name: str, values: Any) -> Any:
+    """``values`` rounded to float32 precision (kept as float64), unless full precision."""
+    if name in _FULL_PRECISION or np.asarray(values).dtype != np.float64:
+        return values
+    return values.astype(np.float32).astype(np.float64)
+
+
 def _float32_precision(ds: xr.Dataset) -> xr.Dataset:
     """Round the float64 variables of ``ds`` to float32 precision (kept as float64)."""
-    return ds.map(lambda v: v.astype(np.float32).astype(np.float64) if v.dtype == np.float64 else v)
+    return ds.map(lambda v: _float32_values(str(v.name), v))
 
 
 def _posterior_tree(

@@ -210,3 +210,13 @@ def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", IgnoredOptionWarning)
         fit(gappy, seed=1, draws=200, tune=20, model_check=False)
+
+
+def test_scores_with_a_large_offset_keep_the_intercept_precise():
+    """float32 has 7 digits: b0 of scores 1e6 +- 1e-3 must stay float64 (the effects may not)."""
+    y = 1e6 + _matrix(15, 4, seed=2, tau=1e-3, chi=5e-4, sigma=1e-3, missing=0.1) - 0.3
+    f = fit(_table(y), seed=1, draws=2000, model_check=False)
+    b0 = f.posterior["posterior"]["b0"].values
+    assert f.method == "gibbs" and f.diagnostics.passed
+    assert len(np.unique(b0)) > 1000  # not quantised to float32's steps of 0.0625
+    assert abs(b0.mean() - np.nanmean(y)) < 4 * b0.std()
