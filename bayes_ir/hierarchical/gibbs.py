@@ -70,6 +70,7 @@ Chapman & Hall, section 2.3.3 (sampling under a hard linear constraint).
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -78,10 +79,13 @@ import numpy as np
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.gibbs_kernel import run_chain
 from bayes_ir.hierarchical.priors import Priors
-from bayes_ir.progress import task
+from bayes_ir.progress import Step, task
 
 __all__ = ["Incidence", "sample_gibbs"]
 
+#: Iterations per call of the compiled loop: progress is reported, and an interrupt
+#: honoured, between calls (each call has its own seed).
+BLOCK: int = 500
 #: Largest number of entries of the per-count Gram matrices kept in memory (8 bytes each).
 _GRAM_LIMIT: int = 20_000_000
 
@@ -233,7 +237,7 @@ def sample_gibbs(
         Random seed: the same seed gives the same draws (each chain has its own
         stream; the chains run in parallel threads).
     label
-        What the progress report calls the work (one step per finished chain).
+        What the progress report calls the work (counted in iterations, all chains).
 
     Returns
     -------
@@ -261,7 +265,6 @@ def sample_gibbs(
     )
     rng = np.random.default_rng([int(seed), 21])
     starts = _start(inc, chains, rng)
-    chain_seeds = np.random.SeedSequence([int(seed), 21]).generate_state(chains)
     rates = np.array([hyper.sigma_rate, rate_row, rate_col])
     out = {
         "b0": np.empty((chains, draws)),
@@ -272,39 +275,55 @@ def sample_gibbs(
     accepted = np.zeros((chains, 3))
     use_gram = inc.gram is not None
     gram = inc.gram if use_gram else np.zeros((0, inc.n_cols + 1, inc.n_cols + 1))
+    # each chain runs in stretches of BLOCK iterations (warm-up first), each with its own
+    # seed: progress is reported and an interrupt is honoured between stretches
+    blocks = [(0, 0)] + [(i, min(i + BLOCK, draws)) for i in range(0, draws, BLOCK)]
+    stop = threading.Event()
+    lock = threading.Lock()
 
-    def chain(c: int) -> None:
-        run_chain(
-            inc.y,
-            inc.row,
-            inc.col,
-            inc.row_ptr,
-            inc.row_cells,
-            inc.n_row,
-            inc.n_col,
-            inc.y_row,
-            inc.y_col,
-            inc.counts,
-            gram,
-            use_gram,
-            float(hyper.b0_mu),
-            float(hyper.b0_sd),
-            rates,
-            starts[c],
-            int(tune),
-            int(chain_seeds[c]),
-            out["b0"][c],
-            out["scales"][c],
-            out["row"][c],
-            out["col"][c],
-            accepted[c],
-        )
+    def chain(c: int, step: Step) -> None:
+        state = starts[c].copy()
+        for k, (i0, i1) in enumerate(blocks):
+            if stop.is_set():
+                return
+            run_chain(
+                inc.y,
+                inc.row,
+                inc.col,
+                inc.row_ptr,
+                inc.row_cells,
+                inc.n_row,
+                inc.n_col,
+                inc.y_row,
+                inc.y_col,
+                inc.counts,
+                gram,
+                use_gram,
+                float(hyper.b0_mu),
+                float(hyper.b0_sd),
+                rates,
+                state,
+                int(tune) if k == 0 else 0,
+                int(np.random.SeedSequence([int(seed), 21, c, k]).generate_state(1)[0]),
+                out["b0"][c, i0:i1],
+                out["scales"][c, i0:i1],
+                out["row"][c, i0:i1],
+                out["col"][c, i0:i1],
+                accepted[c],
+            )
+            with lock:
+                step.advance((int(tune) if k == 0 else 0) + i1 - i0)
 
-    with task(label, total=chains) as step:
+    with task(label, total=chains * (tune + draws)) as step:
         try:
             with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
-                for _ in pool.map(chain, range(chains)):
-                    step.advance()
+                futures = [pool.submit(chain, c, step) for c in range(chains)]
+                try:
+                    for future in futures:
+                        future.result()
+                except BaseException:
+                    stop.set()  # the other chains end at their next stretch
+                    raise
         except (ValueError, np.linalg.LinAlgError) as exc:  # numba's failed Cholesky
             raise BayesIRError(
                 f"the Gibbs sampler met a numerically singular precision matrix ({exc}); "

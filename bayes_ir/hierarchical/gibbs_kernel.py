@@ -1,6 +1,6 @@
 """Compiled iteration loop of the blocked Gibbs sampler (:mod:`bayes_ir.hierarchical.gibbs`).
 
-One call of :func:`run_chain` runs one chain: every iteration draws the effects
+One call of :func:`run_chain` runs a stretch of one chain: every iteration draws the effects
 jointly given the scales (one Cholesky factor of the :math:`(K+1)^2` Schur complement,
 three triangular solves, the rows' diagonal block), imposes the two zero-sum
 constraints, makes the two scale-expansion moves and the three Metropolis-Hastings
@@ -10,8 +10,8 @@ operations: as numpy calls, their overhead (5-10 us each) was 90% of the time on
 The function is compiled once per machine (cached on disk) and releases the GIL, so
 chains run in parallel threads.
 
-Each chain seeds numba's random generator of the thread that runs it (thread-local
-state), so a chain's draws depend on its seed only, not on the thread or the order.
+Each call seeds numba's random generator of the thread that runs it (thread-local
+state), so a chain's draws depend on its seeds only, not on the thread or the order.
 
 References
 ----------
@@ -103,7 +103,7 @@ def run_chain(
     b0_mu,
     b0_sd,
     rates,
-    start,
+    state,
     tune,
     seed,
     out_b0,
@@ -128,14 +128,16 @@ def run_chain(
         false) the Schur complement is summed row by row.
     b0_mu, b0_sd, rates
         Prior of ``b0`` and the Exponential rates of (sigma, row SD, column SD).
-    start
-        Starting (sigma, row SD, column SD).
+    state
+        (sigma, row SD, column SD): read as the starting point, overwritten with the last
+        iteration's values, so that a chain runs as a sequence of calls.
     tune, seed
-        Discarded iterations and the chain's seed.
+        Discarded iterations and the seed of this call's random stream.
     out_b0, out_scales, out_row, out_col
         Outputs, filled in: (draws,), (draws, 3), (draws, R), (draws, K).
     accepted
-        Counts of accepted MH proposals of the three scales (3,), filled in.
+        Counts of accepted MH proposals of the three kept iterations' scale steps (3,),
+        incremented.
     """
     np.random.seed(seed)
     n_r = n_row.size
@@ -143,7 +145,7 @@ def run_chain(
     k1 = n_k + 1
     n = y.size
     draws = out_b0.size
-    sigma, tau, chi = start[0], start[1], start[2]
+    sigma, tau, chi = state[0], state[1], state[2]
     m = np.empty((k1, k1))
     rhs = np.empty((k1, 3))
     z = np.empty(k1)
@@ -151,8 +153,6 @@ def run_chain(
     e_row = np.empty(n_r)
     e_col = np.empty(n_k)
     y_sum = y.sum()
-    for k in range(3):
-        accepted[k] = 0.0
     for it in range(tune + draws):
         s2, t2, c2 = sigma * sigma, tau * tau, chi * chi
         rho = s2 / t2
@@ -301,3 +301,6 @@ def run_chain(
             accepted[0] += ok0
             accepted[1] += ok1
             accepted[2] += ok2
+    state[0] = sigma
+    state[1] = tau
+    state[2] = chi

@@ -220,3 +220,42 @@ def test_scores_with_a_large_offset_keep_the_intercept_precise():
     assert f.method == "gibbs" and f.diagnostics.passed
     assert len(np.unique(b0)) > 1000  # not quantised to float32's steps of 0.0625
     assert abs(b0.mean() - np.nanmean(y)) < 4 * b0.std()
+
+
+def test_progress_is_counted_in_iterations_and_an_interrupt_stops_every_chain(monkeypatch):
+    from bayes_ir.progress import reporting
+
+    class Record:
+        def __init__(self):
+            self.updates = []
+
+        def start(self, label, total):
+            self.total = total
+            return label
+
+        def update(self, handle, completed, total):
+            self.updates.append(completed)
+
+        def finish(self, handle):
+            pass
+
+    cells = _cells(_matrix(12, 5, seed=6, missing=0.2))
+    record = Record()
+    with reporting(record):
+        sample_gibbs(*cells, PRIORS, chains=3, draws=1200, tune=100, seed=1)
+    assert record.total == 3 * 1300 and record.updates[-1] == 3 * 1300
+    assert len(record.updates) == 3 * (1 + 3)  # warm-up + 3 stretches of <= 500 per chain
+
+    calls = []
+    real = gibbs.run_chain
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        real(*args)
+
+    monkeypatch.setattr(gibbs, "run_chain", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sample_gibbs(*cells, PRIORS, chains=2, draws=5000, tune=100, seed=1)
+    assert len(calls) < 2 * 11  # the chains stopped at their next stretch, not at the end
