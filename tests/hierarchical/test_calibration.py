@@ -11,39 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fixed_priors import SBC_PRIORS as PRIORS
+from fixed_priors import assert_calibrated
 from results.hierarchical import (
-    SBC_ALPHA,
     SBC_BINS,
     SBC_BINS_SLOW,
-    SBC_COVERAGE_SD,
     SBC_LEVEL,
     SBC_N_DATASETS,
     SBC_N_DATASETS_SLOW,
 )
 from scipy import stats
 
-from bayes_ir.hierarchical import Priors
 from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
-
-PRIORS = Priors(
-    b0_mu=0.3,
-    b0_sd=0.1,
-    sigma_rate=10.0,
-    sigma_topic_rate=7.0,
-    sigma_system_rate=30.0,
-    skewness_max=0.9,
-)
-
-
-def _check(res: CalibrationResult, n: int, n_params: int, bins: int) -> None:
-    assert res.ranks.shape == (n, n_params) and res.covered.shape == (n, n_params)
-    names = res.parameters
-    assert names[:4] == ("b0", "sigma", "sigma_topic", "sigma_system")
-    assert any(p.startswith("topic_effect[") for p in names)
-    assert any(p.startswith("system_effect[") for p in names)
-    assert res.failures(alpha=SBC_ALPHA, bins=bins) == [], res.summary(bins=bins)
-    half = 4.5 * SBC_COVERAGE_SD / np.sqrt(n)
-    assert abs(res.coverage - SBC_LEVEL) < half, res.summary(bins=bins)
 
 
 def test_every_parameter_is_calibrated():
@@ -58,7 +37,7 @@ def test_every_parameter_is_calibrated():
         seed=5000,
         max_workers=2,
     )
-    _check(res, SBC_N_DATASETS, 4 + 10 + 5, SBC_BINS)
+    assert_calibrated(res, SBC_N_DATASETS, 4 + 10 + 5, SBC_BINS)
 
 
 @pytest.mark.slow
@@ -74,7 +53,7 @@ def test_every_parameter_is_calibrated_many_datasets():
         seed=9000,
         max_workers=2,
     )
-    _check(res, SBC_N_DATASETS_SLOW, 4 + 20 + 8, SBC_BINS_SLOW)
+    assert_calibrated(res, SBC_N_DATASETS_SLOW, 4 + 20 + 8, SBC_BINS_SLOW)
 
 
 def test_rank_test_matches_scipy_and_detects_a_miscalibrated_parameter():

@@ -8,12 +8,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from fixed_priors import PRIORS
 from scipy import stats
 from scipy.stats import kstest as stats_ks
 
 import bayes_ir.hierarchical.exact as exact
 from bayes_ir.errors import BayesIRError, IgnoredOptionWarning, OptionError
-from bayes_ir.hierarchical import Priors, fit
+from bayes_ir.hierarchical import fit
 from bayes_ir.hierarchical.exact import (
     SCALES,
     balanced_statistics,
@@ -24,15 +25,6 @@ from bayes_ir.hierarchical.exact import (
     sample_exact,
 )
 from bayes_ir.table import ScoreTable
-
-PRIORS = Priors(
-    b0_mu=0.3,
-    b0_sd=0.5,
-    sigma_rate=5.0,
-    sigma_topic_rate=4.0,
-    sigma_system_rate=6.0,
-    skewness_max=0.9,
-)
 
 
 def _simulated(n_t: int, n_s: int, seed: int, *, tau=0.15, chi=0.02, sigma=0.1) -> ScoreTable:

@@ -13,24 +13,17 @@ import warnings
 
 import numpy as np
 import pytest
-from results.hierarchical import SBC_ALPHA, SBC_BINS, SBC_COVERAGE_SD, SBC_N_DATASETS
+from fixed_priors import PRIORS, SBC_PRIORS, assert_calibrated
+from results.hierarchical import SBC_BINS, SBC_LEVEL, SBC_N_DATASETS
 
 import bayes_ir.hierarchical.gibbs as gibbs
 from bayes_ir.errors import IgnoredOptionWarning
-from bayes_ir.hierarchical import Priors, fit, load_fit
+from bayes_ir.hierarchical import fit, load_fit
 from bayes_ir.hierarchical.calibration import simulation_based_calibration
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.gibbs import Incidence, sample_gibbs
 from bayes_ir.table import ScoreTable
 
-PRIORS = Priors(
-    b0_mu=0.3,
-    b0_sd=0.5,
-    sigma_rate=5.0,
-    sigma_topic_rate=4.0,
-    sigma_system_rate=6.0,
-    skewness_max=0.9,
-)
 SCALARS = ("b0", "sigma", "sigma_topic", "sigma_system")
 
 
@@ -149,18 +142,11 @@ def test_hard_scales_agree_with_nuts(n_s, chi):
 def test_simulation_based_calibration_with_missing_cells():
     """Known truth: ranks of the true parameters uniform, 90% intervals cover 90%."""
     res = simulation_based_calibration(
-        Priors(
-            b0_mu=0.3,
-            b0_sd=0.1,
-            sigma_rate=10.0,
-            sigma_topic_rate=7.0,
-            sigma_system_rate=30.0,
-            skewness_max=0.9,
-        ),
+        SBC_PRIORS,
         n_datasets=SBC_N_DATASETS,
         n_topics=10,
         n_systems=5,
-        ci_prob=0.9,
+        ci_prob=SBC_LEVEL,
         chains=2,
         draws=200,
         seed=5000,
@@ -168,8 +154,7 @@ def test_simulation_based_calibration_with_missing_cells():
         method="gibbs",
         missing=0.3,
     )
-    assert res.failures(alpha=SBC_ALPHA, bins=SBC_BINS) == [], res.summary(bins=SBC_BINS)
-    assert abs(res.coverage - 0.9) < 4.5 * SBC_COVERAGE_SD / np.sqrt(SBC_N_DATASETS)
+    assert_calibrated(res, SBC_N_DATASETS, 4 + 10 + 5, SBC_BINS)
 
 
 def test_same_seed_same_draws_and_the_gram_shortcut_changes_nothing(monkeypatch):
