@@ -107,14 +107,12 @@ class Incidence:
         Observed cells per row and per column.
     y_row, y_col
         Sum of the scores per row and per column.
-    basis
-        :math:`B = [n_r \mid N]`, shape (R, K + 1).
     row_ptr, row_cells
         The cells of row ``r`` are ``row_cells[row_ptr[r]:row_ptr[r + 1]]``.
     counts, gram
-        Distinct row counts :math:`v_j` and :math:`\sum_{r: n_r = v_j} B_r B_r^\top`
-        (None when too large to keep; then :math:`B^\top \mathrm{diag}(g) B` is formed
-        at every draw).
+        Distinct row counts :math:`v_j` and :math:`\sum_{r: n_r = v_j} B_r B_r^\top`, with
+        :math:`B = [n_r \mid N]` (None when too large to keep; then
+        :math:`B^\top \mathrm{diag}(g) B` is summed row by row at every draw).
     """
 
     transposed: bool
@@ -125,7 +123,6 @@ class Incidence:
     n_col: np.ndarray
     y_row: np.ndarray
     y_col: np.ndarray
-    basis: np.ndarray
     counts: np.ndarray
     gram: np.ndarray | None
     row_ptr: np.ndarray
@@ -145,12 +142,12 @@ class Incidence:
             raise BayesIRError("the Gibbs sampler needs at most one score per topic and system")
         n_row = np.bincount(row, minlength=n_r).astype(float)
         n_col = np.bincount(col, minlength=n_k).astype(float)
-        basis = np.zeros((n_r, n_k + 1))
-        basis[:, 0] = n_row
-        basis[row, col + 1] = 1.0
         counts, group = np.unique(n_row, return_inverse=True)
         gram = None
         if counts.size * (n_k + 1) ** 2 <= _GRAM_LIMIT:
+            basis = np.zeros((n_r, n_k + 1))
+            basis[:, 0] = n_row
+            basis[row, col + 1] = 1.0
             gram = np.zeros((counts.size, n_k + 1, n_k + 1))
             for j in range(counts.size):
                 part = basis[group == j]
@@ -164,7 +161,6 @@ class Incidence:
             n_col=n_col,
             y_row=np.bincount(row, weights=y, minlength=n_r),
             y_col=np.bincount(col, weights=y, minlength=n_k),
-            basis=basis,
             counts=counts,
             gram=gram,
             row_ptr=np.concatenate([[0], np.cumsum(n_row)]).astype(np.int64),
