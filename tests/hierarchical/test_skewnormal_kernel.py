@@ -16,7 +16,13 @@ from scipy import stats
 
 from bayes_ir.hierarchical import build_model, fit, sampling
 from bayes_ir.hierarchical import skewnormal_kernel as kernel
-from bayes_ir.hierarchical.fit import SKEW_NORMAL_DRAWS, SKEW_NORMAL_TUNE
+from bayes_ir.hierarchical.fit import (
+    SKEW_NORMAL_CELL_DRAWS,
+    SKEW_NORMAL_DRAWS,
+    SKEW_NORMAL_MIN_DRAWS,
+    SKEW_NORMAL_TUNE,
+    skew_normal_draws,
+)
 from bayes_ir.hierarchical.model import SIGN_LOGODDS, centred_systems, design_of
 from bayes_ir.hierarchical.priors import autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
@@ -162,6 +168,58 @@ def test_non_finite_density_is_reported_to_the_sampler(case):
 def test_pack_checks_its_input():
     with pytest.raises(ValueError, match="7 constants"):
         kernel.pack(np.zeros((3, 2)), (0.0, 1.0))
+    with pytest.raises(ValueError, match="sign=2"):
+        kernel.pack(np.zeros((3, 2)), (0.0,) * 7, sign=2)
+
+
+def test_log_ndtr_and_mills_ratio_equal_scipy():
+    """The polynomial pieces (and the erfc and series branches) against scipy."""
+    from scipy import special
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([np.linspace(-40, 40, 160_001), rng.normal(0, 4, 20_000), [-20, 8.5]])
+    ours = np.array([kernel._log_ndtr_mills(v) for v in x])
+    log_cdf = special.log_ndtr(x)
+    # the Mills ratio from erfcx below 0, where Phi underflows
+    upper = np.maximum(x, 0)
+    mills = np.where(
+        x < 0,
+        np.sqrt(2 / np.pi) / special.erfcx(-np.minimum(x, 0) / np.sqrt(2)),
+        stats.norm.pdf(upper) / special.ndtr(upper),
+    )
+    table = (x >= kernel._TABLE_LO) & (x < kernel._TABLE_HI)
+    assert table.sum() > 70_000 and (~table).sum() > 70_000
+    np.testing.assert_allclose(ours[table, 0], log_cdf[table], rtol=2e-13, atol=1e-16)
+    np.testing.assert_allclose(ours[table, 1], mills[table], rtol=2e-13, atol=1e-300)
+    # outside the table: erfc above (Phi = 1 within rounding), the series below -20
+    np.testing.assert_allclose(ours[~table, 0], log_cdf[~table], rtol=1e-12, atol=1e-16)
+    np.testing.assert_allclose(ours[~table, 1], mills[~table], rtol=2e-10, atol=1e-300)
+
+
+def test_a_fixed_sign_block_gives_that_branch(case):
+    """``pack(sign=+-1)``: the sampler's density is that sign's term, in every entry."""
+    design, priors, _, data = case
+    n_t, n_s = design.shape
+    dim = kernel.N_HYPER + n_t + n_s - 2
+    y, constants = design.matrix, tuple(data[2 : kernel.N_HEADER - 1])
+    for sign, branch in ((1, 0), (-1, 1)):
+        fixed = kernel.pack(y, constants, sign=sign)
+        for theta in _points(design, priors, n=2):
+            value, grad = kernel.logp_and_grad(theta, fixed)
+            ref_value, ref_grad = kernel.logp_and_grad(theta, data, branch)
+            assert value == ref_value and np.array_equal(grad, ref_grad)
+            # the sign does not change the model's density, nor the C callbacks' inputs
+            assert kernel.logp_and_grad(theta, fixed, -1)[0] == kernel.logp_and_grad(theta, data)[0]
+            out, c_grad, c_value = np.empty(5 + n_t + n_s + 1), np.empty(dim), np.empty(1)
+            kernel.logp_cfunc.ctypes(dim, *(a.ctypes.data_as(_DOUBLE_P)
+                                            for a in (theta, c_grad, c_value, fixed)))  # fmt: skip
+            assert c_value[0] == value and np.array_equal(c_grad, grad)
+            # the reported sign log-odds still weighs both signs
+            kernel.expand_cfunc.ctypes(dim, out.size, theta.ctypes.data_as(_DOUBLE_P),
+                                       out.ctypes.data_as(_DOUBLE_P),
+                                       fixed.ctypes.data_as(_DOUBLE_P))  # fmt: skip
+            plus, minus = (kernel.logp_and_grad(theta, data, b)[0] for b in (0, 1))
+            assert out[-1] == pytest.approx(plus - minus, rel=1e-10, abs=1e-9)
 
 
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
@@ -233,7 +291,7 @@ def test_sign_modes_are_modes_and_the_higher_has_the_simulated_sign():
         assert (sds[branch] > 0).all()
     # the skewness at the higher mode is large, as simulated (+0.67; the skew-normal's
     # likelihood is flat towards the largest skewness, so the mode may lie beyond)
-    abs_skew = data[kernel.N_HEADER - 2] / (1 + np.exp(-modes[0][4]))
+    abs_skew = data[kernel.N_HEADER - 3] / (1 + np.exp(-modes[0][4]))
     assert abs_skew > 0.4
 
 
@@ -262,3 +320,54 @@ def test_robust04_skew_normal_converges_with_a_seed_that_failed(shared_data):
     # significantly right-skewed: more than 3 standard errors, sqrt(6 / n), above 0
     assert stats.skew(resid.ravel()) > 3 * np.sqrt(6 / resid.size)
     assert (result.draws["skewness"].values > 0).mean() > 0.999
+
+
+def test_default_draws_fall_with_the_cells():
+    assert skew_normal_draws(40) == skew_normal_draws(10_000) == SKEW_NORMAL_DRAWS == 10_000
+    # Robust04 AP: 249 x 110 cells, within 10^8 cell evaluations per chain
+    assert skew_normal_draws(249 * 110) == SKEW_NORMAL_CELL_DRAWS // 27_390 == 3650
+    assert skew_normal_draws(5_000_000) == SKEW_NORMAL_MIN_DRAWS == 2000
+
+
+def _settled_table() -> ScoreTable:
+    return _skewed_table(60, 10, seed=4)  # shape +3: the - sign's mode far below
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_a_settled_sign_is_fixed_and_checked_on_every_draw(monkeypatch):
+    design = design_of(_settled_table())
+    priors = autoscale_priors(design.score, None)
+    h = priors.values()
+    data, b0_mu, rates = _skew_data(_settled_table())
+    logps = kernel.sign_modes(data, b0_mu, rates)[1]
+    assert logps[0] - logps[1] > sampling.SIGN_SETTLED
+    model = sampling.skewnormal_model(design, priors)
+    assert model.user_data[kernel.N_HEADER - 1] == 1.0
+    assert sampling.skewnormal_model(design, priors, fix_sign=False).user_data[
+        kernel.N_HEADER - 1] == 0.0  # fmt: skip
+    assert h.skewness_max > 0
+    run = {"chains": 2, "draws": 300, "tune": 300, "target_accept": 0.8, "seed": 2}
+    post, _ = sampling.sample_nuts(design, priors, "skew_normal", **run)
+    assert (post["skewness"].values > 0).all()
+
+    # a sign fixed by mistake (the modes made to look 100 nats apart on a table whose
+    # sign is not settled) is caught on the draws and the run redone with both signs
+    unsettled = design_of(_skewed_table(8, 4, seed=1))
+    real = kernel.sign_modes
+    calls = []
+
+    def biased(*args):
+        modes, logps, sds = real(*args)
+        return modes, logps + np.array([100.0, 0.0]), sds
+
+    def spy(model, **options):
+        calls.append(float(model.user_data[kernel.N_HEADER - 1]))
+        return nutpie_sample(model, **options)
+
+    nutpie_sample = sampling.nutpie_sample
+    monkeypatch.setattr(kernel, "sign_modes", biased)
+    monkeypatch.setattr(sampling, "nutpie_sample", spy)
+    pri = autoscale_priors(unsettled.score, None)
+    post, _ = sampling.sample_nuts(unsettled, pri, "skew_normal", **run)
+    assert calls == [1.0, 0.0]
+    assert (post["skewness"].values < 0).any()  # the - sign is back in the posterior
