@@ -43,7 +43,12 @@ Skew-normal likelihood (issue 8). Three choices make it sample well:
   cells each sign has a sharp mode of its own (on Robust04 AP at skewness +0.17 and
   -0.13, 46 nats apart) and a chain started in the basin of the lesser one stays
   there, so the sampler starts its chains at the higher
-  (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`).
+  (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`). When the higher mode
+  is 30 nats or more above the other (:data:`~bayes_ir.hierarchical.sampling.SIGN_SETTLED`),
+  the other sign's term is below :math:`e^{-30}` of the sum wherever the chains go, and
+  the sampler evaluates the higher sign's term only, at half the cost; the sign
+  log-odds of every draw is checked, and a run where it fell below 30 is redone with
+  both signs.
 * With a complete matrix the likelihood is evaluated on the topic x system matrix by
   broadcasting (``score_matrix``), not through index vectors, and both signs in one
   fused loop; :math:`\log\Phi` uses one ``erfc`` per cell
