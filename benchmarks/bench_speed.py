@@ -290,20 +290,22 @@ def workload(label, table, likelihood, code, target, ref, seed=20200725, stan=Fa
             "draws": draws, "tune": tune}  # fmt: skip
     rep, wall, cpu, mem = run_child(CHILD, spec)
     theirs = show(label, f"PyMC+nutpie {draws}+{tune}", rep, wall, cpu, mem)
-    if rep["rhat"] > 1.01:  # an ESS of chains that disagree is no rate to compare with
-        print(f"{'':<34} reference failed its diagnostics (R-hat {rep['rhat']:.2f}): no ratio",
-              flush=True)  # fmt: skip
-    else:
-        print(f"{'':<34} {'ratio of ESS/s':<26} {ours / theirs:7.1f}x", flush=True)
+    ratio(ours, theirs, rep)
     if stan and likelihood == "gaussian":
         spec["who"] = "rstanarm"
         rep, wall, cpu, mem = run_child(CHILD, spec)
         stan_rate = show(label, "Stan (rstanarm) 1000+1000", rep, wall, cpu, mem)
-        print(
-            f"{'':<34} {'ratio of ESS/s':<26} {ours / stan_rate:7.1f}x  (Stan: n_eff, "
-            f"sampling {rep['sampling_s']:.0f}s; CPU includes R)",
-            flush=True,
-        )
+        ratio(ours, stan_rate, rep,
+              f"  (Stan: n_eff, sampling {rep['sampling_s']:.0f}s; CPU includes R)")  # fmt: skip
+
+
+def ratio(ours: float, theirs: float, rep: dict, note: str = "") -> None:
+    """Print our ESS/s over the reference's, unless the reference failed its R-hat."""
+    if rep["rhat"] > 1.01:  # an ESS of chains that disagree is no rate to compare with
+        print(f"{'':<34} reference failed its diagnostics (R-hat {rep['rhat']:.3f}): no ratio"
+              f"{note}", flush=True)  # fmt: skip
+    else:
+        print(f"{'':<34} {'ratio of ESS/s':<26} {ours / theirs:7.1f}x{note}", flush=True)
 
 
 def sweep(likelihood: str) -> None:
