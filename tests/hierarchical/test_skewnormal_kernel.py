@@ -156,13 +156,16 @@ def test_non_finite_density_is_reported_to_the_sampler(case):
     design, _, _, data = case
     n_t, n_s = design.shape
     dim = kernel.N_HYPER + n_t + n_s - 2
-    theta = np.zeros(dim)
-    theta[3] = 800.0  # sigma = exp(800) overflows
-    grad, value = np.empty(dim), np.empty(1)
-    status = kernel.logp_cfunc.ctypes(
-        dim, *(a.ctypes.data_as(_DOUBLE_P) for a in (theta, grad, value, data))
-    )
-    assert status in (3, 4)
+    # sigma = exp(800) overflows; sigma = exp(-800) and |skewness| = g expit(-800) are 0,
+    # and divide by 0 (reported, not raised: an exception cannot leave a C callback)
+    for index, value in ((3, 800.0), (3, -800.0), (4, -800.0)):
+        theta = np.zeros(dim)
+        theta[index] = value
+        grad, out = np.empty(dim), np.empty(1)
+        status = kernel.logp_cfunc.ctypes(
+            dim, *(a.ctypes.data_as(_DOUBLE_P) for a in (theta, grad, out, data))
+        )
+        assert status in (3, 4), (index, value)
 
 
 def test_pack_checks_its_input():
@@ -371,3 +374,24 @@ def test_a_settled_sign_is_fixed_and_checked_on_every_draw(monkeypatch):
     post, _ = sampling.sample_nuts(unsettled, pri, "skew_normal", **run)
     assert calls == [1.0, 0.0]
     assert (post["skewness"].values < 0).any()  # the - sign is back in the posterior
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ModelCheckWarning")
+def test_tiny_and_coarse_tables_start_inside_and_report_their_failure():
+    """3 x 3 and binary scores: the topic scale's joint mode runs off to 0 (a funnel's
+    neck); it raised ZeroDivisionError, then started chains at exp(+-400)."""
+    rng = np.random.default_rng(0)
+    for y in (rng.uniform(size=(3, 3)), (rng.uniform(size=(80, 10)) < 0.4).astype(float)):
+        names = [f"s{i}" for i in range(y.shape[1])]
+        table = ScoreTable.from_matrix(y, systems=names, measure="m")
+        table = table.with_roles(champion="s0", challengers=["s1"])
+        data, b0_mu, rates = _skew_data(table)
+        modes, logps, sds = kernel.sign_modes(data, b0_mu, rates)
+        assert np.isfinite(modes).all() and np.isfinite(logps).all()
+        start = -np.log(rates)
+        assert (np.abs(modes[:, 1:4] - start) < 12).all()
+        assert (sds[:, : kernel.N_HYPER] <= 1).all()
+        result = fit(table, likelihood="skew_normal", seed=3, draws=300, model_check=False)
+        assert np.isfinite(result.draws["sigma_topic"].values).all()
+        assert result.draws["sigma_topic"].values.max() < 100 * y.std()
