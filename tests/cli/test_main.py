@@ -221,3 +221,25 @@ def test_package_warnings_print_as_one_line(capsys):
     err = capsys.readouterr().err
     assert err.strip() == "warning: dropped 3 topics not scored by every system"
     assert "x.py" not in err
+
+
+def test_draws_help_states_the_package_defaults():
+    """The --draws help is written out (no fitting import at startup): check its numbers."""
+    import typing
+
+    from bayes_ir import defaults
+    from bayes_ir.cli._app import Draws
+    from bayes_ir.hierarchical.fit import (
+        EXACT_DRAWS,
+        GIBBS_DRAWS,
+        SKEW_NORMAL_CELL_DRAWS,
+        SKEW_NORMAL_DRAWS,
+        SKEW_NORMAL_MIN_DRAWS,
+    )
+
+    text = typing.get_args(Draws)[1].help
+    assert EXACT_DRAWS == GIBBS_DRAWS == SKEW_NORMAL_DRAWS == 10_000
+    assert "10,000 for the exact and Gibbs samplers and for the skew-normal" in text
+    assert f"up to {SKEW_NORMAL_CELL_DRAWS // SKEW_NORMAL_DRAWS:,} cells" in text
+    assert f"at least {SKEW_NORMAL_MIN_DRAWS:,}" in text
+    assert f"{defaults.DRAWS:,} for other NUTS fits" in text
