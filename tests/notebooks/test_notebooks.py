@@ -14,8 +14,15 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
-#: Notebooks that fit several hierarchical models (about a minute each on 2 cores).
-SLOW = {"champion_vs_challengers", "deployment_review", "risk_deployment_review"}
+#: Notebooks that take over 10 s to execute on 2 cores (those that fit several
+#: hierarchical models take about a minute each): run with ``-m slow``, which CI runs too.
+SLOW = {
+    "champion_vs_challengers",
+    "deployment_review",
+    "glm_link_comparison",
+    "ranking_reliability",
+    "risk_deployment_review",
+}
 PARAMS = [
     pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW else [])
     for p in NOTEBOOKS
