@@ -23,7 +23,9 @@ Workloads (targets from the issue; ``../shared/data`` must be present):
 6. a sweep of 10 rb04-shaped tables with gaps (Gibbs) and 10 with the skew-normal:
    compiled-code cost of the whole sweep against one fit's.
 
-Run: ``python benchmarks/bench_speed.py [--quick] [--no-reference] [--only N ...]``.
+Run: ``python benchmarks/bench_speed.py [--no-reference] [--no-stan] [--only N ...]
+[--seeds K]``. Our rows use the package defaults (draws included); a reference whose
+R-hat fails 1.01 gets no ratio. Stan (rstanarm) runs on workload 1 when R has it.
 Figures are for whatever machine runs it; they are noisy when it is shared (the load
 average is printed first).
 """
