@@ -924,11 +924,6 @@ def _draw_nuts(
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
-#: Variables kept at full precision: the intercept carries the scores' offset, and float32
-#: (7 significant digits) would quantise scores like 1e6 +- 1e-3 to steps of 0.06.
-_FULL_PRECISION = frozenset({"b0"})
-
-
 def skew_normal_draws(n_cells: int) -> int:
     """Default draws per chain of the skew-normal model for a table of ``n_cells`` scores.
 
@@ -940,6 +935,11 @@ def skew_normal_draws(n_cells: int) -> int:
     """
     budget = SKEW_NORMAL_CELL_DRAWS // max(int(n_cells), 1)
     return int(max(SKEW_NORMAL_MIN_DRAWS, min(SKEW_NORMAL_DRAWS, budget)))
+
+
+#: Variables kept at full precision: the intercept carries the scores' offset, and float32
+#: (7 significant digits) would quantise scores like 1e6 +- 1e-3 to steps of 0.06.
+_FULL_PRECISION = frozenset({"b0"})
 
 
 def _float32_values(name: str, values: Any) -> Any:

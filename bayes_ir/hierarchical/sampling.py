@@ -97,7 +97,7 @@ def compiled_model(design: Design, priors: Priors, likelihood: str, sigma: str =
 SIGN_SETTLED: float = 30.0
 
 
-def skewnormal_model(design: Design, priors: Priors, *, fix_sign: bool = True):
+def skewnormal_model(design: Design, priors: Priors):
     r"""Return the skew-normal model for nutpie, on the compiled kernel (no PyTensor compile).
 
     Log density and gradient come from
@@ -107,13 +107,12 @@ def skewnormal_model(design: Design, priors: Priors, *, fix_sign: bool = True):
     by :func:`nutpie.compile_pymc_model`, whose model class is reused here. A new
     dataset compiles nothing, so the model is not cached.
 
-    With ``fix_sign`` (default), when one sign's mode is :data:`SIGN_SETTLED` nats or
-    more above the other's (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`),
-    the sampler's density is the joint density of the parameters and that sign
-    instead of the sum over both signs: half the cost per gradient, and the same
-    density within a factor :math:`1 + e^{-\ell}`, :math:`\ell` the sign log-odds
-    at the point, which :func:`sample_nuts` checks on every draw. ``fix_sign=False``
-    always sums the sign out.
+    When one sign's mode is :data:`SIGN_SETTLED` nats or more above the other's
+    (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`), the sampler's
+    density is the joint density of the parameters and that sign instead of the sum
+    over both signs: half the cost per gradient, and the same density within a factor
+    :math:`1 + e^{-\ell}`, :math:`\ell` the sign log-odds at the point, which
+    :func:`sample_nuts` checks on every draw (:func:`_sign_summed` undoes it).
     """
     from nutpie.compile_pymc import CompiledPyMCModel
 
@@ -136,7 +135,7 @@ def skewnormal_model(design: Design, priors: Priors, *, fix_sign: bool = True):
     data = kernel.pack(design.matrix, constants)
     modes, logps, sds = kernel.sign_modes(data, constants[0], rates)
     gap = float(logps[0] - logps[1])
-    if fix_sign and abs(gap) >= SIGN_SETTLED:
+    if abs(gap) >= SIGN_SETTLED:
         data = kernel.pack(design.matrix, constants, sign=1 if gap > 0 else -1)
 
     return CompiledPyMCModel(
@@ -252,7 +251,7 @@ def sample_nuts(
             compiled, _ = compiled_model(design, priors, likelihood, sigma)
         trace = nutpie_sample(compiled, label=label, **options)
         if kernel_model and not _sign_held(compiled.user_data, trace):
-            compiled = skewnormal_model(design, priors, fix_sign=False)
+            compiled = _sign_summed(compiled)
             trace = nutpie_sample(compiled, label=label, **options)
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
@@ -295,6 +294,17 @@ def _sign_held(data: np.ndarray, trace: xr.DataTree) -> bool:
     sign = float(data[N_HEADER - 1])
     logodds = np.asarray(trace["posterior"].to_dataset()[SIGN_LOGODDS])
     return sign == 0.0 or float(np.min(sign * logodds)) >= SIGN_SETTLED
+
+
+def _sign_summed(model):
+    """Return the kernel model ``model`` with the sign of the skewness summed out."""
+    import dataclasses
+
+    from bayes_ir.hierarchical.skewnormal_kernel import N_HEADER
+
+    data = model.user_data.copy()
+    data[N_HEADER - 1] = 0.0
+    return dataclasses.replace(model, user_data=data)
 
 
 def _adaptation(design: Design, likelihood: str) -> str:

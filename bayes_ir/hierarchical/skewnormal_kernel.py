@@ -196,7 +196,7 @@ def _shape_of(abs_skewness):
 
 @_jit
 def _unpack(data):
-    """Return the matrix ``y`` and the six prior constants (and the form) of a data block."""
+    """Return the matrix ``y`` and the header after T, S (priors, form, sign: N_HEADER)."""
     n_t, n_s = int(data[0]), int(data[1])
     return data[N_HEADER : N_HEADER + n_t * n_s].reshape((n_t, n_s)), data[2:N_HEADER]
 
