@@ -92,11 +92,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 from scipy import special, stats
 
 from bayes_ir import defaults
 from bayes_ir.errors import ModelCheckWarning
+from bayes_ir.hierarchical.families import family_of, get_family
 
 __all__ = [
     "ALPHA_COVERAGE",
@@ -123,7 +123,9 @@ ALPHA_PPP: float = 1e-4
 #: A binomial tail probability of the scores outside an interval below this fails.
 ALPHA_COVERAGE: float = 1e-4
 #: Names of the checks, in the order ``failed_checks`` lists them.
-CHECKS: tuple[str, ...] = ("coverage_95", "coverage_50", "sd", "lost", "mean", "skewness")
+CHECKS: tuple[str, ...] = (
+    "coverage_95", "coverage_50", "sd", "lost", "mean", "skewness", "zeros", "ones"
+)  # fmt: skip
 #: The calibration study of the rule (module docstring): (events, trials) per rate.
 MEASURED_RATES: dict[str, tuple[int, int]] = {
     "false_alarm_system_T50_S45": (2, 9000),
@@ -152,7 +154,15 @@ MODEL_CHECK_COLUMNS = (
     "ppp_lost",
     "flagged",
     "failed_checks",
+    "share_zeros",
+    "pred_zeros",
+    "ppp_zeros",
+    "share_ones",
+    "pred_ones",
+    "ppp_ones",
 )
+#: Names of the point masses a family may declare (their checks and columns).
+_MASSES: dict[float, str] = {0.0: "zeros", 1.0: "ones"}
 #: Elements of one block of replicates (draws x topics x systems), to bound memory.
 _BLOCK: int = 2_000_000
 _SAMPLE = ("chain", "draw")
@@ -265,12 +275,17 @@ class ModelCheck:
             else:
                 facts.append(f"{check} {_side(row[f'ppp_{check}'])}")
         hint = "likelihood='auto'"
-        if self.likelihood != "skew_normal":
+        if self.likelihood == "gaussian":
             hint = "likelihood='skew_normal' or " + hint
+        if "system" in get_family(self.likelihood).dispersions:
+            hint += (
+                ", or a per-system residual SD"
+                if self.likelihood != "zoib"
+                else (", or a per-system precision (sigma='system')")
+            )
         return (
             f"the {self.likelihood} model does not describe {system} "
-            f"({'; '.join(facts)}): do not act on its results; try {hint}, "
-            "or a per-system residual SD"
+            f"({'; '.join(facts)}): do not act on its results; try {hint}"
         )
 
     def summary(self) -> str:
@@ -288,11 +303,18 @@ class ModelCheck:
             f"  {'system':<{width}}  {'cov50':>6} {'cov95':>6} {'p_mean':>7} {'p_sd':>6} "
             f"{'p_skew':>7} {'p_lost':>7}  fit",
         ]
+        masses = [m for m in ("zeros", "ones") if frame[f"ppp_{m}"].notna().any()]
+        if masses:  # exact 0s / 1s: observed share, predicted share
+            lines[-1] = lines[-1].replace("  fit", "".join(
+                f" {m + ' obs/pred':>15}" for m in masses) + "  fit")  # fmt: skip
         for r in shown.itertuples(index=False):
             lost = "" if not np.isfinite(r.ppp_lost) else f"{r.ppp_lost:.3f}"
+            shares = "".join(
+                f" {getattr(r, f'share_{m}'):7.3f}/{getattr(r, f'pred_{m}'):.3f}" for m in masses
+            )
             lines.append(
                 f"  {r.system:<{width}}  {r.coverage_50:6.2f} {r.coverage_95:6.2f} "
-                f"{r.ppp_mean:7.3f} {r.ppp_sd:6.3f} {r.ppp_skewness:7.3f} {lost:>7}  "
+                f"{r.ppp_mean:7.3f} {r.ppp_sd:6.3f} {r.ppp_skewness:7.3f} {lost:>7}{shares}  "
                 + (f"MISFIT: {r.failed_checks}" if r.flagged else "ok")
             )
         n_art = int((frame["role"] == "artifact").sum())
@@ -302,6 +324,12 @@ class ModelCheck:
             f"  flagged: scores outside an interval with binomial tail < {self.alpha_coverage:g},"
             f" p_sd or p_lost < {self.alpha_ppp:g}, p_mean or p_skew beyond {self.alpha_ppp:g}"
             " from 0 or 1"
+            + (
+                f"; a count of exact {' and '.join(masses)} with predictive tail < "
+                f"{self.alpha_ppp:g} (PIT randomised at point masses)"
+                if masses
+                else ""
+            )
         )
         return "\n".join(lines)
 
@@ -381,13 +409,6 @@ def _ppp(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
     return np.where(ok, special.ndtr(z), np.nan)
 
 
-def _per_draw(value: np.ndarray, systems: np.ndarray) -> np.ndarray:
-    """Broadcast a scale/shape of shape (n,) or (n, S) to (n, B, 1) for a block of systems."""
-    if value.ndim == 1:
-        return value[:, None, None]
-    return value[:, systems, None]
-
-
 def _cdf(y, mu, sigma, alpha) -> np.ndarray:
     """Predictive CDF of each draw at the observed scores (Gaussian or skew-normal)."""
     if alpha is None:
@@ -417,45 +438,60 @@ def _binom_tail(outside: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
     return stats.binom.sf(outside - 1, n, p)
 
 
-def _subset(var: xr.DataArray, keep: np.ndarray) -> xr.DataArray:
-    """Select the draws of ``var`` at the flat (chain-major) indices ``keep``, as dim ``sample``.
+def _count_tails(prob: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Posterior predictive tails of a count of cells: :math:`P(X \le k)`, :math:`P(X \ge k)`.
 
-    Only the kept draws are copied (a fit's topic effects can take gigabytes).
+    ``prob`` (n, B, T): the probability that each cell takes the value counted, per draw
+    (0 for missing cells); ``k`` (B,): the observed counts. Given a draw the count is a
+    sum of independent Bernoulli variables (Poisson-binomial); its distribution up to
+    :math:`\max k` is built by the exact recursion over the cells, and the tails are
+    averaged over the draws. A count above half its cells is handled as the count of
+    the other cells (fewer states).
     """
-    chain, draw = np.divmod(keep, var.sizes["draw"])
-    return var.isel(
-        chain=xr.DataArray(chain, dims="sample"), draw=xr.DataArray(draw, dims="sample")
-    )
-
-
-def _flat(var: xr.DataArray) -> np.ndarray:
-    """Draws of ``var`` (dim ``sample``, see :func:`_subset`) as float64 (n, ...)."""
-    other = [d for d in var.dims if d != "sample"]
-    return np.asarray(var.transpose("sample", *other).values, dtype=float)
+    n, b, t = prob.shape
+    flip = k > t / 2
+    q = np.where(flip[None, :, None], 1.0 - prob, prob)
+    j = np.where(flip, t - k, k).astype(int)
+    top = int(j.max()) + 1
+    pmf = np.zeros((n, b, top + 1))
+    pmf[..., 0] = 1.0
+    for c in range(t):
+        qc = q[:, :, c, None]
+        pmf[..., 1:] = pmf[..., 1:] * (1.0 - qc) + pmf[..., :-1] * qc
+        pmf[..., 0] *= 1.0 - qc[..., 0]
+    cum = np.cumsum(pmf, axis=-1)
+    idx = np.arange(b)
+    le = cum[:, idx, j].mean(axis=0)  # P(X' <= j) of the counted (or flipped) cells
+    lt = np.where(j > 0, cum[:, idx, np.maximum(j - 1, 0)].mean(axis=0), 0.0)
+    below, above = le, 1.0 - lt  # P(X' <= j), P(X' >= j)
+    return np.where(flip, above, below), np.where(flip, below, above)
 
 
 def _check_arrays(
     y: np.ndarray,
-    b0: np.ndarray,
-    topic: np.ndarray,
-    system: np.ndarray,
-    sigma: np.ndarray,
-    alpha: np.ndarray | None,
+    cells_of: Any,
+    n_draws: int,
     champion: int | None,
     rng: np.random.Generator,
+    point_masses: tuple[float, ...] = (),
 ) -> dict[str, np.ndarray]:
-    """Coverage and ppp-values per system from draws (n,), (n, T), (n, S), scales (n,)/(n, S).
+    """Coverage and ppp-values per system; ``cells_of(idx)`` gives a block's :class:`Cells`.
 
-    ``y`` is the topic x system matrix with NaN for missing cells.
+    ``y`` is the topic x system matrix with NaN for missing cells. The PIT of a score
+    with a point mass is randomised, :math:`F(y^-) + V (F(y) - F(y^-))`, V ~ U(0, 1)
+    (Dunn and Smyth 1996), uniform when the model holds.
     """
-    n, n_t = topic.shape
-    n_s = system.shape[1]
+    n_t, n_s = y.shape
     obs = np.isfinite(y).T  # (S, T): the layout of every block below
     y0 = np.where(obs, y.T, 0.0)
     w = obs.astype(float)
-    out = {k: np.full(n_s, np.nan) for k in ("c50", "c95", "mean", "sd", "skew", "lost")}
+    keys: tuple[str, ...] = ("c50", "c95", "mean", "sd", "skew", "lost")
+    keys += tuple(
+        f"{k}_{_MASSES[v]}" for v in point_masses for k in ("share", "pred", "low", "high")
+    )
+    out = {k: np.full(n_s, np.nan) for k in keys}
     out["n"] = obs.sum(axis=1)
-    size = max(1, _BLOCK // max(n * n_t, 1))
+    size = max(1, _BLOCK // max(n_draws * n_t, 1))
     order = list(range(n_s))
     if champion is not None:  # the champion first: its replicate is kept for "lost"
         order.remove(champion)
@@ -465,15 +501,18 @@ def _check_arrays(
     for block in blocks:
         idx = np.asarray(block)
         wb, yb = w[idx], y0[idx]
-        mu = (b0[:, None] + system[:, idx])[:, :, None] + topic[:, None, :]  # (n, B, T)
-        sig = _per_draw(sigma, idx)
-        alp = None if alpha is None else _per_draw(alpha, idx)
-        pit = _cdf(yb[None], mu, sig, alp).mean(axis=0)
+        cells = cells_of(idx)
+        mu = cells.mean  # (n, B, T)
+        below, at = cells.cdf(yb[None])
+        pit = at.mean(axis=0)
+        if below is not at:  # point masses: randomised PIT
+            low = below.mean(axis=0)
+            pit = low + rng.uniform(size=pit.shape) * (pit - low)
         m = wb.sum(axis=1)
         out["c50"][idx] = (((pit >= 0.25) & (pit <= 0.75)) * wb).sum(axis=1) / m
         out["c95"][idx] = (((pit >= 0.025) & (pit <= 0.975)) * wb).sum(axis=1) / m
-        eps = _residuals(mu, sig, alp, rng)
-        rep = mu + eps
+        rep = cells.rvs(rng)
+        eps = rep - mu
         rep *= wb
         out["mean"][idx] = _ppp(rep.sum(axis=-1) / m, yb.sum(axis=-1) / m)
         eps *= wb  # realised discrepancies: the replicated and the observed residuals
@@ -481,6 +520,14 @@ def _check_arrays(
         _, sd_obs, skew_obs = _moments((yb - mu) * wb, wb)
         out["sd"][idx] = _ppp(sd_rep, sd_obs)
         out["skew"][idx] = _ppp(_skewness_z(skew_rep, m), _skewness_z(skew_obs, m))
+        for v in point_masses:
+            name = _MASSES[v]
+            lo_v, at_v = cells.cdf(np.full_like(yb[None], v))
+            prob = (at_v - lo_v) * wb  # P(score == v) per draw and cell
+            k = np.rint(((yb == v) * wb).sum(axis=1))
+            out[f"share_{name}"][idx] = k / m
+            out[f"pred_{name}"][idx] = prob.sum(axis=-1).mean(axis=0) / m
+            out[f"low_{name}"][idx], out[f"high_{name}"][idx] = _count_tails(prob, k)
         if champion is None:
             continue
         if champ_rep is None:
@@ -509,7 +556,23 @@ def _flags(
         "mean": (res["mean"] < alpha_ppp) | (res["mean"] > 1 - alpha_ppp),
         "skewness": (res["skew"] < alpha_ppp) | (res["skew"] > 1 - alpha_ppp),
     }
+    for name in _MASSES.values():  # exact 0s and 1s, two-sided (families with point masses)
+        if f"low_{name}" not in res:
+            fails[name] = np.zeros(len(n), bool)
+            continue
+        low, high = res[f"low_{name}"], res[f"high_{name}"]
+        fails[name] = (np.nan_to_num(low, nan=1.0) < alpha_ppp) | (
+            np.nan_to_num(high, nan=1.0) < alpha_ppp
+        )
     return [tuple(c for c in CHECKS if fails[c][j]) for j in range(len(n))]
+
+
+def _mid_p(res: dict[str, np.ndarray], name: str, n_systems: int) -> np.ndarray:
+    """Mid-p value of a count of exact values: P(X > k) + P(X = k) / 2 (NaN when unchecked)."""
+    low, high = res.get(f"low_{name}"), res.get(f"high_{name}")
+    if low is None or high is None:
+        return np.full(n_systems, np.nan)
+    return 0.5 * (1.0 + high - low)
 
 
 def check_model(
@@ -585,30 +648,23 @@ def check_model(
     n = min(total, int(n_draws))
     rng = np.random.default_rng([seed, 0xADE])
     keep = np.sort(rng.choice(total, size=n, replace=False))
+    observed = observed.sel(topic=post["topic"].values, system=post["system"].values)
     systems = [str(s) for s in observed["system"].values]
     roles = [str(r) for r in observed["role"].values] if "role" in observed.coords else []
     roles = roles or [""] * len(systems)
     likelihood = str(
         getattr(fit, "likelihood", "") or ("skew_normal" if "alpha" in post else "gaussian")
     )
-    sys_eff = _subset(post["system_effect"], keep).sel(system=systems)
-    top_eff = _subset(post["topic_effect"], keep).sel(topic=observed["topic"].values)
-    sigma = _subset(post["sigma"], keep)
-    alpha = _subset(post["alpha"], keep) if likelihood == "skew_normal" else None
-    if "system" in sigma.dims:
-        sigma = sigma.sel(system=systems)
-    if alpha is not None and "system" in alpha.dims:
-        alpha = alpha.sel(system=systems)
+    family = family_of(fit) if hasattr(fit, "provenance") else get_family(likelihood)
+    params = family.parameters(post, keep)
     champion = roles.index("champion") if "champion" in roles else None
     res = _check_arrays(
         np.asarray(observed.values, dtype=float),
-        _flat(_subset(post["b0"], keep)),
-        _flat(top_eff),
-        _flat(sys_eff),
-        _flat(sigma),
-        None if alpha is None else _flat(alpha),
+        lambda idx: family.cells(params, idx),
+        n,
         champion,
         rng,
+        family.point_masses,
     )
     failed = _flags(res, alpha_ppp, alpha_coverage)
     frame = pd.DataFrame(
@@ -624,6 +680,12 @@ def check_model(
             "ppp_lost": res["lost"],
             "flagged": [bool(f) for f in failed],
             "failed_checks": [", ".join(f) for f in failed],
+            **{
+                f"{kind}_{name}": res.get(f"{kind}_{name}", np.full(len(systems), np.nan))
+                for name in _MASSES.values()
+                for kind in ("share", "pred")
+            },
+            **{f"ppp_{name}": _mid_p(res, name, len(systems)) for name in _MASSES.values()},
         }
     )
     return ModelCheck(

@@ -155,8 +155,12 @@ def system_draws(fit: Any) -> xr.DataArray:
 
 
 def _system_draws_named(fit: Any) -> tuple[xr.DataArray, list[str]]:
-    """Return the system effects' draws and the system names, in order."""
-    u = system_draws(fit)
+    """Return the draws of the systems' score-scale means and the system names, in order.
+
+    Every contrast, probability and rank reads these (:func:`system_mean_draws`), so it
+    is in the measure's units whatever the likelihood family.
+    """
+    u = system_mean_draws(fit)
     return u, [str(s) for s in u["system"].values]
 
 
@@ -166,9 +170,18 @@ def topic_draws(fit: Any) -> xr.DataArray:
 
 
 def system_mean_draws(fit: Any) -> xr.DataArray:
-    r"""Posterior draws of the system means :math:`\beta_0 + u_s`, dims (chain, draw, system)."""
+    r"""Posterior draws of each system's mean score, dims (chain, draw, system), ``role`` coord.
+
+    On the measure's scale whatever the likelihood family: :math:`\beta_0 + u_s` for
+    the Gaussian and skew-normal (identity link); the posterior's ``system_mean``
+    (the expected score over the topic population, see
+    :mod:`bayes_ir.hierarchical.families.base`) for a family with another link.
+    """
     post = _posterior(fit)
     u = system_draws(fit)
+    if "system_mean" in post:
+        means = post["system_mean"].transpose("chain", "draw", "system")
+        return u.copy(data=np.asarray(means.sel(system=u["system"].values).values, dtype=float))
     return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=SAMPLE_DIMS)
 
 
@@ -264,6 +277,13 @@ def _data_names(fit: Any) -> dict[str, str]:
         return {"collection": str(table.collections[0]), "measure": str(table.measures[0])}
     except (IndexError, AttributeError, TypeError):
         return {"collection": "", "measure": ""}
+
+
+def _scale_note(fit: Any) -> str:
+    """How the fit's score-scale system means are computed (its family's note)."""
+    from bayes_ir.hierarchical.families import family_of
+
+    return family_of(fit).mean_note() if hasattr(fit, "provenance") else "b0 + effect"
 
 
 def _header(fit: Any, title: str) -> str:
@@ -390,6 +410,10 @@ class Comparison(_Gated):
         carries none, e.g. a bare DataTree).
     collection, measure
         The data the fit was made on (empty when unknown).
+    scale_note
+        How the systems' mean scores are computed (``"b0 + effect"`` for the identity
+        link; the expected score over the topic population for a logit family, see
+        :mod:`bayes_ir.hierarchical.families.base`).
     """
 
     champion: str
@@ -404,6 +428,7 @@ class Comparison(_Gated):
     model_check: Any = None
     collection: str = ""
     measure: str = ""
+    scale_note: str = "b0 + effect"
 
     def fit_status(self) -> list[str]:
         """Return the ``fit`` column: ``ok``, the failed checks, or ``n/a`` without a check.
@@ -521,7 +546,7 @@ class Comparison(_Gated):
             self.gate.banner(),
             "",
             f"Challengers minus champion {self.champion!r} (difference of the model's "
-            "predictive mean scores, b0 + effect; "
+            f"predictive mean scores, {self.scale_note}; "
             f"{pct} equal-tailed intervals; p_gain = P(difference > {self.min_gain:g})):",
             text,
         ]
@@ -623,6 +648,7 @@ def compare(
         header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),
         diagnostics=diag,
         model_check=getattr(fit, "model_check", None),
+        scale_note=_scale_note(fit),
         **_data_names(fit),
     )
 

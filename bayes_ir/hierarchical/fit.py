@@ -26,6 +26,7 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.exact import sample_exact
+from bayes_ir.hierarchical.families import Family, family_of, get_family
 from bayes_ir.hierarchical.gibbs import sample_gibbs
 from bayes_ir.hierarchical.model import (
     Design,
@@ -34,9 +35,8 @@ from bayes_ir.hierarchical.model import (
     design_of,
     posterior_with_roles,
 )
-from bayes_ir.hierarchical.priors import Priors, autoscale_priors
+from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.sampling import sample_nuts
-from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
@@ -83,6 +83,8 @@ _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy"
 #: Hyperparameters in reporting order: those the diagnostics gate checks, then the
 #: skew-normal's skewness (a function of alpha).
 _HYPER = (*HYPERPARAMETERS, "skewness")
+#: Posterior variables after the hyperparameters and the effects (score-scale means).
+_DERIVED = ("system_mean",)
 _GLOSS = {
     "sigma_topic": "SD of topic effects (topic difficulty)",
     "sigma_system": "SD of system effects",
@@ -92,6 +94,12 @@ _GLOSS = {
     "alpha": "skew-normal shape",
     "skewness": "skewness of the errors",
     "b0": "mean over systems and topics",
+}
+#: Glosses of the logit families' parameters (link scale).
+_LOGIT_GLOSS = {
+    "sigma_topic": "SD of topic effects, logit scale",
+    "sigma_system": "SD of system effects, logit scale",
+    "b0": "logit of the mean at the average topic and system",
 }
 
 
@@ -306,9 +314,8 @@ class HierarchicalFit:
         """Return ``b0``, the scales (and the skew-normal shape) with intervals."""
         p = defaults.ci_prob(ci_prob)
         post = self.draws
-        names = [
-            n for n in _HYPER if n in post and post[n].ndim == 2
-        ]  # per-system sigma: see summary
+        order = dict.fromkeys((*_HYPER, *family_of(self).hyperparameters))
+        names = [n for n in order if n in post and post[n].ndim == 2]  # per-system: summary
         x = np.stack([post[n].transpose("chain", "draw").values for n in names], axis=-1)
         frame = _interval_frame(x, p)
         frame.insert(0, "parameter", names)
@@ -340,6 +347,8 @@ class HierarchicalFit:
             f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
         ]
         hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
+        family = family_of(self)
+        gloss = {**_GLOSS, **(_LOGIT_GLOSS if family.link == "logit" else {})}
         for name in (
             "sigma_topic",
             "sigma_system",
@@ -348,18 +357,24 @@ class HierarchicalFit:
             "sigma_log_sd",
             "alpha",
             "skewness",
+            *(n for n in family.hyperparameters if n not in gloss),
             "b0",
         ):
             if name in hyper.index:
                 row = hyper.loc[name]
                 lines.append(
                     f"  {name:<13} {row['mean']:8.4f} [{row['eti_lower']:.4f}, "
-                    f"{row['eti_upper']:.4f}]  ({_GLOSS[name]})"
+                    f"{row['eti_upper']:.4f}]  ({family.gloss(name) or gloss.get(name, '')})"
                 )
+        effect = "effect" if family.link == "identity" else f"effect on the {family.link} scale"
         lines += [
             "",
-            f"System means b0 + effect ({p:.0%} equal-tailed interval; effect = deviation "
-            f"from the mean of the {self.n_systems} systems):",
+            f"System means {family.mean_note()} ({p:.0%} equal-tailed interval; {effect} = "
+            f"deviation from the mean of the {self.n_systems} systems):"
+            if family.link == "identity"
+            else f"System means on the measure's scale: {family.mean_note()} ({p:.0%} "
+            f"equal-tailed interval; {effect} = deviation from the mean of the "
+            f"{self.n_systems} systems):",
         ]
         frame = self.to_frame(ci_prob=p)
         wide = frame.pivot(index="system", columns="quantity", values=["mean", "sd"])
@@ -383,7 +398,7 @@ class HierarchicalFit:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
         if not self.diagnostics.passed:
             lines.insert(0, GateStatus.of(self).banner())
-        if post["sigma"].ndim == 3:
+        if "sigma" in post and post["sigma"].ndim == 3:
             from bayes_ir.hierarchical.likelihoods import residual_sd_lines
 
             lines += ["", *residual_sd_lines(self, ci_prob=p)]
@@ -493,7 +508,7 @@ def _resolve_method(
         gaussian_ok and (design.complete or method == "gibbs")
     ):
         why = (
-            "the likelihood is skew-normal"
+            f"the likelihood is {likelihood.replace('_', '-')}"
             if likelihood != "gaussian"
             else "sigma='system' (one residual SD per system)"
             if sigma != "pooled"
@@ -516,28 +531,23 @@ def log_likelihood_draws(
 ) -> xr.DataArray:
     """Pointwise log-likelihood of every observed cell, dims (chain, draw, topic, system).
 
-    Missing cells are NaN. Computed from the draws with scipy (Gaussian or
-    skew-normal with the brms mean/SD parameterisation).
+    Missing cells are NaN. ``likelihood`` names the family (a spec such as
+    ``"binomial(trials=10)"``); its cells give the log density (Gaussian, skew-normal
+    in brms' mean/SD form, zoib: density inside (0, 1), mass at 0 and 1) or the log
+    probability mass (bernoulli, binomial). Computed ``chunk`` draws at a time.
     """
-    from scipy import stats as st
-
-    b0 = post["b0"].transpose("chain", "draw").values[..., None, None]
-    a = post["topic_effect"].transpose("chain", "draw", "topic").values[..., :, None]
-    c = post["system_effect"].transpose("chain", "draw", "system").values[..., None, :]
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-
-    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values[..., None, :]
-    y = design.matrix[None, None]
-    out = np.empty(b0.shape[:2] + design.matrix.shape)
-    for start in range(0, b0.shape[1], chunk):
-        sl = slice(start, start + chunk)
-        mu = b0[:, sl] + a[:, sl] + c[:, sl]
-        if likelihood == "gaussian":
-            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=sig[:, sl])
-        else:
-            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None, None]
-            xi, omega = skewnormal_location_scale(mu, sig[:, sl], alpha)
-            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
+    family = get_family(likelihood).resolved(design)
+    n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
+    y = design.matrix.T  # (S, T): the layout of the family's cells
+    systems = np.arange(y.shape[0])
+    out = np.empty((n_chain * n_draw, *design.matrix.shape))
+    for start in range(0, n_chain * n_draw, chunk):
+        keep = np.arange(start, min(start + chunk, n_chain * n_draw))
+        cells = family.cells(family.parameters(post, keep), systems)
+        with np.errstate(invalid="ignore"):
+            out[keep] = np.swapaxes(cells.logpdf(np.where(np.isfinite(y), y, 0.0)), 1, 2)
+    out[:, ~np.isfinite(design.matrix)] = np.nan
+    out = out.reshape(n_chain, n_draw, *design.matrix.shape)
     return xr.DataArray(
         out,
         dims=("chain", "draw", "topic", "system"),
@@ -570,6 +580,7 @@ def assemble_datatree(
             coords={"chain": np.arange(n_c), "draw": np.arange(n_d)},
         )
     order = [v for v in (*_HYPER, "topic_effect", "system_effect") if v in post]
+    order += [str(v) for v in post if v not in order]  # a family's own (system_mean, ...)
     post = post[order].assign_coords(
         topic=list(design.topics),
         system=list(design.systems),
@@ -603,6 +614,8 @@ def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str) -> str
         return "blocked-gibbs"
     if sampler == "nutpie" and likelihood == "skew_normal" and sigma == "pooled":
         return "nutpie+skewnormal_kernel"
+    if sampler == "nutpie" and get_family(likelihood).kernel:
+        return f"nutpie+{likelihood}_kernel"
     return sampler
 
 
@@ -768,12 +781,17 @@ def fit(
         log_likelihood=log_likelihood,
     )
     design = design_of(table)
+    family = get_family(likelihood).resolved(design).with_dispersion(opts["sigma"])
+    opts["family"] = family.spec
+    family.check_scores(design)
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
-    pri = autoscale_priors(design.score, priors)
+    pri = family.resolve_priors(design, priors)
     if method == "exact":
         post, stats, info = _draw_exact(design, pri, opts)
     elif method == "gibbs":
         post, stats, info = _draw_gibbs(design, pri, opts)
+    elif family.kernel:
+        post, stats, info = _draw_family(family, design, pri, opts)
     else:
         post, stats, info = _draw_nuts(design, pri, opts)
     tree = _posterior_tree(post, stats, design, opts)
@@ -924,6 +942,35 @@ def _draw_nuts(
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
+def _draw_family(
+    family: Family, design: Design, pri: Priors, opts: dict[str, Any]
+) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
+    """Sample a family of :mod:`bayes_ir.hierarchical.families` (NUTS on its kernel).
+
+    Fills in ``opts``' sampler settings (the family's default draws and warm-up); the
+    draws are kept at float32 precision as :func:`_draw_nuts` keeps them.
+    """
+    if opts["target_accept"] is None:
+        opts["target_accept"] = defaults.TARGET_ACCEPT
+    opts["sampler"] = "nutpie" if opts["sampler"] is None else opts["sampler"]
+    default_draws, default_tune = family.default_draws(int(design.score.size))
+    opts["draws"] = default_draws if opts["draws"] is None else opts["draws"]
+    opts["tune"] = default_tune if opts["tune"] is None else opts["tune"]
+    _check_memory(design, opts)
+    post, stats, info = family.sample(
+        design,
+        pri,
+        sampler=opts["sampler"],
+        chains=int(opts["chains"]),
+        draws=opts["draws"],
+        tune=opts["tune"],
+        target_accept=float(opts["target_accept"]),
+        seed=opts["seed"],
+    )
+    info = {**info, **_nuts_acceptance(stats)}
+    return _float32_precision(post), None if stats is None else _float32_precision(stats), info
+
+
 def skew_normal_draws(n_cells: int) -> int:
     """Default draws per chain of the skew-normal model for a table of ``n_cells`` scores.
 
@@ -966,7 +1013,7 @@ def _posterior_tree(
         posterior,
         design,
         sample_stats=tree["sample_stats"].to_dataset() if stats is not None else None,
-        log_likelihood=log_likelihood_draws(posterior, design, opts["likelihood"]),
+        log_likelihood=log_likelihood_draws(posterior, design, opts["family"]),
     )
 
 
@@ -990,6 +1037,7 @@ def _provenance(
         "challengers": list(table.challengers),
         "artifacts": list(table.artifacts),
         "likelihood": opts["likelihood"],
+        "family": opts["family"],
         "sigma": opts["sigma"],
         "method": method,
         "sampler": _sampler_name(

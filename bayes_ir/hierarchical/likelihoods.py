@@ -111,7 +111,7 @@ def loo_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> 
     seed = defaults.SEED if seed is None else int(seed)
     post = _thin(fit.draws, n, seed)
     design = design_of(fit.table)
-    ll = log_likelihood_draws(post, design, fit.likelihood)
+    ll = log_likelihood_draws(post, design, fit.provenance.get("family", fit.likelihood))
     ll = ll.stack(obs=("topic", "system")).reset_index("obs")
     ll = ll.isel(obs=np.flatnonzero(np.isfinite(design.matrix).ravel()))
     post = post.drop_vars([c for c in post.coords if c not in ("chain", "draw", *post.dims)])
@@ -148,8 +148,7 @@ def arviz_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -
     \sigma_s^{(i)}[, \alpha^{(i)}])`, as in
     :func:`~bayes_ir.hierarchical.posterior_predictive`.
     """
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-    from bayes_ir.hierarchical.predictive import _simulate
+    from bayes_ir.hierarchical.families import family_of
 
     tree = loo_data(fit, draws=draws, seed=seed)
     post = tree["posterior"].to_dataset()
@@ -161,16 +160,11 @@ def arviz_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -
         "the posterior predictive draws", {"draws": n_chain * n_draw, "cells": cells.size}
     )
 
-    def flat(x: xr.DataArray, *dims: str) -> np.ndarray:
-        return np.asarray(x.transpose("chain", "draw", *dims).values).reshape(n_chain * n_draw, -1)
-
-    mu = flat(post["b0"]) + flat(post["topic_effect"], "topic")  # (draws, T)
-    effect = flat(post["system_effect"], "system")
-    sigma = flat(residual_sd_draws(post), "system")
-    alpha = flat(post["alpha"])[:, 0] if fit.likelihood == "skew_normal" else None
+    family = family_of(fit)
+    params = family.parameters(post)
     rng = np.random.default_rng([defaults.SEED if seed is None else int(seed), 0x99C])
     rep = np.stack(
-        [_simulate(mu + effect[:, [j]], sigma[:, j], alpha, rng) for j in range(effect.shape[1])],
+        [family.cells(params, np.array([j])).rvs(rng)[:, 0] for j in range(post.sizes["system"])],
         axis=-1,
     )  # (draws, T, S)
     rep = rep.reshape(n_chain, n_draw, -1)[..., cells]
@@ -654,8 +648,7 @@ def mean_difference_check(
     Gelman, A., Meng, X.-L., Stern, H. (1996). Posterior predictive assessment of
     model fitness via realized discrepancies. *Statistica Sinica* 6(4), 733-760.
     """
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-    from bayes_ir.hierarchical.predictive import _simulate
+    from bayes_ir.hierarchical.families import family_of
 
     p = defaults.ci_prob(ci_prob)
     seed = defaults.SEED if seed is None else int(seed)
@@ -673,12 +666,11 @@ def mean_difference_check(
     def flat(x: xr.DataArray) -> np.ndarray:
         return np.asarray(x.stack(sample=("chain", "draw")).transpose("sample", ...).values)
 
-    b0 = flat(post["b0"])
-    a = flat(post["topic_effect"].transpose("chain", "draw", "topic"))
+    family = family_of(fit)
+    params = family.parameters(post)
+    index = {s: j for j, s in enumerate(systems)}
     topics = [str(t) for t in post["topic_effect"]["topic"].values]
-    u = post["system_effect"]
-    sig = residual_sd_draws(post)
-    alpha = flat(post["alpha"]) if fit.likelihood == "skew_normal" else None
+    u = family.system_means(post)
     rng = np.random.default_rng([seed, 0x3D])
     rows = []
     lo, hi = (1 - p) / 2, (1 + p) / 2
@@ -688,8 +680,8 @@ def mean_difference_check(
         t_obs = float(obs[both].mean())
         reps = []
         for s in (chal, champ):
-            mu = b0[:, None] + a[:, both] + flat(u.sel(system=s))[:, None]
-            reps.append(_simulate(mu, flat(sig.sel(system=s)), alpha, rng).mean(axis=1))
+            cells = family.cells(params, np.array([index[s]]))
+            reps.append(cells.rvs(rng)[:, 0, both].mean(axis=1))
         t_rep = reps[0] - reps[1]
         contrast = flat(u.sel(system=chal) - u.sel(system=champ))
         q = np.quantile(t_rep, [lo, hi])
@@ -711,6 +703,6 @@ def mean_difference_check(
         frame=pd.DataFrame(rows),
         ci_prob=p,
         model=model_name(fit),
-        n_draws=int(b0.size),
+        n_draws=int(params["b0"].size),
         seed=seed,
     )
