@@ -45,6 +45,7 @@ __all__ = [
     "pieces_pair",
     "pack_header",
     "softplus_expit",
+    "with_gradient",
 ]
 
 #: Unconstrained scalars of the crossed part: ``b0, log sigma_topic, log sigma_system``.
@@ -217,6 +218,13 @@ def nutpie_status(value, grad):
         if not math.isfinite(grad[i]):
             return 3
     return 0 if math.isfinite(value) else 4
+
+
+def with_gradient(logp_grad, theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarray]:
+    """Call a kernel's ``logp_grad(theta, data, grad)``; return the density and the gradient."""
+    theta = np.ascontiguousarray(theta, dtype=float)
+    grad = np.empty_like(theta)
+    return logp_grad(theta, data, grad), grad
 
 
 def pack_header(shape: tuple[int, int], b0: tuple[float, float], rates: tuple[float, float],

@@ -18,13 +18,9 @@ There is no dispersion parameter: the variance of a cell is fixed by its mean,
 that (P@10 on topics where systems disagree beyond their main effects) are what the
 model check's ``sd`` test flags.
 
-Priors (logit scale): ``b0 ~ Normal(logit(ybar), 2.5)`` (rstanarm's intercept scale
-for a logit model), ``sigma_topic`` and ``sigma_system ~ Exponential(1)`` (prior mean 1:
-a system one SD above another has odds :math:`e \approx 2.7` times larger); set
-through :class:`~bayes_ir.hierarchical.Priors` fields ``b0_mu``, ``b0_sd``,
-``sigma_topic_rate``, ``sigma_system_rate`` as for the Gaussian model. Each effect
-vector is centred or non-centred by the information the data hold about it
-(:func:`centred_effects`).
+Priors: those of :mod:`~bayes_ir.hierarchical.families.logit` (logit scale), ``ybar``
+the successes per trial. Each effect vector is centred or non-centred by the
+information the data hold about it (:func:`centred_effects`).
 
 Sampler: NUTS (nutpie) on the numba kernel of
 :mod:`~bayes_ir.hierarchical.families.binomial_kernel`, checked against the PyMC model
@@ -45,7 +41,6 @@ Statistics* 2(4), 1360-1383.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -56,36 +51,22 @@ from bayes_ir import validate
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.hierarchical.families import binomial_kernel as kernel
 from bayes_ir.hierarchical.families._kernel import N_CROSSED, pack_header
-from bayes_ir.hierarchical.families.base import Cells, Family, flat_draws, population_mean
+from bayes_ir.hierarchical.families.base import Cells, flat_draws
+from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects
 from bayes_ir.hierarchical.families.sampler import (
     centred_by_information,
     kernel_model,
     sample_kernel,
-    sample_pymc,
-    topic_population_sd,
 )
 
 __all__ = [
     "Bernoulli",
     "Binomial",
     "BinomialCells",
-    "INTERCEPT_SD",
-    "SCALE_RATE",
     "build_pymc_model",
     "centred_effects",
 ]
 
-#: Prior SD of ``b0`` on the logit scale.
-INTERCEPT_SD: float = 2.5
-#: Rate of the Exponential priors of ``sigma_topic`` and ``sigma_system`` (logit scale).
-SCALE_RATE: float = 1.0
-#: Default draws per chain: at most this many cell evaluations per chain ...
-CELL_DRAWS: int = 50_000_000
-#: ... within these bounds (500 items x 100 systems: 1,000 draws; small tables get more,
-#: as their topic SD mixes slowly when each topic holds few 0/1 outcomes), after TUNE
-#: warm-up iterations. With 4 chains the contrasts' bulk ESS is 2,000-12,000 (NUTS draws
-#: of this smooth posterior are nearly independent).
-MIN_DRAWS, MAX_DRAWS, TUNE = 1000, 4000, 500
 #: Tolerance of "k / n is a whole number of successes".
 _WHOLE: float = 1e-6
 
@@ -143,13 +124,11 @@ def centred_effects(k: np.ndarray, n: np.ndarray) -> tuple[bool, bool]:
     return out[0], out[1]
 
 
-class Binomial(Family):
+class Binomial(LogitFamily):
     """k successes of ``trials`` per cell, logit link (module docstring)."""
 
     name: ClassVar[str] = "binomial"
     outcome_space: ClassVar[str] = "counts"
-    link: ClassVar[str] = "logit"
-    kernel: ClassVar[bool] = True
     no_dispersion: ClassVar[str] = (
         "a binomial cell's variance is fixed by its mean, p(1 - p)/n (no residual SD)"
     )
@@ -216,29 +195,6 @@ class Binomial(Family):
                 source=design.source,
             )
 
-    def resolve_priors(self, design: Any, priors: Any) -> Any:
-        """Logit-scale priors (module docstring); fields the user set are kept."""
-        from bayes_ir.hierarchical.priors import Priors, autoscale_priors
-
-        k, n = self.counts(design)
-        ybar = float(np.nansum(k) / np.nansum(n))
-        half = 0.5 / float(np.nansum(n))
-        auto = {
-            "b0_mu": float(special.logit(min(max(ybar, half), 1.0 - half))),
-            "b0_sd": INTERCEPT_SD,
-            "sigma_topic_rate": SCALE_RATE,
-            "sigma_system_rate": SCALE_RATE,
-        }
-        given = Priors() if priors is None else validate.instance("priors", priors, Priors)
-        filled = replace(given, **{f: v for f, v in auto.items() if getattr(given, f) is None})
-        return autoscale_priors(design.score, filled)
-
-    # ------------------------------------------------------------------ sampling
-    def default_draws(self, n_cells: int) -> tuple[int, int]:
-        """Draws per chain within :data:`CELL_DRAWS` cell evaluations, :data:`TUNE` warm-up."""
-        draws = CELL_DRAWS // max(int(n_cells), 1)
-        return int(min(MAX_DRAWS, max(MIN_DRAWS, draws))), TUNE
-
     def data_block(self, design: Any, priors: Any) -> np.ndarray:
         """Return the kernel's data block (:func:`~binomial_kernel.pack`) for ``design``."""
         k, n = self.counts(design)
@@ -256,15 +212,13 @@ class Binomial(Family):
         """Variables of the posterior (before :meth:`finish` adds ``system_mean``)."""
         return ("b0", "sigma_topic", "sigma_system", "topic_effect", "system_effect")
 
-    def sample(
-        self, design: Any, priors: Any, *, sampler: str = "nutpie", **options: Any
-    ) -> tuple[Any, Any, dict]:
-        """NUTS on the kernel (nutpie) or on :func:`build_pymc_model` (``sampler="pymc"``).
+    def mean_score(self, design: Any) -> float:
+        """Successes per trial over the table."""
+        k, n = self.counts(design)
+        return float(np.nansum(k) / np.nansum(n))
 
-        Returns the posterior, the sample statistics and an info dict.
-        """
-        if sampler == "pymc":
-            return sample_pymc(self, design, priors, **options)
+    def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
+        """Sample :mod:`~.binomial_kernel` with nutpie."""
         data = self.data_block(design, priors)
         n_t, n_s = design.shape
         names, shapes = kernel.expanded_layout(n_t, n_s)
@@ -274,24 +228,6 @@ class Binomial(Family):
     def build_pymc_model(self, design: Any, priors: Any):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
         return build_pymc_model(design, self, priors)
-
-    def finish(self, post: xr.Dataset, design: Any) -> xr.Dataset:
-        """Add ``system_mean``, the score-scale mean over the topic population."""
-        return post.assign(system_mean=self.system_means(post))
-
-    # ------------------------------------------------------------------ posterior
-    def system_means(self, post: xr.Dataset) -> xr.DataArray:
-        """Return each system's expected proportion over the topic population (module docstring)."""
-        if "system_mean" in post:
-            return post["system_mean"].astype(float)
-        u = post["system_effect"].transpose("chain", "draw", "system").astype(float)
-        eta = np.asarray(post["b0"].transpose("chain", "draw").values, dtype=float)[..., None]
-        sd = topic_population_sd(
-            np.asarray(post["sigma_topic"].transpose("chain", "draw").values, dtype=float),
-            post.sizes["topic"],
-        )
-        means = population_mean(eta + u.values, sd[..., None])
-        return u.copy(data=means).rename("system_mean")
 
     def mean_note(self) -> str:
         """How the system means are computed (one sentence)."""
@@ -357,21 +293,10 @@ def build_pymc_model(design: Any, family: Binomial, priors: Any):
 
     k, n = family.counts(design)
     centred = centred_effects(k, n)
-    hyper = [np.float64(v) for v in priors.values()]  # PyTensor keeps float64 constants
-    hyper = type(priors.values())(*hyper)
     obs = np.isfinite(k)
     t_idx, s_idx = np.nonzero(obs)
     with pm.Model(coords={"topic": list(design.topics), "system": list(design.systems)}) as model:
-        b0 = pm.Normal("b0", mu=hyper.b0_mu, sigma=hyper.b0_sd)
-        tau = pm.Exponential("sigma_topic", lam=hyper.sigma_topic_rate)
-        chi = pm.Exponential("sigma_system", lam=hyper.sigma_system_rate)
-        effects = []
-        for kind, scale, is_centred in (("topic", tau, centred[0]), ("system", chi, centred[1])):
-            if is_centred:
-                effects.append(pm.ZeroSumNormal(f"{kind}_effect", sigma=scale, dims=kind))
-            else:
-                z = pm.ZeroSumNormal(f"{kind}_z", sigma=1.0, dims=kind)
-                effects.append(pm.Deterministic(f"{kind}_effect", scale * z, dims=kind))
-        eta = b0 + effects[0][t_idx] + effects[1][s_idx]
+        b0, topic, system = pymc_crossed_effects(design, priors.values(), centred)
+        eta = b0 + topic[t_idx] + system[s_idx]
         pm.Binomial("y", n=n[obs], logit_p=eta, observed=k[obs])
     return model

@@ -44,6 +44,7 @@ from bayes_ir.hierarchical.families._kernel import (
     jit,
     nutpie_status,
     softplus_expit,
+    with_gradient,
 )
 
 __all__ = [
@@ -125,9 +126,7 @@ def logp_and_grad(theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarra
     Equal to PyMC's ``compile_logp`` / ``compile_dlogp`` of
     :func:`~bayes_ir.hierarchical.families.binomial.build_pymc_model` at the same point.
     """
-    theta = np.ascontiguousarray(theta, dtype=float)
-    grad = np.empty_like(theta)
-    return _logp_grad(theta, data, grad), grad
+    return with_gradient(_logp_grad, theta, data)
 
 
 @numba.cfunc(LOGP_SIGNATURE, cache=True, error_model="numpy")

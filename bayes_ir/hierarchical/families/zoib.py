@@ -24,8 +24,8 @@ A system's score-scale mean over the topic population is
 (:mod:`bayes_ir.hierarchical.families.base`), so a contrast counts both what the
 inflation and what the Beta part say, in the measure's units.
 
-Priors: those of the binomial family on ``b0`` (centred at the logit of the mean
-interior score), ``sigma_topic`` and ``sigma_system`` (logit scale);
+Priors: those of :mod:`~bayes_ir.hierarchical.families.logit` on ``b0`` (centred at
+the logit of the mean interior score), ``sigma_topic`` and ``sigma_system``;
 ``phi ~ Exponential(0.1)`` (``Priors.phi_rate``; prior mean 10, weak against the
 hundreds of scores that inform it); ``logit(zoi)`` and ``logit(coi)`` standard
 logistic, i.e. uniform on the probability (brms' default ``beta(1, 1)``); the SDs of
@@ -43,7 +43,6 @@ Buerkner, P.-C. (2017). brms: An R package for Bayesian multilevel models using 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -54,23 +53,14 @@ from bayes_ir import validate
 from bayes_ir.errors import InsufficientDataError, OptionError, ScoreTableError
 from bayes_ir.hierarchical.families import zoib_kernel as kernel
 from bayes_ir.hierarchical.families._kernel import pack_header
-from bayes_ir.hierarchical.families.base import Cells, Family, flat_draws, population_mean
-from bayes_ir.hierarchical.families.binomial import INTERCEPT_SD, SCALE_RATE
-from bayes_ir.hierarchical.families.sampler import (
-    kernel_model,
-    sample_kernel,
-    sample_pymc,
-    topic_population_sd,
-)
+from bayes_ir.hierarchical.families.base import Cells, flat_draws
+from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects
+from bayes_ir.hierarchical.families.sampler import kernel_model, sample_kernel
 
 __all__ = ["PHI_RATE", "ZOIB", "ZOIBCells", "build_pymc_model", "centred_effects"]
 
 #: Rate of the Exponential prior of the precision ``phi`` (prior mean 10).
 PHI_RATE: float = 0.1
-#: Default draws per chain: at most this many interior-score evaluations per chain ...
-CELL_DRAWS: int = 60_000_000
-#: ... within these bounds (Robust04 AP, 27,000 scores: 2,200 draws).
-MIN_DRAWS, MAX_DRAWS, TUNE = 1000, 4000, 500
 #: Clip of the scores whose logits give the effects' rough estimates (centring rule).
 _CLIP: float = 0.01
 
@@ -140,13 +130,14 @@ def centred_effects(matrix: np.ndarray) -> tuple[bool, bool]:
     return centred_systems(logits.T), centred_systems(logits)
 
 
-class ZOIB(Family):
+class ZOIB(LogitFamily):
     """Zero-one-inflated beta, logit link for the mean (module docstring)."""
 
     name: ClassVar[str] = "zoib"
     outcome_space: ClassVar[str] = "unit_inflated"
-    link: ClassVar[str] = "logit"
-    kernel: ClassVar[bool] = True
+    #: Default draws: at most 60 million interior-score evaluations per chain (Robust04 AP,
+    #: 27,000 scores: 2,200 draws), 1,000 to 4,000 draws.
+    cell_draws: ClassVar[int] = 60_000_000
     dispersions: ClassVar[tuple[str, ...]] = ("pooled", "system")
     point_masses: ClassVar[tuple[float, ...]] = (0.0, 1.0)
     option_defaults: ClassVar[dict[str, Any]] = {"inflation": None, "phi": None}
@@ -211,28 +202,17 @@ class ZOIB(Family):
                 f"{int(inside.sum())}: for 0/1 scores use likelihood='bernoulli'"
             )
 
+    def mean_score(self, design: Any) -> float:
+        """Return the mean of the scores strictly between 0 and 1 (the beta part's)."""
+        y = design.matrix
+        return float(np.mean(y[np.isfinite(y) & (y > 0) & (y < 1)]))
+
     def resolve_priors(self, design: Any, priors: Any) -> Any:
         """Logit-scale priors (module docstring); fields the user set are kept."""
-        from bayes_ir.hierarchical.priors import Priors, autoscale_priors
+        from bayes_ir.hierarchical.priors import Priors
 
-        y = design.matrix
-        inside = y[np.isfinite(y) & (y > 0) & (y < 1)]
-        auto = {
-            "b0_mu": float(special.logit(np.mean(inside))),
-            "b0_sd": INTERCEPT_SD,
-            "sigma_topic_rate": SCALE_RATE,
-            "sigma_system_rate": SCALE_RATE,
-            "phi_rate": PHI_RATE,
-        }
         given = Priors() if priors is None else validate.instance("priors", priors, Priors)
-        filled = replace(given, **{f: v for f, v in auto.items() if getattr(given, f) is None})
-        return autoscale_priors(design.score, filled)
-
-    # ------------------------------------------------------------------ sampling
-    def default_draws(self, n_cells: int) -> tuple[int, int]:
-        """Draws per chain within :data:`CELL_DRAWS` score evaluations, :data:`TUNE` warm-up."""
-        draws = CELL_DRAWS // max(int(n_cells), 1)
-        return int(min(MAX_DRAWS, max(MIN_DRAWS, draws))), TUNE
+        return super().resolve_priors(design, given)
 
     @property
     def posterior_names(self) -> tuple[str, ...]:
@@ -256,12 +236,8 @@ class ZOIB(Family):
             inflation_by_system=self.inflation_by_system,
         )
 
-    def sample(
-        self, design: Any, priors: Any, *, sampler: str = "nutpie", **options: Any
-    ) -> tuple[Any, Any, dict]:
-        """NUTS on the kernel (nutpie) or on :func:`build_pymc_model` (``sampler="pymc"``)."""
-        if sampler == "pymc":
-            return sample_pymc(self, design, priors, **options)
+    def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
+        """Sample :mod:`~.zoib_kernel` with nutpie (starting near the observed inflation)."""
         n_t, n_s = design.shape
         flags = (self.phi_by_system, self.inflation_by_system)
         names, shapes = kernel.expanded_layout(n_t, n_s, *flags)
@@ -281,30 +257,16 @@ class ZOIB(Family):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
         return build_pymc_model(design, self, priors)
 
-    def finish(self, post: xr.Dataset, design: Any) -> xr.Dataset:
-        """Add ``system_mean``, the score-scale mean over the topic population."""
-        return post.assign(system_mean=self.system_means(post))
-
-    # ------------------------------------------------------------------ posterior
     def _per_system(self, post: xr.Dataset, name: str) -> np.ndarray:
         """Draws of ``name`` as (chain, draw, system) (pooled: broadcast)."""
         var = post[name]
         x = np.asarray(var.transpose("chain", "draw", ...).values, dtype=float)
         return x if "system" in var.dims else x[..., None]
 
-    def system_means(self, post: xr.Dataset) -> xr.DataArray:
-        """Return each system's expected score over the topic population (module docstring)."""
-        if "system_mean" in post:
-            return post["system_mean"].astype(float)
-        u = post["system_effect"].transpose("chain", "draw", "system").astype(float)
-        eta = np.asarray(post["b0"].transpose("chain", "draw").values, dtype=float)[..., None]
-        sd = topic_population_sd(
-            np.asarray(post["sigma_topic"].transpose("chain", "draw").values, dtype=float),
-            post.sizes["topic"],
-        )
-        beta_mean = population_mean(eta + u.values, sd[..., None])
+    def score_mean(self, post: xr.Dataset, inverse_link_mean: np.ndarray) -> np.ndarray:
+        """``zoi coi + (1 - zoi)`` times the beta part's mean over the topic population."""
         zoi, coi = self._per_system(post, "zoi"), self._per_system(post, "coi")
-        return u.copy(data=zoi * coi + (1.0 - zoi) * beta_mean).rename("system_mean")
+        return zoi * coi + (1.0 - zoi) * inverse_link_mean
 
     def mean_note(self) -> str:
         """How the system means are computed (a phrase)."""
@@ -370,12 +332,10 @@ def build_pymc_model(design: Any, family: ZOIB, priors: Any):
     m = inside.sum(axis=0)
     t_idx, s_idx = np.nonzero(inside)
     centred = centred_effects(y)
-    hyper = type(priors.values())(*(np.float64(v) for v in priors.values()))
+    hyper = type(priors.values())(*(np.float64(v) for v in priors.values()))  # float64 consts
     coords = {"topic": list(design.topics), "system": list(design.systems)}
     with pm.Model(coords=coords) as model:
-        b0 = pm.Normal("b0", mu=hyper.b0_mu, sigma=hyper.b0_sd)
-        tau = pm.Exponential("sigma_topic", lam=hyper.sigma_topic_rate)
-        chi = pm.Exponential("sigma_system", lam=hyper.sigma_system_rate)
+        b0, topic, system = pymc_crossed_effects(design, hyper, centred)
         if family.phi_by_system:
             typical = pm.Exponential("phi_typical", lam=hyper.phi_rate)
             log_sd = pm.Exponential("phi_log_sd", lam=hyper.sigma_log_sd_rate)
@@ -386,13 +346,6 @@ def build_pymc_model(design: Any, family: ZOIB, priors: Any):
         if family.inflation_by_system:
             zoi_sd = pm.Exponential("zoi_sd", lam=hyper.inflation_sd_rate)
             coi_sd = pm.Exponential("coi_sd", lam=hyper.inflation_sd_rate)
-        effects = []
-        for kind, scale, is_centred in (("topic", tau, centred[0]), ("system", chi, centred[1])):
-            if is_centred:
-                effects.append(pm.ZeroSumNormal(f"{kind}_effect", sigma=scale, dims=kind))
-            else:
-                z = pm.ZeroSumNormal(f"{kind}_z", sigma=1.0, dims=kind)
-                effects.append(pm.Deterministic(f"{kind}_effect", scale * z, dims=kind))
         if family.phi_by_system:
             phi_z = pm.ZeroSumNormal("phi_z", sigma=1.0, dims="system")
             phi = pm.Deterministic("phi", typical * pt.exp(log_sd * phi_z), dims="system")
@@ -407,7 +360,7 @@ def build_pymc_model(design: Any, family: ZOIB, priors: Any):
             zoi_x, coi_x, dims = zoi_logit, coi_logit, None
         pm.Deterministic("zoi", pm.math.invlogit(zoi_x), dims=dims)
         pm.Deterministic("coi", pm.math.invlogit(coi_x), dims=dims)
-        mu = pm.math.invlogit(b0 + effects[0][t_idx] + effects[1][s_idx])
+        mu = pm.math.invlogit(b0 + topic[t_idx] + system[s_idx])
         ph = phi[s_idx] if family.phi_by_system else phi
         beta = pm.logp(pm.Beta.dist(alpha=mu * ph, beta=(1.0 - mu) * ph), y[inside]).sum()
         log_zoi, log_1mzoi = -pt.softplus(-zoi_x), -pt.softplus(zoi_x)
