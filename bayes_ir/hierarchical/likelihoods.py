@@ -54,6 +54,7 @@ import xarray as xr
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, DataWarning, ModelCheckWarning
+from bayes_ir.hierarchical.families.base import OUTCOME_SPACES
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -63,26 +64,70 @@ __all__ = [
     "MeanDifferenceCheck",
     "arviz_data",
     "compare_likelihoods",
+    "default_candidates",
     "loo",
     "mean_difference_check",
     "model_name",
 ]
 
-#: Candidate models, simplest first (fewest parameters), as (likelihood, sigma).
+#: Candidate models, simplest first (fewest parameters) within each outcome space, as
+#: (likelihood, sigma).
 MODELS: dict[str, tuple[str, str]] = {
     "gaussian": ("gaussian", "pooled"),
     "skew_normal": ("skew_normal", "pooled"),
     "gaussian_sigma_by_system": ("gaussian", "system"),
     "skew_normal_sigma_by_system": ("skew_normal", "system"),
+    "zoib": ("zoib", "pooled"),
+    "zoib_phi_by_system": ("zoib", "system"),
+    "zoib_inflation_by_system": ("zoib(inflation=system)", "pooled"),
+    "binomial": ("binomial", "pooled"),
+    "bernoulli": ("bernoulli", "pooled"),
 }
-#: Candidates of ``likelihood="auto"`` (the fourth model of :data:`MODELS` may be asked for).
+#: Candidates of ``likelihood="auto"`` for scores that are neither in [0, 1] nor 0/1 (the
+#: other models of :data:`MODELS` may be asked for); see :func:`default_candidates`.
 CANDIDATES: tuple[str, ...] = ("gaussian", "skew_normal", "gaussian_sigma_by_system")
+#: Order in which outcome spaces win ties of the checks across spaces.
+_SPACE_ORDER = ("continuous", "unit_inflated", "counts", "binary")
 
 
 def model_name(fit: Any) -> str:
-    """Name of a fit's model in :data:`MODELS` (likelihood and residual-SD structure)."""
-    sigma = fit.provenance.get("sigma", "pooled")
-    return fit.likelihood if sigma == "pooled" else f"{fit.likelihood}_sigma_by_system"
+    """Name of a fit's model in :data:`MODELS` (family, dispersion and inflation structure)."""
+    from bayes_ir.hierarchical.families import family_of
+
+    family = family_of(fit)
+    name = family.name
+    if getattr(family, "inflation_by_system", False):
+        name += "_inflation_by_system"
+    if getattr(family, "phi_by_system", False):
+        return name + "_phi_by_system"
+    if fit.provenance.get("sigma", "pooled") == "system":
+        name += "_sigma_by_system"
+    return name
+
+
+def default_candidates(table: ScoreTable) -> tuple[str, ...]:
+    """Return the candidates of ``likelihood="auto"`` for this table's scores.
+
+    0/1 scores: ``bernoulli`` only (no other family describes them). Scores of a measure
+    whose range is [0, 1] (AP, nDCG, RR, P@k, accuracy; :func:`bayes_ir.measures.measure_range`):
+    :data:`CANDIDATES` and ``zoib``, plus ``binomial`` when every score is a whole number of
+    successes out of the measure's cutoff (``P@10``). Other scores: :data:`CANDIDATES`.
+    """
+    from bayes_ir.hierarchical.families import get_family
+    from bayes_ir.measures import measure_range
+
+    design = design_of(table)
+    y = design.score
+    if np.isin(y, (0.0, 1.0)).all():
+        return ("bernoulli",)
+    if measure_range(design.measure) != (0.0, 1.0):
+        return CANDIDATES
+    out = (*CANDIDATES, "zoib")
+    try:
+        get_family("binomial").resolved(design).check_scores(design)
+    except BayesIRError:
+        return out
+    return (*out, "binomial")
 
 
 # ---------------------------------------------------------------------- PSIS-LOO
@@ -245,12 +290,16 @@ def loo(fit: Any, *, draws: int | None = None, seed: int | None = None) -> Any:
 
 
 # ---------------------------------------------------------------------- comparison
-def _rule_text(se_rule: float, mean_check_p: float) -> str:
+def _rule_text(se_rule: float, mean_check_p: float, tolerance: float) -> str:
     return (
-        f"among the candidates whose predicted challenger - champion mean differences "
-        f"agree with the observed ones (check p >= {mean_check_p:g}), the simplest whose "
-        f"ELPD is within {se_rule:g} standard errors of the difference from the best one's "
-        f"(simplest first: {', '.join(MODELS)})"
+        f"within each outcome space, among the candidates whose predicted challenger - "
+        f"champion mean differences agree with the observed ones (check p >= "
+        f"{mean_check_p:g}), the simplest whose ELPD is within {se_rule:g} standard errors of "
+        f"the difference from the best one's (simplest first: {', '.join(MODELS)}); across "
+        f"outcome spaces (PSIS-LOO cannot compare a density with a probability mass), the "
+        f"space whose choice predicts the observed shares of exact 0s and 1s within "
+        f"{tolerance:.0%} and has the fewest systems flagged by the model check (ties: "
+        f"{', '.join(_SPACE_ORDER)})"
     )
 
 
@@ -261,24 +310,31 @@ class LikelihoodComparison:
     Attributes
     ----------
     frame
-        :func:`arviz_stats.compare` of the candidates with the chosen model as the
-        reference (``elpd_diff`` = candidate minus chosen; ``dse`` its SE), plus
-        ``n_high_k`` (cells with Pareto :math:`\hat k` above ``good_k``), ``good_k``
-        and ``mean_check_p`` (see :meth:`to_frame`); rows best ELPD first.
+        One row per candidate: :func:`arviz_stats.compare` of the candidates of one
+        outcome space with that space's choice as the reference (``elpd_diff`` =
+        candidate minus that choice; ``dse`` its SE; ELPDs of different spaces are not
+        comparable), plus ``outcome_space``, ``n_high_k`` (cells with Pareto
+        :math:`\hat k` above ``good_k``), ``good_k``, ``mean_check_p`` and
+        ``n_flagged`` (see :meth:`to_frame`); rows by space, best ELPD first.
     chosen
         Name of the chosen model (a key of :data:`MODELS`).
     rule, se_rule
         The selection rule in words and its multiplier of the SE.
     runner_up
-        The best other candidate that passed the mean-difference check (the best
-        other one if none did).
+        The best other candidate of the chosen model's outcome space that passed the
+        mean-difference check (the best other one if none did; ``""`` when the space
+        has no other candidate).
     elpd_diff, elpd_diff_se
         ELPD of the chosen model minus the runner-up's, and its SE (positive: the
-        chosen model predicts better).
+        chosen model predicts better; NaN without a runner-up).
     loo_draws, seed
         Draws per model used by PSIS-LOO and the seed of the subset.
     fits, elpd
         The fitted candidates and their ELPD results (keyed by name).
+    spaces
+        One row per outcome space: ``outcome_space, choice, n_flagged, zeros_observed,
+        zeros_predicted, ones_observed, ones_predicted, adequate, chosen`` (the checks
+        across spaces; see :func:`compare_likelihoods`).
     """
 
     frame: pd.DataFrame
@@ -292,6 +348,7 @@ class LikelihoodComparison:
     seed: int
     fits: dict[str, Any] = field(repr=False)
     elpd: dict[str, Any] = field(repr=False)
+    spaces: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def chosen_fit(self) -> Any:
@@ -299,19 +356,21 @@ class LikelihoodComparison:
         return replace(self.fits[self.chosen], likelihood_choice=self)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per candidate, best ELPD first.
+        """One row per candidate, by outcome space, best ELPD first.
 
-        Columns ``model, likelihood, sigma, elpd, se, p, elpd_diff, dse, weight,
-        n_high_k, good_k, mean_check_p, chosen``; ``elpd_diff`` and ``dse`` are
-        relative to the chosen model; ``mean_check_p`` is the smallest p-value of
-        the candidate's :func:`mean_difference_check` over the challengers.
+        Columns ``model, likelihood, sigma, outcome_space, elpd, se, p, elpd_diff, dse,
+        weight, n_high_k, good_k, mean_check_p, n_flagged, chosen``; ``elpd_diff``,
+        ``dse`` and ``weight`` are relative to the choice of the candidate's outcome
+        space; ``mean_check_p`` is the smallest p-value of the candidate's
+        :func:`mean_difference_check` over the challengers; ``n_flagged`` the systems its
+        model check flags.
         """
         out = self.frame.rename_axis("model").reset_index()
         out.insert(1, "likelihood", [MODELS[m][0] for m in out["model"]])
         out.insert(2, "sigma", [MODELS[m][1] for m in out["model"]])
         out["chosen"] = out["model"] == self.chosen
-        cols = ["model", "likelihood", "sigma", "elpd", "se", "p", "elpd_diff", "dse"]
-        cols += ["weight", "n_high_k", "good_k", "mean_check_p", "chosen"]
+        cols = ["model", "likelihood", "sigma", "outcome_space", "elpd", "se", "p", "elpd_diff"]
+        cols += ["dse", "weight", "n_high_k", "good_k", "mean_check_p", "n_flagged", "chosen"]
         return out[cols]
 
     def to_latex(self, **options: Any) -> str:
@@ -322,12 +381,14 @@ class LikelihoodComparison:
 
     def choice_text(self) -> str:
         """Two lines: the chosen model and its ELPD difference with the runner-up."""
-        return (
-            f"Likelihood chosen by PSIS-LOO: {self.chosen} "
+        versus = (
             f"(ELPD {self.chosen} - {self.runner_up} = {self.elpd_diff:+.1f}, "
-            f"SE {self.elpd_diff_se:.1f})\n"
-            f"  rule: {self.rule}"
+            f"SE {self.elpd_diff_se:.1f})"
+            if self.runner_up
+            else "(the only candidate of its outcome space)"
         )
+        how = "PSIS-LOO" if len(self.spaces) <= 1 else "PSIS-LOO and the checks across spaces"
+        return f"Likelihood chosen by {how}: {self.chosen} {versus}\n  rule: {self.rule}"
 
     def summary(self) -> str:
         """Return the choice, the rule and the table of ELPDs with Pareto-k counts."""
@@ -338,18 +399,33 @@ class LikelihoodComparison:
             self.choice_text(),
             "",
             f"  {'model':<28} {'elpd':>10} {'se':>7} {'p_loo':>7} {'diff':>9} {'dse':>7} "
-            f"{'k>good_k':>8} {'mean p':>7}",
+            f"{'k>good_k':>8} {'mean p':>7} {'flagged':>7}",
         ]
-        for r in frame.itertuples():
-            mark = " *" if r.chosen else ""
-            lines.append(
-                f"  {r.model:<28} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} {r.elpd_diff:+9.1f} "
-                f"{r.dse:7.1f} {r.n_high_k:8d} {r.mean_check_p:7.3f}{mark}"
-            )
+        for space, rows in frame.groupby("outcome_space", sort=False):
+            lines.append(f"  outcome space {space}: {OUTCOME_SPACES[str(space)]}")
+            for r in rows.itertuples():
+                mark = " *" if r.chosen else ""
+                lines.append(
+                    f"  {r.model:<28} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} "
+                    f"{r.elpd_diff:+9.1f} {r.dse:7.1f} {r.n_high_k:8d} {r.mean_check_p:7.3f} "
+                    f"{r.n_flagged:7d}{mark}"
+                )
         lines.append(
-            "  (diff, dse: ELPD minus the chosen model's (*), and its SE; mean p: smallest "
-            "p-value of the check of the challengers' mean differences, mean_difference_check)"
+            "  (diff, dse: ELPD minus that of its outcome space's choice, and its SE; mean p: "
+            "smallest p-value of the check of the challengers' mean differences, "
+            "mean_difference_check; flagged: systems the model check flags)"
         )
+        if len(self.spaces) > 1:
+            lines.append("  checks across outcome spaces (share of exact 0s / 1s, observed / "
+                         "predicted):")  # fmt: skip
+            for r in self.spaces.itertuples():
+                lines.append(
+                    f"    {r.outcome_space:<14} {r.choice:<26} flagged {r.n_flagged:3d}  "
+                    f"0s {r.zeros_observed:.3f}/{r.zeros_predicted:.3f}  "
+                    f"1s {r.ones_observed:.3f}/{r.ones_predicted:.3f}  "
+                    + ("adequate" if r.adequate else "inadequate")
+                    + (" *" if r.chosen else "")
+                )
         bad = frame[frame["n_high_k"] > 0]
         for r in bad.itertuples():
             lines.append(
@@ -370,6 +446,41 @@ def _choose(ranked: pd.DataFrame, se_rule: float) -> str:
     return min(within, key=list(MODELS).index)
 
 
+def _space_frame(elpd: dict[str, Any], chosen: str) -> pd.DataFrame:
+    """:func:`arviz_stats.compare` of one space's candidates, relative to ``chosen``."""
+    import arviz_stats as azs
+
+    if len(elpd) > 1:
+        return azs.compare(elpd, reference=chosen, round_to="none")
+    res = elpd[chosen]  # a space with one candidate: its own row
+    return pd.DataFrame(
+        {"rank": [0], "elpd": [float(res.elpd)], "p": [float(res.p)], "elpd_diff": [0.0],
+         "weight": [1.0], "se": [float(res.se)], "dse": [0.0], "warning": [False]},
+        index=pd.Index([chosen]),
+    )  # fmt: skip
+
+
+def _point_mass_shares(fit: Any) -> tuple[float, float]:
+    """Return the fit's predictive share of exact 0s and of exact 1s over its cells.
+
+    From its model check (families with point masses); 0 for a continuous family.
+    """
+    check = fit.model_check
+    if check is None or check.frame["pred_zeros"].isna().all():
+        return 0.0, 0.0
+    weights = check.frame["n_topics"].to_numpy(dtype=float)
+    return tuple(  # type: ignore[return-value]
+        float(np.nansum(check.frame[f"pred_{m}"].to_numpy() * weights) / weights.sum())
+        for m in ("zeros", "ones")
+    )
+
+
+def _n_flagged(fit: Any) -> int:
+    """Return the number of systems the fit's model check flags (0 without a check)."""
+    check = fit.model_check
+    return 0 if check is None else len(check.flagged)
+
+
 def compare_likelihoods(
     table: ScoreTable,
     *,
@@ -387,8 +498,10 @@ def compare_likelihoods(
     table
         A :class:`~bayes_ir.table.ScoreTable` with roles and one collection and measure.
     candidates
-        Names from :data:`MODELS` (default :data:`CANDIDATES`: ``"gaussian"``,
-        ``"skew_normal"``, ``"gaussian_sigma_by_system"``); at least two.
+        Names from :data:`MODELS` (default :func:`default_candidates`: for scores in
+        [0, 1], the Gaussian, skew-normal, Gaussian with one residual SD per system and
+        zoib, and binomial for k-of-n scores; ``bernoulli`` alone for 0/1 scores); at
+        least two when given.
     loo_draws
         Posterior draws per model used by :func:`loo` (default
         :data:`bayes_ir.defaults.LOO_DRAWS`).
@@ -419,20 +532,30 @@ def compare_likelihoods(
 
     Notes
     -----
-    Rule. First, a candidate must reproduce what the decision is about: its posterior
-    predictive check of every challenger's mean difference from the champion
-    (:func:`mean_difference_check`) has :math:`p \ge` ``mean_check_p`` (if no
-    candidate passes, all stay eligible and the choice warns). ELPD alone does not
-    see this: on the example data the skew-normal's ELPD is within 1 SE of the best,
-    yet it puts ``chal_risky``'s mean difference at -0.006 against +0.072 observed
-    (p < 0.001). Then, among the eligible, with
+    Rule, within each outcome space
+    (:data:`~bayes_ir.hierarchical.families.base.OUTCOME_SPACES`: PSIS-LOO compares
+    only families whose scores live in the same space; a density at an exact 0 and a
+    probability mass there are not on one scale). First, a candidate must reproduce
+    what the decision is about: its posterior predictive check of every challenger's
+    mean difference from the champion (:func:`mean_difference_check`) has :math:`p
+    \ge` ``mean_check_p`` (if no candidate passes, all stay eligible and the choice
+    warns). ELPD alone does not see this: on the example data the skew-normal's ELPD
+    is within 1 SE of the best, yet it puts ``chal_risky``'s mean difference at -0.006
+    against +0.072 observed (p < 0.001). Then, among the eligible, with
     :math:`\Delta_m = \mathrm{elpd}_m - \mathrm{elpd}_{best} \le 0` and
     :math:`se(\Delta_m)` the SE of the paired difference
     (:math:`\sqrt{n\,\mathrm{Var}_i(\mathrm{elpd}_{m,i} - \mathrm{elpd}_{best,i})}`,
     as :func:`arviz_stats.compare`), choose the simplest :math:`m` (fewest
     parameters: Gaussian, skew-normal (+1), per-system SD (+S+1)) with
-    :math:`\Delta_m \ge -k\,se(\Delta_m)`, :math:`k` = ``se_rule``. A more complex
-    model thus has to predict better by more than :math:`k` SEs to be chosen.
+    :math:`\Delta_m \ge -k\,se(\Delta_m)`, :math:`k` = ``se_rule``.
+
+    Across outcome spaces, by the posterior predictive checks: a space's choice is
+    *adequate* when its predictive shares of exact 0s and of exact 1s are each within
+    :data:`bayes_ir.defaults.POINT_MASS_TOLERANCE` (2 percentage points) of the
+    observed shares (a continuous family predicts none); among the adequate (all, if
+    none is), the one whose model check (:func:`~bayes_ir.hierarchical.check_model`)
+    flags the fewest systems is chosen, ties going to the first of continuous,
+    unit_inflated, counts, binary. See ``docs/methods.md``.
 
     References
     ----------
@@ -442,16 +565,20 @@ def compare_likelihoods(
 
     Sivula, T., Magnusson, M., Matamoros, A. A., Vehtari, A. (2025). Uncertainty in
     Bayesian leave-one-out cross-validation based model comparison. arXiv:2008.10296.
+
+    Gabry, J., Simpson, D., Vehtari, A., Betancourt, M., Gelman, A. (2019).
+    Visualization in Bayesian workflow. *JRSS A* 182(2), 389-402.
     """
     import arviz_stats as azs
 
+    from bayes_ir.hierarchical.families import get_family
     from bayes_ir.hierarchical.fit import fit as fit_model
 
-    names = list(CANDIDATES if candidates is None else candidates)
+    names = list(default_candidates(table) if candidates is None else candidates)
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         raise BayesIRError(f"unknown candidate {unknown[0]!r}: choose among {', '.join(MODELS)}")
-    if len(set(names)) < 2:
+    if candidates is not None and len(set(names)) < 2:
         raise BayesIRError("compare_likelihoods needs at least two different candidates")
     for bad in ("likelihood", "sigma", "log_likelihood"):
         if bad in fit_options:
@@ -487,26 +614,52 @@ def compare_likelihoods(
             stacklevel=2,
         )
         eligible = list(elpd)
-    ranked = (
-        azs.compare({m: elpd[m] for m in eligible}, round_to="none") if len(eligible) > 1 else None
-    )
-    chosen = eligible[0] if ranked is None else _choose(ranked, k)
-    frame = azs.compare(elpd, reference=chosen, round_to="none")
+    space_of = {m: get_family(MODELS[m][0]).outcome_space for m in elpd}
+    spaces = sorted(set(space_of.values()), key=_SPACE_ORDER.index)
+    frames, choice = [], {}
+    for space in spaces:
+        members = [m for m in elpd if space_of[m] == space]
+        ok = [m for m in members if m in eligible] or members
+        ranked = azs.compare({m: elpd[m] for m in ok}, round_to="none") if len(ok) > 1 else None
+        choice[space] = ok[0] if ranked is None else _choose(ranked, k)
+        frame = _space_frame({m: elpd[m] for m in members}, choice[space])
+        frames.append(frame.assign(outcome_space=space))
+    y = design_of(table).score
+    observed = (float(np.mean(y == 0.0)), float(np.mean(y == 1.0)))
+    tol = defaults.POINT_MASS_TOLERANCE
+    rows = []
+    for space in spaces:
+        fitted = fits[choice[space]]
+        predicted = _point_mass_shares(fitted)
+        rows.append({
+            "outcome_space": space, "choice": choice[space],
+            "n_flagged": _n_flagged(fitted),
+            "zeros_observed": observed[0], "zeros_predicted": predicted[0],
+            "ones_observed": observed[1], "ones_predicted": predicted[1],
+            "adequate": all(abs(o - p) <= tol for o, p in zip(observed, predicted, strict=True)),
+        })  # fmt: skip
+    across = pd.DataFrame(rows)
+    pool = across[across["adequate"]] if across["adequate"].any() else across
+    best = pool.sort_values("n_flagged", kind="stable").iloc[0]
+    chosen = str(best["choice"])
+    across["chosen"] = across["choice"] == chosen
+    frame = pd.concat(frames)
     frame["mean_check_p"] = [check_p[m] for m in frame.index]
     frame["n_high_k"] = [int((elpd[m].pareto_k.values > elpd[m].good_k).sum()) for m in frame.index]
     frame["good_k"] = [float(elpd[m].good_k) for m in frame.index]
-    others = [m for m in frame.index if m != chosen and m in eligible]
-    others = others or [m for m in frame.index if m != chosen]
-    runner_up = max(others, key=lambda m: frame.loc[m, "elpd"])
-    diff = float(-frame.loc[runner_up, "elpd_diff"])
-    dse = float(frame.loc[runner_up, "dse"])
+    frame["n_flagged"] = [_n_flagged(fits[m]) for m in frame.index]
+    same = [m for m in frame.index if m != chosen and space_of[m] == space_of[chosen]]
+    others = [m for m in same if m in eligible] or same
+    runner_up = max(others, key=lambda m: frame.loc[m, "elpd"]) if others else ""
+    diff = float(-frame.loc[runner_up, "elpd_diff"]) if runner_up else math.nan
+    dse = float(frame.loc[runner_up, "dse"]) if runner_up else math.nan
     check = fits[chosen].model_check
     if check is not None:
         check.warn(stacklevel=2)
     return LikelihoodComparison(
         frame=frame,
         chosen=chosen,
-        rule=_rule_text(k, p_min),
+        rule=_rule_text(k, p_min, tol),
         se_rule=k,
         runner_up=runner_up,
         elpd_diff=diff,
@@ -515,6 +668,7 @@ def compare_likelihoods(
         seed=seed,
         fits=fits,
         elpd=elpd,
+        spaces=across,
     )
 
 

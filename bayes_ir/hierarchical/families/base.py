@@ -192,6 +192,8 @@ class Family(abc.ABC):
     point_masses: ClassVar[tuple[float, ...]] = ()
     #: Sampled by this package's NUTS kernel (else by the samplers of ``fit``).
     kernel: ClassVar[bool] = False
+    #: Scalar parameters a calibration trial draws and checks (kernel families).
+    prior_scalars: ClassVar[tuple[str, ...]] = ()
     #: Options of the spec string and their defaults.
     option_defaults: ClassVar[dict[str, Any]] = {}
 

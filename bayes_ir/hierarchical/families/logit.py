@@ -108,12 +108,21 @@ class LogitFamily(Family):
         """Add ``system_mean``, the score-scale mean over the topic population."""
         return post.assign(system_mean=self.system_means(post))
 
-    def score_mean(self, post: xr.Dataset, inverse_link_mean: np.ndarray) -> np.ndarray:
+    #: Scalar parameters drawn by :meth:`draw_prior` (checked by calibration).
+    prior_scalars: ClassVar[tuple[str, ...]] = ("b0", "sigma_topic", "sigma_system")
+
+    def score_mean(self, own: dict[str, np.ndarray], inverse_link_mean: np.ndarray) -> np.ndarray:
         r"""Return a system's mean score from its mean of :math:`\mathrm{logit}^{-1}(\eta)`.
 
-        The default is that mean itself (the binomial family's success probability).
+        ``own`` holds the family's other parameters (:meth:`own_draws`), broadcastable
+        against the systems. The default is that mean itself (the binomial family's
+        success probability).
         """
         return inverse_link_mean
+
+    def own_draws(self, post: xr.Dataset) -> dict[str, np.ndarray]:
+        """Draws of the family's own parameters as (chain, draw, system or 1) (default: none)."""
+        return {}
 
     def system_means(self, post: xr.Dataset) -> xr.DataArray:
         """Return each system's expected score over the topic population."""
@@ -125,8 +134,42 @@ class LogitFamily(Family):
             np.asarray(post["sigma_topic"].transpose("chain", "draw").values, dtype=float),
             post.sizes["topic"],
         )
-        means = self.score_mean(post, population_mean(eta + u.values, sd[..., None]))
-        return u.copy(data=means).rename("system_mean")
+        inverse_link_mean = population_mean(eta + u.values, sd[..., None])
+        return u.copy(data=self.score_mean(self.own_draws(post), inverse_link_mean)).rename(
+            "system_mean"
+        )
+
+    # ------------------------------------------------------------------ calibration
+    def draw_prior(self, priors: Any, n_topics: int, n_systems: int, rng: np.random.Generator):
+        """Draw one set of parameters from the priors, as :meth:`parameters` lays them out.
+
+        Zero-sum effects as projected normals (``ZeroSumNormal(s)`` is the centred vector
+        of independent :math:`N(0, s^2)`); the family's own by :meth:`draw_own`.
+        """
+        hyper = priors.values()
+        tau = rng.exponential(1.0 / hyper.sigma_topic_rate)
+        chi = rng.exponential(1.0 / hyper.sigma_system_rate)
+        a = rng.standard_normal(n_topics)
+        c = rng.standard_normal(n_systems)
+        out = {
+            "b0": np.array([rng.normal(hyper.b0_mu, hyper.b0_sd)]),
+            "sigma_topic": np.array([tau]),
+            "sigma_system": np.array([chi]),
+            "topic": ((a - a.mean()) * tau)[None],
+            "system": ((c - c.mean()) * chi)[None],
+        }
+        return {**out, **self.draw_own(hyper, rng)}
+
+    def draw_own(self, hyper: Any, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """Draw the family's own parameters from their priors (default: none)."""
+        return {}
+
+    def truth_means(self, params: dict[str, np.ndarray]) -> np.ndarray:
+        """Score-scale system means of one parameter set of :meth:`draw_prior`, shape (S,)."""
+        sd = topic_population_sd(params["sigma_topic"][0], params["topic"].shape[1])
+        inverse_link_mean = population_mean(params["b0"][0] + params["system"][0], sd)
+        own = {k: v[0] for k, v in params.items() if k in self.prior_scalars[3:]}
+        return self.score_mean(own, inverse_link_mean)
 
 
 def pymc_crossed_effects(design: Any, hyper: Any, centred: tuple[bool, bool]):

@@ -43,6 +43,7 @@ Buerkner, P.-C. (2017). brms: An R package for Bayesian multilevel models using 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,7 +51,7 @@ import xarray as xr
 from scipy import special
 
 from bayes_ir import validate
-from bayes_ir.errors import InsufficientDataError, OptionError, ScoreTableError
+from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.hierarchical.families import zoib_kernel as kernel
 from bayes_ir.hierarchical.families._kernel import pack_header
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
@@ -184,7 +185,7 @@ class ZOIB(LogitFamily):
 
     # ------------------------------------------------------------------ data
     def check_scores(self, design: Any) -> None:
-        """Every score in [0, 1], and some strictly inside (the beta part needs them)."""
+        """Every score in [0, 1] (a warning when none lies strictly inside)."""
         y = design.matrix
         bad = np.isfinite(y) & ((y < 0) | (y > 1))
         if bad.any():
@@ -196,16 +197,19 @@ class ZOIB(LogitFamily):
                 source=design.source,
             )
         inside = np.isfinite(y) & (y > 0) & (y < 1)
-        if inside.sum() < 2:
-            raise InsufficientDataError(
-                f"the zoib family needs scores strictly between 0 and 1; {design.source} has "
-                f"{int(inside.sum())}: for 0/1 scores use likelihood='bernoulli'"
+        if not inside.any():
+            warnings.warn(
+                f"{design.source}: no score lies strictly between 0 and 1, so the zoib model's "
+                "beta part is its prior alone: for 0/1 scores use likelihood='bernoulli'",
+                DataWarning,
+                stacklevel=4,
             )
 
     def mean_score(self, design: Any) -> float:
         """Return the mean of the scores strictly between 0 and 1 (the beta part's)."""
-        y = design.matrix
-        return float(np.mean(y[np.isfinite(y) & (y > 0) & (y < 1)]))
+        y = design.matrix[np.isfinite(design.matrix)]
+        inside = y[(y > 0) & (y < 1)]
+        return float(np.mean(inside if inside.size else y))
 
     def resolve_priors(self, design: Any, priors: Any) -> Any:
         """Logit-scale priors (module docstring); fields the user set are kept."""
@@ -257,16 +261,33 @@ class ZOIB(LogitFamily):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
         return build_pymc_model(design, self, priors)
 
-    def _per_system(self, post: xr.Dataset, name: str) -> np.ndarray:
-        """Draws of ``name`` as (chain, draw, system) (pooled: broadcast)."""
-        var = post[name]
-        x = np.asarray(var.transpose("chain", "draw", ...).values, dtype=float)
-        return x if "system" in var.dims else x[..., None]
+    prior_scalars: ClassVar[tuple[str, ...]] = (
+        "b0", "sigma_topic", "sigma_system", "phi", "zoi", "coi"
+    )  # fmt: skip
 
-    def score_mean(self, post: xr.Dataset, inverse_link_mean: np.ndarray) -> np.ndarray:
+    def own_draws(self, post: xr.Dataset) -> dict[str, np.ndarray]:
+        """Draws of ``zoi`` and ``coi`` as (chain, draw, system or 1)."""
+        out = {}
+        for name in ("zoi", "coi"):
+            var = post[name]
+            x = np.asarray(var.transpose("chain", "draw", ...).values, dtype=float)
+            out[name] = x if "system" in var.dims else x[..., None]
+        return out
+
+    def score_mean(self, own: dict[str, np.ndarray], inverse_link_mean: np.ndarray) -> np.ndarray:
         """``zoi coi + (1 - zoi)`` times the beta part's mean over the topic population."""
-        zoi, coi = self._per_system(post, "zoi"), self._per_system(post, "coi")
+        zoi, coi = own["zoi"], own["coi"]
         return zoi * coi + (1.0 - zoi) * inverse_link_mean
+
+    def draw_own(self, hyper: Any, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """Draw ``phi`` and (pooled) ``zoi`` and ``coi``: uniform, as their logistic logits."""
+        if self.phi_by_system or self.inflation_by_system:
+            raise OptionError("calibration draws the pooled zoib model only")
+        return {
+            "phi": np.array([rng.exponential(1.0 / hyper.phi_rate)]),
+            "zoi": np.array([rng.uniform()]),
+            "coi": np.array([rng.uniform()]),
+        }
 
     def mean_note(self) -> str:
         """How the system means are computed (a phrase)."""
