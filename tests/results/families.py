@@ -95,3 +95,34 @@ run("bernoulli_rte", rte, bernoulli(),
     "bert-base-cased", FALSE)
 print(R.version.string); print(packageVersion("brms")); print(packageVersion("rstan"))
 """
+
+# ---------------------------------------------------------------------------------------
+# Simulation-based calibration of the kernel families (tests/hierarchical/families/
+# test_calibration.py): the priors the datasets are drawn from and fitted with (logit
+# scale; phi's prior mean 20 keeps the beta shapes away from underflow), the number of
+# datasets per family and the required coverage of the central 90% intervals.
+from bayes_ir.hierarchical import Priors  # noqa: E402
+
+SBC_PRIORS = Priors(
+    b0_mu=0.5,
+    b0_sd=0.5,
+    sigma_rate=1.0,
+    sigma_topic_rate=1.5,
+    sigma_system_rate=3.0,
+    skewness_max=0.9,
+    phi_rate=0.05,
+)
+SBC_N_DATASETS = 200
+SBC_COVERAGE = (0.87, 0.93)
+
+# ---------------------------------------------------------------------------------------
+# Coverage of the accuracy difference of two systems on 0/1 items
+# (tests/hierarchical/families/test_binary_coverage.py): (items, (accuracy 1, accuracy 2))
+# cells, tables per cell, and the required share of 95% intervals covering the truth.
+BINARY_GRID = [
+    (n, pair)
+    for n in (50, 100, 200)
+    for pair in ((0.5, 0.55), (0.7, 0.8), (0.85, 0.9), (0.9, 0.95), (0.95, 0.95))
+]
+BINARY_TRIALS_PER_CELL = 80
+BINARY_COVERAGE_MIN = 0.94

@@ -38,6 +38,7 @@ __all__ = [
     "chebyshev_pieces",
     "crossed_effects",
     "crossed_prior",
+    "expit",
     "free_vector_prior",
     "lgamma_digamma",
     "logistic_prior",
@@ -250,6 +251,21 @@ def pieces_pair(table, lo, width, degree, x):
     return first, second
 
 
+@jit
+def expit(x):
+    """``1 / (1 + exp(-x))``: the second function of :func:`softplus_expit` alone."""
+    if _LO <= x < _HI:
+        pos = (x - _LO) * (1.0 / _WIDTH)
+        j = int(pos)
+        v = 2.0 * (pos - j) - 1.0
+        sig = _TABLE[j, 1, _DEGREE]
+        for i in range(_DEGREE - 1, -1, -1):
+            sig = sig * v + _TABLE[j, 1, i]
+        return sig
+    e = math.exp(-abs(x))
+    return (1.0 if x >= 0 else e) / (1.0 + e)
+
+
 def _logistic_table() -> np.ndarray:
     r"""Polynomial pieces of :math:`\log(1 + e^x)` and :math:`1/(1 + e^{-x})` on a grid.
 
@@ -303,7 +319,7 @@ def _gamma_table() -> np.ndarray:
 
 
 #: Range, interval width and degree of the pieces of :func:`lgamma_digamma`.
-_G_LO, _G_HI, _G_WIDTH, _G_DEGREE = 1.0, 65.0, 1.0 / 8.0, 9
+_G_LO, _G_HI, _G_WIDTH, _G_DEGREE = 1.0, 65.0, 1.0 / 16.0, 7
 _G_TABLE = _gamma_table()
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 

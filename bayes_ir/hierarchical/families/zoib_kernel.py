@@ -66,6 +66,7 @@ from bayes_ir.hierarchical.families._kernel import (
     _extend,
     crossed_effects,
     crossed_prior,
+    expit,
     free_vector_prior,
     jit,
     lgamma_digamma,
@@ -160,7 +161,7 @@ def _interior_loglik(data, b0, topic, system, phi, g_topic, g_system, g_phi):
         for j in range(int(row[t]), int(row[t + 1])):
             s = int(col[j])
             eta = base + system[s]
-            small = softplus_expit(-abs(eta))[1]  # the smaller of mu, 1 - mu, to full precision
+            small = expit(-abs(eta))  # the smaller of mu, 1 - mu, to full precision
             if eta >= 0.0:
                 mu, one_m = 1.0 - small, small
             else:
@@ -298,11 +299,6 @@ def logp_cfunc(dim, x_, grad_, logp_, data_):
     return nutpie_status(value, grad)
 
 
-@jit
-def _expit(x):
-    return softplus_expit(x)[1]
-
-
 @numba.cfunc(EXPAND_SIGNATURE, cache=True, error_model="numpy")
 def expand_cfunc(dim, n_out, x_, out_, data_):
     """Write the reported values of one draw (nutpie's C callback), as :func:`expanded_layout`."""
@@ -327,15 +323,15 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
         out[i] = math.exp(log_phi[0])
         i += 1
     if infl_sys:
-        out[i], out[i + 1] = _expit(theta[N_CROSSED + 1]), zsd
-        out[i + 2], out[i + 3] = _expit(theta[N_CROSSED + 2]), ksd
+        out[i], out[i + 1] = expit(theta[N_CROSSED + 1]), zsd
+        out[i + 2], out[i + 3] = expit(theta[N_CROSSED + 2]), ksd
         i += 4
         for s in range(n_s):
-            out[i + s] = _expit(zoi_x[s])
-            out[i + n_s + s] = _expit(coi_x[s])
+            out[i + s] = expit(zoi_x[s])
+            out[i + n_s + s] = expit(coi_x[s])
         i += 2 * n_s
     else:
-        out[i], out[i + 1] = _expit(zoi_x[0]), _expit(coi_x[0])
+        out[i], out[i + 1] = expit(zoi_x[0]), expit(coi_x[0])
         i += 2
     for t in range(n_t):
         out[i + t] = topic[t]
