@@ -44,6 +44,7 @@ __all__ = [
     "PairwiseProbabilities",
     "RankProbabilities",
     "compare",
+    "difference_variance_draws",
     "interval_stats",
     "many_vs_one",
     "pairwise_probabilities",
@@ -183,6 +184,34 @@ def system_mean_draws(fit: Any) -> xr.DataArray:
         means = post["system_mean"].transpose("chain", "draw", "system")
         return u.copy(data=np.asarray(means.sel(system=u["system"].values).values, dtype=float))
     return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=SAMPLE_DIMS)
+
+
+def difference_variance_draws(fit: Any, champion: str, challengers: Sequence[str]) -> np.ndarray:
+    r"""Draws of the variance of each challenger's score minus the champion's on a new topic.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+    champion, challengers
+        System names.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (chains x draws, challengers): :math:`\sigma_c^2 + \sigma_h^2` for the
+        Gaussian and skew-normal models; for another family the variance of
+        :math:`y_c - y_h` over its cells' noise and the topic population
+        (:meth:`bayes_ir.hierarchical.families.Family.difference_variance`). What the
+        more-topics analysis of :func:`bayes_ir.decide` draws new topics' differences from.
+    """
+    from bayes_ir.hierarchical.families import family_of
+
+    family = family_of(fit)
+    post = _posterior(fit)
+    systems = [str(s) for s in post["system"].values]
+    index = np.array([systems.index(c) for c in challengers])
+    return family.difference_variance(family.parameters(post), systems.index(champion), index)
 
 
 def residual_sd_draws(fit: Any) -> xr.DataArray:

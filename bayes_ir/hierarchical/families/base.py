@@ -68,6 +68,7 @@ __all__ = [
     "Family",
     "comparable",
     "population_mean",
+    "population_nodes",
 ]
 
 #: Outcome spaces: the set each family's scores live in. PSIS-LOO compares only
@@ -130,15 +131,23 @@ def population_mean(eta: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """
     eta = np.asarray(eta, dtype=float)
     sd = np.asarray(sd, dtype=float)
-    top = float(np.max(sd)) if sd.size else 0.0
-    step = min(0.3, 0.75 / top) if top > 0 else 0.3
-    z = np.arange(-QUADRATURE_RANGE, QUADRATURE_RANGE + step / 2, step)
-    weights = np.exp(-0.5 * z * z)
-    weights /= weights.sum()
+    z, weights = population_nodes(float(np.max(sd)) if sd.size else 0.0)
     out = np.zeros(np.broadcast_shapes(eta.shape, sd.shape))
     for zk, wk in zip(z, weights, strict=True):
         out += wk * _expit(eta + sd * zk)
     return out
+
+
+def population_nodes(sd_max: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Nodes and weights of :func:`population_mean`'s trapezoidal rule for SDs up to ``sd_max``.
+
+    Standard normal nodes :math:`z_k = kh` on :math:`[-L, L]` and weights proportional to
+    :math:`\phi(z_k)`, summing to 1; :math:`h = \min(0.3, 0.75/\sigma_{max})`.
+    """
+    step = min(0.3, 0.75 / sd_max) if sd_max > 0 else 0.3
+    z = np.arange(-QUADRATURE_RANGE, QUADRATURE_RANGE + step / 2, step)
+    weights = np.exp(-0.5 * z * z)
+    return z, weights / weights.sum()
 
 
 class Cells(abc.ABC):
@@ -153,6 +162,11 @@ class Cells(abc.ABC):
     @abc.abstractmethod
     def mean(self) -> np.ndarray:
         """Expected score of every cell and draw, on the measure's scale."""
+
+    @property
+    @abc.abstractmethod
+    def variance(self) -> np.ndarray:
+        """Variance of the score of every cell and draw, on the measure's scale."""
 
     @abc.abstractmethod
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -279,6 +293,31 @@ class Family(abc.ABC):
     @abc.abstractmethod
     def cells(self, params: dict[str, Any], systems: np.ndarray) -> Cells:
         """Return the distribution of the cells of ``systems`` (indices) for draws ``params``."""
+
+    def difference_variance(
+        self, params: dict[str, Any], champion: int, challengers: np.ndarray
+    ) -> np.ndarray:
+        r"""Variance of a challenger's score minus the champion's on a new topic, per draw.
+
+        .. math::
+
+            v = E_a[\mathrm{Var}(y_c \mid a) + \mathrm{Var}(y_h \mid a)]
+            + \mathrm{Var}_a[E(y_c \mid a) - E(y_h \mid a)],
+
+        the topic effect :math:`a` integrated over the topic population
+        (:math:`N(0, \tau^2(1 + 1/T))`, :func:`population_nodes`) with the family's cells.
+        For the Gaussian model the topic cancels and this is
+        :math:`\sigma_c^2 + \sigma_h^2`. Returns an array (n draws, challengers).
+        """
+        n_t = params["topic"].shape[1]
+        sd = params["sigma_topic"] * np.sqrt(1.0 + 1.0 / n_t)
+        z, w = population_nodes(float(sd.max()))
+        nodes = {**params, "topic": sd[:, None] * z[None, :]}  # topics -> population nodes
+        cells = self.cells(nodes, np.concatenate([[champion], challengers]))
+        mean, var = cells.mean, np.broadcast_to(cells.variance, cells.mean.shape)
+        gap = mean[:, 1:, :] - mean[:, :1, :]
+        spread = (gap**2 * w).sum(axis=-1) - ((gap * w).sum(axis=-1)) ** 2
+        return ((var[:, 1:, :] + var[:, :1, :]) * w).sum(axis=-1) + spread
 
     # ------------------------------------------------------------------ sampling
     def resolve_priors(self, design: Any, priors: Any) -> Any:

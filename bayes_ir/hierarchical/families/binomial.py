@@ -83,6 +83,12 @@ class BinomialCells(Cells):
         """The success probability (the expected proportion of the cell)."""
         return special.expit(self.eta)
 
+    @property
+    def variance(self) -> np.ndarray:
+        """``p (1 - p) / n``: the variance of a proportion of ``n`` trials."""
+        p = special.expit(self.eta)
+        return p * (1.0 - p) / self.trials
+
     def _k(self, y: np.ndarray) -> np.ndarray:
         return np.rint(np.asarray(y, dtype=float) * self.trials)
 
@@ -240,6 +246,7 @@ class Binomial(LogitFamily):
         """``b0``, ``topic`` and ``system`` (logit scale)."""
         return {
             "b0": flat_draws(post["b0"], keep),
+            "sigma_topic": flat_draws(post["sigma_topic"], keep),
             "topic": flat_draws(post["topic_effect"], keep, "topic"),
             "system": flat_draws(post["system_effect"], keep, "system"),
         }

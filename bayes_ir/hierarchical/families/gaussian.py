@@ -34,6 +34,11 @@ class GaussianCells(Cells):
         """``b0 + topic + system``."""
         return self.mu
 
+    @property
+    def variance(self) -> np.ndarray:
+        """``sigma ** 2`` (the residual variance; brms' mean/SD form for the skew-normal)."""
+        return self.sigma**2
+
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return the CDF at ``y`` twice (no point masses)."""
         from bayes_ir.hierarchical.adequacy import _cdf
@@ -79,6 +84,7 @@ class Gaussian(Family):
         sigma = post["sigma"]
         return {
             "b0": flat_draws(post["b0"], keep),
+            "sigma_topic": flat_draws(post["sigma_topic"], keep),
             "topic": flat_draws(post["topic_effect"], keep, "topic"),
             "system": flat_draws(post["system_effect"], keep, "system"),
             "sigma": flat_draws(sigma, keep, *(("system",) if "system" in sigma.dims else ())),

@@ -77,6 +77,15 @@ class ZOIBCells(Cells):
         """``zoi coi + (1 - zoi) mu``."""
         return self.zoi * self.coi + (1.0 - self.zoi) * self.mu
 
+    @property
+    def variance(self) -> np.ndarray:
+        """``E[Y^2] - E[Y]^2``, ``E[Y^2] = zoi coi + (1 - zoi)(mu (1 - mu)/(1 + phi) + mu^2)``."""
+        mu = self.mu
+        second = self.zoi * self.coi + (1.0 - self.zoi) * (
+            mu * (1.0 - mu) / (1.0 + self.phi) + mu**2
+        )
+        return second - self.mean**2
+
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``P(Y < y)``, ``P(Y <= y)``: masses at 0 and 1, the beta CDF between."""
         y = np.asarray(y, dtype=float)
@@ -300,6 +309,7 @@ class ZOIB(LogitFamily):
         """``b0``, ``topic``, ``system`` (logit scale), ``phi``, ``zoi``, ``coi``."""
         out = {
             "b0": flat_draws(post["b0"], keep),
+            "sigma_topic": flat_draws(post["sigma_topic"], keep),
             "topic": flat_draws(post["topic_effect"], keep, "topic"),
             "system": flat_draws(post["system_effect"], keep, "system"),
         }

@@ -137,3 +137,29 @@ def test_a_system_with_many_exact_zeros_is_flagged_by_the_pooled_model_only():
     assert "zeros" in pooled.model_check.failed("s4")
     assert "zeros" not in per_system.model_check.failed("s4")
     assert per_system.draws["zoi"].sel(system="s4").mean() > 0.4
+
+
+def test_difference_variance_equals_a_simulation_of_new_topics(zoib_fit):
+    """The more-topics variance of a difference on a new topic, against brute-force draws."""
+    from bayes_ir.hierarchical import difference_variance_draws
+
+    got = difference_variance_draws(zoib_fit, "s0", ["s1", "s2"])
+    post = zoib_fit.draws.stack(sample=("chain", "draw"))
+    rng = np.random.default_rng(7)
+    n_new = 400_000
+    for k in (5, 777):
+        d = post.isel(sample=k)
+        tau = float(d["sigma_topic"]) * np.sqrt(1 + 1 / zoib_fit.n_topics)
+        a = rng.normal(0.0, tau, n_new)  # a new topic's effect, shared by both systems
+
+        def draw(system: str, d=d, a=a) -> np.ndarray:
+            mu = special.expit(float(d["b0"]) + float(d["system_effect"].sel(system=system)) + a)
+            phi, zoi, coi = (float(d[v]) for v in ("phi", "zoi", "coi"))
+            y = stats.beta.rvs(mu * phi, (1 - mu) * phi, random_state=rng)
+            inflated = rng.random(n_new) < zoi
+            return np.where(inflated, (rng.random(n_new) < coi).astype(float), y)
+
+        champ = draw("s0")
+        for j, name in enumerate(["s1", "s2"]):
+            diff = draw(name) - champ
+            assert got[k, j] == pytest.approx(diff.var(), rel=0.02)
