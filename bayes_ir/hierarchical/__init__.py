@@ -51,6 +51,7 @@ from bayes_ir.hierarchical.diagnostics import (
     Thresholds,
     contrast_draws,
     diagnose,
+    draw_diagnostics,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
 from bayes_ir.hierarchical.io import check_fit, load_fit, save_fit
@@ -79,6 +80,7 @@ __all__ = [
     "topic_draws",
     "residual_sd_draws",
     "diagnose",
+    "draw_diagnostics",
     "fit",
     "check_fit",
     "load_fit",

@@ -27,7 +27,6 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
-import arviz_stats as azs
 import numpy as np
 import pandas as pd
 import xarray as xr
@@ -35,7 +34,8 @@ import xarray as xr
 from bayes_ir import defaults, validate
 from bayes_ir.decision.rules import MISFIT_PREFIX, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
-from bayes_ir.hierarchical.diagnostics import GateStatus
+from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
+from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import posterior_with_roles
 
 __all__ = [
@@ -228,15 +228,8 @@ class _Gated:
 
 def _draw_diagnostics(draws: xr.DataArray, dim: str) -> pd.DataFrame:
     """R-hat (rank-normalised) and bulk/tail ESS of each slice of ``draws`` along ``dim``."""
-    n_chain = draws.sizes["chain"]
-    out = pd.DataFrame(index=[str(v) for v in draws[dim].values])
-    if n_chain > 1:
-        out["rhat"] = np.asarray(azs.rhat(draws, sample_dims=list(SAMPLE_DIMS)).values)
-    else:
-        out["rhat"] = np.nan
-    out["ess_bulk"] = np.asarray(azs.ess(draws, sample_dims=list(SAMPLE_DIMS), method="bulk"))
-    out["ess_tail"] = np.asarray(azs.ess(draws, sample_dims=list(SAMPLE_DIMS), method="tail"))
-    return out
+    stats = draw_diagnostics(draws.transpose(*SAMPLE_DIMS, dim))
+    return stats[["rhat", "ess_bulk", "ess_tail"]].set_axis([str(v) for v in draws[dim].values])
 
 
 def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateStatus:
@@ -295,7 +288,8 @@ def interval_stats(
     ci_prob
         Probability of the intervals, in (0, 1).
     hdi
-        Add the highest-density interval (``hdi_lower``, ``hdi_upper``, ArviZ).
+        Add the highest-density interval (``hdi_lower``, ``hdi_upper``; ArviZ's
+        ``hdi``, :func:`~bayes_ir.hierarchical.intervals.hdi_bounds`).
 
     Returns
     -------
@@ -321,9 +315,9 @@ def interval_stats(
         index=[str(v) for v in draws[dim].values],
     )
     if hdi:
-        bounds = azs.hdi(draws, prob=ci_prob, dim=list(SAMPLE_DIMS))
-        out["hdi_lower"] = bounds.sel(ci_bound="lower").values
-        out["hdi_upper"] = bounds.sel(ci_bound="upper").values
+        bounds = hdi_bounds(flat, ci_prob)
+        out["hdi_lower"] = bounds[:, 0]
+        out["hdi_upper"] = bounds[:, 1]
     return out
 
 
@@ -562,7 +556,7 @@ def compare(
     min_gain
         Minimal worthwhile gain, in score units (e.g. 0.01 AP).
     hdi
-        Add highest-density intervals (``arviz_stats.hdi``) to the table.
+        Add highest-density intervals (ArviZ's ``hdi``) to the table.
 
     Returns
     -------

@@ -27,6 +27,7 @@ from bayes_ir.hierarchical.diagnostics import (
 )
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.gibbs import sample_gibbs
+from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import (
     Design,
     check_likelihood,
@@ -105,8 +106,6 @@ def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:
 
     Computed in float64, a block of columns at a time (float32 draws are not copied whole).
     """
-    import arviz_stats as azs
-
     flat = x.reshape(-1, x.shape[-1])
     lo, hi = (1 - ci_prob) / 2, 1 - (1 - ci_prob) / 2
     step = max(1, _INTERVAL_BLOCK // max(flat.shape[0], 1))
@@ -114,7 +113,7 @@ def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:
     for start in range(0, flat.shape[1], step):
         block = np.asarray(flat[:, start : start + step], dtype=float).T
         eti = np.quantile(block, [lo, hi], axis=1)
-        hdi = np.asarray(azs.hdi(block, prob=ci_prob)).reshape(-1, 2)
+        hdi = hdi_bounds(block, ci_prob)
         parts.append(
             np.column_stack(
                 [
