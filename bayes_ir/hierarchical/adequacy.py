@@ -93,7 +93,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import special, stats
+from scipy import special
 
 from bayes_ir import defaults
 from bayes_ir.errors import ModelCheckWarning
@@ -413,8 +413,8 @@ def _residuals(mu, sigma, alpha, rng: np.random.Generator) -> np.ndarray:
 
 
 def _binom_tail(outside: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
-    """P(X >= outside) for X ~ Bin(n, p)."""
-    return stats.binom.sf(outside - 1, n, p)
+    """P(X >= outside) for X ~ Bin(n, p) (scipy.stats.binom.sf(outside - 1, n, p))."""
+    return np.where(outside <= 0, 1.0, special.bdtrc(np.maximum(outside - 1, 0), n, p))
 
 
 def _subset(var: xr.DataArray, keep: np.ndarray) -> xr.DataArray:

@@ -77,7 +77,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.hierarchical.gibbs_kernel import run_chain
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.progress import Step, task
 
@@ -250,6 +249,8 @@ def sample_gibbs(
     invariant; the tests compare the draws with the exact sampler on complete tables,
     with NUTS on the PyMC model within Monte Carlo error, and with known truth.
     """
+    from bayes_ir.hierarchical.gibbs_kernel import run_chain  # numba: loaded when sampling
+
     if not priors.is_resolved:
         raise BayesIRError("resolve the priors first (Priors.resolve)")
     inc = Incidence.of(topic_idx, system_idx, score, shape)

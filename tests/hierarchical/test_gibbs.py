@@ -232,7 +232,9 @@ def test_progress_is_counted_in_iterations_and_an_interrupt_stops_every_chain(mo
     assert len(record.updates) == 3 * (1 + 3)  # warm-up + 3 stretches of <= 500 per chain
 
     calls = []
-    real = gibbs.run_chain
+    from bayes_ir.hierarchical import gibbs_kernel
+
+    real = gibbs_kernel.run_chain
 
     def interrupted(*args):
         calls.append(1)
@@ -240,7 +242,7 @@ def test_progress_is_counted_in_iterations_and_an_interrupt_stops_every_chain(mo
             raise KeyboardInterrupt
         real(*args)
 
-    monkeypatch.setattr(gibbs, "run_chain", interrupted)
+    monkeypatch.setattr(gibbs_kernel, "run_chain", interrupted)
     with pytest.raises(KeyboardInterrupt):
         sample_gibbs(*cells, PRIORS, chains=2, draws=5000, tune=100, seed=1)
     assert len(calls) < 2 * 11  # the chains stopped at their next stretch, not at the end
