@@ -221,6 +221,8 @@ def fit(
     diag_text = (
         escape(result.diagnostics.summary()) if hasattr(result.diagnostics, "summary") else ""
     )
+    if hasattr(result, "describe_draws"):  # chains x draws, and the ESS they were chosen for
+        diag_text += "\n  " + escape(result.describe_draws())
     if not passed:
         problems = "\n".join(f"- {escape(cli_wording(m))}" for m in comparison.gate.messages)
         diag_text = (

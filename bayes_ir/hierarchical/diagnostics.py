@@ -375,6 +375,7 @@ def _diagnose_columns(x: np.ndarray, probs: np.ndarray, quantiles: tuple[float, 
             "sd": out[:, 1],
             "rhat": out[:, 2],
             "ess_bulk": ess[:, 0],
+            "ess_mean": ess[:, 1],
             # ArviZ's min(ess(p), ess(1 - p)): the first unless the second is smaller
             "ess_tail": np.where(hi < lo, hi, lo),
             "mcse_mean": out[:, 1] / np.sqrt(ess[:, 1]),
@@ -471,7 +472,8 @@ def draw_diagnostics(
     pandas.DataFrame
         One row per quantity (indexed by the coordinate labels of a DataArray, joined
         by ``,``): ``mean, sd`` (ddof 1), ``rhat`` (NaN with one chain), ``ess_bulk,
-        ess_tail, mcse_mean, mcse_sd`` and the quantile MCSEs. NaN where ArviZ gives
+        ess_mean`` (ArviZ's ``ess(method="mean")``), ``ess_tail, mcse_mean, mcse_sd``
+        and the quantile MCSEs. NaN where ArviZ gives
         NaN: a quantity with a NaN draw, fewer than 4 draws per chain.
 
     Notes
@@ -630,6 +632,7 @@ def diagnose(
         raise BayesIRError("nothing to diagnose: none of the requested quantities is present")
     n_chains, n_draws = columns[0].shape[:2]
     stats_ = _diagnostic_arrays(columns)
+    del stats_["ess_mean"]
     table = pd.DataFrame({"parameter": names, "kind": kinds, **stats_})
     table["rhat_ok"] = table["rhat"] <= th.rhat_max
     table["ess_ok"] = (table["ess_bulk"] >= th.ess_bulk_min) & (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -45,10 +46,12 @@ __all__ = [
     "HierarchicalFit",
     "assemble_datatree",
     "fit",
+    "log_likelihood_cells",
     "log_likelihood_draws",
-    "EXACT_DRAWS",
-    "GIBBS_DRAWS",
+    "EXACT_ESS_PER_DRAW",
+    "GIBBS_ESS_PER_DRAW",
     "GIBBS_TUNE",
+    "default_draws",
     "SKEW_NORMAL_CELL_DRAWS",
     "SKEW_NORMAL_DRAWS",
     "SKEW_NORMAL_MIN_DRAWS",
@@ -57,14 +60,15 @@ __all__ = [
 ]
 
 Method = Literal["auto", "exact", "gibbs", "nuts"]
-#: Draws per chain of the exact sampler (independent draws, no warm-up: 4 x 10,000
-#: gives ESS >= 10,000, with margin, for every reported quantity).
-EXACT_DRAWS: int = 10000
-#: Draws and discarded warm-up iterations per chain of the blocked Gibbs sampler
-#: (missing cells, Gaussian): its draws are nearly independent (ESS per draw 0.5-1
-#: on rb04 with 10% of the cells missing), so 4 x 10,000 gives ESS >= 10,000; it
-#: starts from moment estimates and forgets them within a few iterations.
-GIBBS_DRAWS: int = 10000
+#: ESS per draw the default draws of the exact sampler count on: its draws are
+#: independent (measured 0.93-1.0 over the checked quantities of rb04 and Robust04 AP).
+EXACT_ESS_PER_DRAW: float = 1.0
+#: ESS per draw the default draws of the blocked Gibbs sampler (missing cells, Gaussian)
+#: count on: its draws are nearly independent (0.5-1 on rb04 with 10% of the cells
+#: missing), so the lower end.
+GIBBS_ESS_PER_DRAW: float = 0.5
+#: Discarded warm-up iterations per chain of the Gibbs sampler: it starts from moment
+#: estimates and forgets them within a few iterations.
 GIBBS_TUNE: int = 300
 #: Draws per chain of the skew-normal model (NUTS) for a table of up to
 #: :data:`SKEW_NORMAL_CELL_DRAWS` / 10,000 cells: 4 x 10,000 gives bulk and tail ESS
@@ -330,7 +334,7 @@ class HierarchicalFit:
             f"collection {prov.get('collection')!r}, measure {prov.get('measure')!r}: "
             f"{self.n_topics} topics x {self.n_systems} systems "
             f"(1 champion, {n_chal} challengers, {n_art} artifacts)",
-            f"draws: {post.sizes['chain']} chains x {post.sizes['draw']} = {self.n_draws}",
+            self.describe_draws(),
             "",
             "Diagnostics (hyperparameters, system effects, challenger - champion contrasts):",
             self.diagnostics.summary(),
@@ -389,6 +393,19 @@ class HierarchicalFit:
         if self.likelihood_choice is not None:
             lines += ["", self.likelihood_choice.choice_text()]
         return "\n".join(lines)
+
+    def describe_draws(self) -> str:
+        """One line: chains x draws, and the ESS the default draws were chosen for.
+
+        E.g. ``draws: 4 x 3,125 = 12,500 (chosen for ESS >= 10,000)`` (bulk and tail
+        ESS, :func:`default_draws`); without the parenthesis when the draws were given.
+        """
+        post = self.draws
+        line = f"draws: {post.sizes['chain']} x {post.sizes['draw']:,} = {self.n_draws:,}"
+        target = self.provenance.get("draws_for_ess")
+        if target:
+            line += f" (chosen for ESS >= {target:,.0f})"
+        return line
 
     def _sampler_line(self) -> str:
         """Say what drew the posterior, its acceptance rate and its ESS per draw."""
@@ -515,30 +532,12 @@ def log_likelihood_draws(
 ) -> xr.DataArray:
     """Pointwise log-likelihood of every observed cell, dims (chain, draw, topic, system).
 
-    Missing cells are NaN. Computed from the draws with scipy (Gaussian or
-    skew-normal with the brms mean/SD parameterisation).
+    Missing cells are NaN. See :func:`log_likelihood_cells`.
     """
-    from scipy import stats as st
-
-    b0 = post["b0"].transpose("chain", "draw").values[..., None, None]
-    a = post["topic_effect"].transpose("chain", "draw", "topic").values[..., :, None]
-    c = post["system_effect"].transpose("chain", "draw", "system").values[..., None, :]
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-
-    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values[..., None, :]
-    y = design.matrix[None, None]
-    out = np.empty(b0.shape[:2] + design.matrix.shape)
-    for start in range(0, b0.shape[1], chunk):
-        sl = slice(start, start + chunk)
-        mu = b0[:, sl] + a[:, sl] + c[:, sl]
-        if likelihood == "gaussian":
-            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=sig[:, sl])
-        else:
-            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None, None]
-            xi, omega = skewnormal_location_scale(mu, sig[:, sl], alpha)
-            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
+    n_t, n_s = design.matrix.shape
+    out = log_likelihood_cells(post, design, likelihood, np.arange(n_t * n_s), chunk=chunk)
     return xr.DataArray(
-        out,
+        out.reshape(out.shape[:2] + (n_t, n_s)),
         dims=("chain", "draw", "topic", "system"),
         coords={
             "chain": post["chain"].values,
@@ -548,6 +547,40 @@ def log_likelihood_draws(
         },
         name="score",
     )
+
+
+def log_likelihood_cells(
+    post: xr.Dataset, design: Design, likelihood: str, cells: np.ndarray, *, chunk: int = 500
+) -> np.ndarray:
+    """Pointwise log-likelihood of the cells ``cells`` (flat topic-major indices).
+
+    Returns an array (chain, draw, len(cells)), NaN for missing cells, computed ``chunk``
+    draws at a time with scipy (Gaussian, or skew-normal with the brms mean/SD
+    parameterisation), so only the cells asked for are materialised.
+    """
+    from scipy import stats as st
+
+    from bayes_ir.hierarchical.contrasts import residual_sd_draws
+
+    cells = np.asarray(cells, dtype=np.int64)
+    topic, system = np.divmod(cells, design.matrix.shape[1])
+    b0 = post["b0"].transpose("chain", "draw").values[..., None]
+    a = post["topic_effect"].transpose("chain", "draw", "topic").values
+    c = post["system_effect"].transpose("chain", "draw", "system").values
+    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values
+    y = design.matrix.ravel()[cells]
+    out = np.empty(b0.shape[:2] + (cells.size,))
+    for start in range(0, b0.shape[1], chunk):
+        sl = slice(start, start + chunk)
+        mu = b0[:, sl] + a[:, sl][..., topic] + c[:, sl][..., system]
+        scale = sig[:, sl][..., system]
+        if likelihood == "gaussian":
+            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=scale)
+        else:
+            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None]
+            xi, omega = skewnormal_location_scale(mu, scale, alpha)
+            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
+    return out
 
 
 def assemble_datatree(
@@ -687,10 +720,12 @@ def fit(
     chains, draws, tune, target_accept
         Sampler settings; ``draws``/``tune`` default to
         :func:`skew_normal_draws` (10,000 up to 10,000 cells, fewer above) / 500 per
-        chain for the skew-normal, 10,000/300 for the Gibbs sampler and
-        :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits; ``target_accept`` to
-        :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler draws 10,000
-        independent draws per chain and has no warm-up and no step size: ``tune`` and
+        chain for the skew-normal, :func:`default_draws` (4 x 6,250: bulk and tail ESS
+        >= 10,000 with a margin, or the gate's ESS if higher) / 300 for the Gibbs
+        sampler and :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits;
+        ``target_accept`` to :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler
+        draws :func:`default_draws` independent draws per chain (4 x 3,125), the summary
+        says so, and has no warm-up and no step size: ``tune`` and
         ``target_accept`` given with it are ignored with an
         :class:`~bayes_ir.errors.IgnoredOptionWarning`.
     seed
@@ -769,6 +804,8 @@ def fit(
     design = design_of(table)
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
     pri = autoscale_priors(design.score, priors)
+    th = Thresholds.resolve(thresholds)
+    opts["gate_ess"] = max(th.ess_bulk_min, th.ess_tail_min)
     if method == "exact":
         post, stats, info = _draw_exact(design, pri, opts)
     elif method == "gibbs":
@@ -776,7 +813,6 @@ def fit(
     else:
         post, stats, info = _draw_nuts(design, pri, opts)
     tree = _posterior_tree(post, stats, design, opts)
-    th = Thresholds.resolve(thresholds)
     diag = diagnose(tree, thresholds=th)
     result = HierarchicalFit(
         posterior=tree,
@@ -839,6 +875,20 @@ def _check_options(
     return opts
 
 
+def _default_draws(method: str, opts: dict[str, Any]) -> None:
+    """Fill in ``opts["draws"]`` from the ESS to reach (:func:`default_draws`) unless given.
+
+    The target is the larger of :data:`bayes_ir.defaults.DRAWS_ESS` and the gate's ESS
+    thresholds (``opts["ess_target"]``, set then; ``None`` for draws the user gave).
+    """
+    if opts["draws"] is not None:
+        opts["ess_target"] = None
+        return
+    target = max(defaults.DRAWS_ESS, opts["gate_ess"])
+    opts["draws"] = default_draws(method, int(opts["chains"]), target)
+    opts["ess_target"] = target
+
+
 def _draw_exact(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any, None, dict]:
     """Sample with the exact collapsed sampler; fills in ``opts``' sampler settings."""
     _warn_ignored(
@@ -847,7 +897,7 @@ def _draw_exact(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         target_accept=opts["target_accept"],
         sampler=opts["sampler"],
     )
-    opts["draws"] = EXACT_DRAWS if opts["draws"] is None else opts["draws"]
+    _default_draws("exact", opts)
     opts["tune"], opts["target_accept"] = 0, None
     _check_memory(design, opts)
     post, stats, info = sample_exact(
@@ -866,7 +916,7 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         target_accept=opts["target_accept"],
         sampler=opts["sampler"],
     )
-    opts["draws"] = GIBBS_DRAWS if opts["draws"] is None else opts["draws"]
+    _default_draws("gibbs", opts)
     opts["tune"] = GIBBS_TUNE if opts["tune"] is None else opts["tune"]
     opts["target_accept"] = None
     _check_memory(design, opts)
@@ -921,6 +971,20 @@ def _draw_nuts(
     )
     info = _nuts_acceptance(stats)
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
+
+
+def default_draws(method: str, chains: int, ess: float | None = None) -> int:
+    r"""Default draws per chain of the exact or Gibbs sampler, from the ESS they must reach.
+
+    :math:`\lceil m E / (C e) \rceil` for the target ESS :math:`E` (``ess``, default
+    :data:`bayes_ir.defaults.DRAWS_ESS`), the margin :math:`m`
+    (:data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`), :math:`C` chains and the sampler's
+    ESS per draw :math:`e` (:data:`EXACT_ESS_PER_DRAW`, :data:`GIBBS_ESS_PER_DRAW`):
+    4 x 3,125 draws for the exact sampler, 4 x 6,250 for the Gibbs sampler.
+    """
+    target = defaults.DRAWS_ESS if ess is None else float(ess)
+    per_draw = {"exact": EXACT_ESS_PER_DRAW, "gibbs": GIBBS_ESS_PER_DRAW}[method]
+    return math.ceil(defaults.DRAWS_ESS_MARGIN * target / (int(chains) * per_draw))
 
 
 def skew_normal_draws(n_cells: int) -> int:
@@ -997,6 +1061,7 @@ def _provenance(
         "seed": opts["seed"],
         "chains": int(opts["chains"]),
         "draws": opts["draws"],
+        "draws_for_ess": opts.get("ess_target"),
         "tune": opts["tune"],
         "target_accept": None if opts["target_accept"] is None else float(opts["target_accept"]),
         **info,

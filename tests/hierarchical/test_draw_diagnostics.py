@@ -35,6 +35,7 @@ def arviz_reference(x: np.ndarray) -> pd.DataFrame:
             "rhat": azs.rhat(xa),
             "ess_bulk": azs.ess(xa, method="bulk"),
             "ess_tail": azs.ess(xa, method="tail", prob=0.05),
+            "ess_mean": azs.ess(xa, method="mean"),
             "mcse_mean": azs.mcse(xa, method="mean"),
             "mcse_sd": azs.mcse(xa, method="sd"),
             **{f"mcse_q{q:g}": azs.mcse(xa, method="quantile", prob=q) for q in QUANTILES},

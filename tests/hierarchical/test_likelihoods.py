@@ -77,6 +77,24 @@ def test_loo_equals_arviz_on_the_full_log_likelihood(small_fit):
     )
 
 
+def test_loo_in_blocks_of_cells_equals_arviz_on_the_whole_matrix(small_fit, monkeypatch):
+    """PSIS is pointwise: blocks of 7 cells give ArviZ's loo of the full log-likelihood."""
+    import arviz_stats as azs
+
+    from bayes_ir.hierarchical import likelihoods
+
+    ref = azs.loo(likelihoods.loo_data(small_fit, draws=800, seed=3), var_name="score",
+                  pointwise=True)  # fmt: skip
+    monkeypatch.setattr(likelihoods, "LOO_BLOCK", 800 * 7)
+    ours = loo(small_fit, draws=800, seed=3)
+    assert ours.elpd == pytest.approx(ref.elpd, rel=1e-12)
+    assert ours.se == pytest.approx(ref.se, rel=1e-12)
+    assert ours.p == pytest.approx(ref.p, rel=1e-10)
+    np.testing.assert_allclose(ours.pareto_k.values, ref.pareto_k.values, rtol=1e-12)
+    np.testing.assert_array_equal(ours.elpd_i["topic"].values, ref.elpd_i["topic"].values)
+    np.testing.assert_array_equal(ours.elpd_i["system"].values, ref.elpd_i["system"].values)
+
+
 def test_loo_subset_is_seeded_and_its_monte_carlo_error_is_small(small_fit):
     a, b = loo(small_fit, draws=500, seed=1), loo(small_fit, draws=500, seed=1)
     assert a.n_samples == 500 and a.elpd == b.elpd
