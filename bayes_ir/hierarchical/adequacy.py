@@ -63,8 +63,10 @@ residual SD of a small table); a 3x system is found in most tables.
 
 The replicates use a seeded subset of at most :data:`N_DRAWS` posterior draws (fewer,
 but at least :data:`MIN_DRAWS`, when draws x observed cells would exceed
-:data:`MAX_REPLICATES`: tables above 500,000 cells; 5,000 topics x 1,000 systems
-uses 100 draws. The rates above were measured with 1,000 draws)
+:data:`MAX_REPLICATES`: tables above 100,000 cells; the rates above were measured with
+1,000 draws); above :data:`MAX_REPLICATES` / :data:`MIN_DRAWS` = 1,000,000 cells the
+champion, the challengers and a seeded subset of the artifact runs are checked (5,000
+topics x 1,000 systems: 100 draws, about 200 systems)
 (processed in blocks of systems, so memory stays bounded); the intervals are those
 of the predictive mixture over the same draws, computed exactly from its CDF; the
 p-values use a normal approximation of the replicated statistics (see
@@ -114,8 +116,10 @@ __all__ = [
 #: Posterior draws used by the check (a seeded random subset when the fit has more).
 N_DRAWS: int = 1000
 #: Largest number of replicated values (draws x observed cells) of a check by default:
-#: the check of a larger table uses fewer draws (its cost is about 40 ns per value).
-MAX_REPLICATES: int = 500_000_000
+#: the check of a larger table uses fewer draws (its cost is about 40 ns per value), then,
+#: at :data:`MIN_DRAWS`, a seeded subset of the artifact runs (the champion and the
+#: challengers are always checked).
+MAX_REPLICATES: int = 100_000_000
 #: Fewest draws of a check by default, whatever the size of the table.
 MIN_DRAWS: int = 100
 #: A posterior predictive p-value below this (or, two-sided, above 1 minus it) fails.
@@ -176,6 +180,9 @@ class ModelCheck:
         The thresholds of the flagging rule (module docstring).
     collection, measure
         The data of the fit (empty when unknown).
+    n_unchecked
+        Artifact runs left out of the check (a seeded subset was checked: see
+        :func:`check_model`); 0 when every system was checked.
     """
 
     frame: pd.DataFrame
@@ -186,6 +193,7 @@ class ModelCheck:
     alpha_coverage: float = ALPHA_COVERAGE
     collection: str = ""
     measure: str = ""
+    n_unchecked: int = 0
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -298,6 +306,11 @@ class ModelCheck:
         n_art = int((frame["role"] == "artifact").sum())
         if n_art:
             lines.append(f"  (artifact runs not flagged are not shown: {n_art} checked)")
+        if self.n_unchecked:
+            lines.append(
+                f"  ({self.n_unchecked:,} artifact runs not checked: a seeded subset was, "
+                f"within {MAX_REPLICATES:,} replicated scores)"
+            )
         lines.append(
             f"  flagged: scores outside an interval with binomial tail < {self.alpha_coverage:g},"
             f" p_sd or p_lost < {self.alpha_ppp:g}, p_mean or p_skew beyond {self.alpha_ppp:g}"
@@ -519,6 +532,7 @@ def check_model(
     seed: int | None = None,
     alpha_ppp: float = ALPHA_PPP,
     alpha_coverage: float = ALPHA_COVERAGE,
+    systems: list[str] | None = None,
 ) -> ModelCheck:
     r"""Posterior predictive checks of every system of a hierarchical fit.
 
@@ -535,6 +549,12 @@ def check_model(
         Seed of the subset and the replicates (default :data:`bayes_ir.defaults.SEED`).
     alpha_ppp, alpha_coverage
         Thresholds of the flagging rule (module docstring); the defaults are calibrated.
+    systems
+        Systems to check (default: all, unless draws x observed cells exceed
+        :data:`MAX_REPLICATES` at :data:`MIN_DRAWS` draws: then the champion, the
+        challengers and a seeded random subset of the artifact runs that fits). Each
+        system's checks use its own scores and replicates (and the champion's, for
+        ``lost``), so a subset flags what the full check flags on those systems.
 
     Returns
     -------
@@ -583,6 +603,10 @@ def check_model(
         cells = max(int(np.isfinite(observed.values).sum()), 1)
         n_draws = min(N_DRAWS, max(MIN_DRAWS, MAX_REPLICATES // cells))
     n = min(total, int(n_draws))
+    n_all = observed.sizes["system"]
+    if systems is None:
+        systems = _default_subset(observed, n, seed)
+    observed = observed.sel(system=list(systems))
     rng = np.random.default_rng([seed, 0xADE])
     keep = np.sort(rng.choice(total, size=n, replace=False))
     systems = [str(s) for s in observed["system"].values]
@@ -634,4 +658,26 @@ def check_model(
         alpha_ppp=float(alpha_ppp),
         alpha_coverage=float(alpha_coverage),
         **_data_names(fit),
+        n_unchecked=n_all - len(systems),
     )
+
+
+def _default_subset(observed: xr.DataArray, n_draws: int, seed: int) -> list[str]:
+    """Every system, or the champion, the challengers and the artifacts that fit the budget.
+
+    Artifacts are taken in a seeded random order until ``n_draws`` x their observed
+    cells would pass :data:`MAX_REPLICATES`; the result keeps the table's order.
+    """
+    names = [str(s) for s in observed["system"].values]
+    cells = np.isfinite(observed.values).sum(axis=0)
+    if n_draws * int(cells.sum()) <= MAX_REPLICATES or "role" not in observed.coords:
+        return names
+    roles = [str(r) for r in observed["role"].values]
+    keep = {j for j, r in enumerate(roles) if r != "artifact"}
+    budget = MAX_REPLICATES // max(n_draws, 1) - int(cells[sorted(keep)].sum())
+    order = np.random.default_rng([seed, 0x5B5]).permutation(len(names))
+    for j in order:
+        if j not in keep and cells[j] <= budget:
+            keep.add(int(j))
+            budget -= int(cells[j])
+    return [names[j] for j in sorted(keep)]

@@ -280,3 +280,40 @@ def test_check_is_reproducible_and_survives_save_load(example_fit, tmp_path):
     pd.testing.assert_frame_equal(bare.to_frame(), again.to_frame())
     loaded = HierarchicalFit.load(example_fit.save(tmp_path / "fit.nc"))
     pd.testing.assert_frame_equal(loaded.model_check.to_frame(), example_fit.model_check.to_frame())
+
+
+# ---------------------------------------------------------------------- subsets
+@pytest.mark.parametrize(("n_t", "n_s", "ratio"), [(25, 10, 3.0), (50, 45, 1.0), (50, 45, 3.0)])
+def test_a_subset_check_flags_what_the_full_check_flags(n_t, n_s, ratio):
+    """On the calibration study's designs, checking some systems flags exactly those of
+    them the full check flags (each system's checks use its own scores and replicates)."""
+    from bayes_ir.hierarchical import fit
+
+    rng = np.random.default_rng(77 + n_s)
+    for r in range(3):
+        table = _simulate_table(rng, n_t, n_s, ratio)
+        f = fit(table, chains=2, draws=500, seed=r, model_check=False)
+        full = check_model(f, seed=r).to_frame().set_index("system")
+        names = list(full.index)
+        subset = names[:5] + names[5:][::3]
+        part = check_model(f, seed=r, systems=subset).to_frame().set_index("system")
+        assert list(part.index) == subset
+        pd.testing.assert_series_equal(part["flagged"], full.loc[subset, "flagged"])
+        if ratio == 3.0:
+            assert part.loc["s01", "flagged"]
+
+
+def test_a_large_table_checks_a_seeded_subset_of_artifacts(monkeypatch):
+    from bayes_ir.hierarchical import adequacy, fit
+
+    table = _simulate_table(np.random.default_rng(5), 20, 30, 1.0)
+    f = fit(table, chains=2, draws=300, seed=1, model_check=False)
+    monkeypatch.setattr(adequacy, "MAX_REPLICATES", 100 * 20 * 12)  # 12 of 30 systems
+    check = check_model(f, seed=3)
+    frame = check.to_frame()
+    assert len(frame) == 12 and check.n_unchecked == 18 and check.n_draws == 100
+    assert set(frame.loc[frame["role"] != "artifact", "system"]) == {
+        "champ", "s01", "s02", "s03", "s04"}  # fmt: skip
+    assert list(frame["system"]) == [s for s in table.systems if s in set(frame["system"])]
+    assert check_model(f, seed=3).to_frame().equals(frame)  # seeded
+    assert "18 artifact runs not checked" in check.summary()
