@@ -433,7 +433,7 @@ def dl_shaped(path: Path) -> None:
     systems = ["bm25", "chal_dense", "chal_splade", "chal_colbert"]
     systems += [f"run{i:02d}" for i in range(n_s - 4)]
     lines = ["topic,system,score"] + [
-        f"q{t},{s},{y[t, j]!r}" for t in range(n_t) for j, s in enumerate(systems)
+        f"q{t},{s},{float(y[t, j])!r}" for t in range(n_t) for j, s in enumerate(systems)
     ]
     path.write_text("\n".join(lines) + "\n")
 

@@ -41,6 +41,8 @@ import numpy as np
 __all__ = ["DIRECT_LAGS", "NEED_FFT", "N_OUT", "diagnose_block", "geyer_ess"]
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+#: Sums over finite or non-finite values: reassociation only (a NaN stays a NaN).
+_reassoc = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
 
 #: Largest lag computed directly; a longer Geyer sequence goes to the FFT.
 DIRECT_LAGS: int = 128
@@ -117,19 +119,75 @@ def geyer_ess(acov: np.ndarray, n_valid: int, between: float, n_rows: int, n: in
     return size / tau
 
 
-@_jit
-def _row_means(y: np.ndarray, n_rows: int, n: int) -> np.ndarray:
-    """Mean of each row of ``y``; exactly its value for a constant row (a stuck chain)."""
-    means = np.empty(n_rows)
+@_reassoc
+def _row_sums(y: np.ndarray, n_rows: int, n: int, out: np.ndarray) -> None:
+    """Sum of each row (reassociated: SIMD); non-finite when a value is."""
     for r in range(n_rows):
-        first = y[r * n]
-        s = 0.0
-        same = True
+        total = 0.0
         for t in range(n):
-            s += y[r * n + t]
-            same = same and y[r * n + t] == first
-        means[r] = first if same else s / n
-    return means
+            total += y[r * n + t]
+        out[r] = total
+
+
+@_reassoc
+def _row_squares(y: np.ndarray, n_rows: int, n: int, means: np.ndarray, out: np.ndarray) -> None:
+    """Sum of squared deviations from ``means`` of each row (reassociated: SIMD)."""
+    for r in range(n_rows):
+        total = 0.0
+        m = means[r]
+        for t in range(n):
+            d = y[r * n + t] - m
+            total += d * d
+        out[r] = total
+
+
+@_reassoc
+def _total(x: np.ndarray) -> float:
+    """Return the sum of ``x`` (reassociated: SIMD)."""
+    total = 0.0
+    for v in x:
+        total += v
+    return total
+
+
+@_reassoc
+def _central_moments(x: np.ndarray, mu: float) -> tuple[float, float]:
+    """Return the sums of the squared and fourth-power deviations of ``x`` from ``mu``."""
+    m2 = 0.0
+    m4 = 0.0
+    for v in x:
+        d2 = (v - mu) * (v - mu)
+        m2 += d2
+        m4 += d2 * d2
+    return m2, m4
+
+
+#: Sum of squares of a row below which it may be constant (checked value by value).
+_TINY = 1e-30
+
+
+@_jit
+def _row_moments(y: np.ndarray, n_rows: int, n: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Mean and sum of squared deviations of each row of ``y``; whether ``y`` may be constant.
+
+    May be constant: its range may be below ArviZ's resolution (the caller checks). A
+    constant row (a stuck chain) gets exactly its value as mean and 0 as sum of squares.
+    """
+    means = np.empty(n_rows)
+    squares = np.empty(n_rows)
+    _row_sums(y, n_rows, n, means)
+    means /= n
+    _row_squares(y, n_rows, n, means, squares)
+    for r in range(n_rows):
+        if squares[r] <= n * _TINY:  # nearly constant: is it exactly?
+            first = y[r * n]
+            same = True
+            for t in range(n):
+                same = same and y[r * n + t] == first
+            if same:
+                means[r], squares[r] = first, 0.0
+    maybe_constant = squares.sum() <= n_rows * n * _TINY and means.max() - means.min() < 1e-15
+    return means, squares, maybe_constant
 
 
 @_jit
@@ -142,36 +200,32 @@ def _var(values: np.ndarray) -> float:
     return s / (values.size - 1)
 
 
+@_reassoc
+def _row_sums(y: np.ndarray, n_rows: int, n: int, sums: np.ndarray) -> None:
+    """Sum of each row (reassociated: SIMD); non-finite when a value is."""
+    for r in range(n_rows):
+        total = 0.0
+        for t in range(n):
+            total += y[r * n + t]
+        sums[r] = total
+
+
 @_jit
 def _series_ess(y: np.ndarray, n_rows: int, n: int, acov: np.ndarray) -> tuple[float, float]:
     """ESS of the series ``y`` (rows of ``n``), centred in place; and its ``between``.
 
     :data:`NEED_FFT` when Geyer's sequence runs past :data:`DIRECT_LAGS` lags.
     """
-    lo, hi = math.inf, -math.inf
-    finite = True
-    means = np.empty(n_rows)
-    for r in range(n_rows):
-        first = y[r * n]
-        total = 0.0
-        same = True
-        for t in range(n):
-            v = y[r * n + t]
-            finite = finite and math.isfinite(v)
-            lo = min(lo, v)
-            hi = max(hi, v)
-            total += v
-            same = same and v == first
-        means[r] = first if same else total / n
-    if not finite:
+    means, _, maybe_constant = _row_moments(y, n_rows, n)
+    if not math.isfinite(means.sum()):  # a non-finite value, or an overflow: NaN, as ArviZ
         return math.nan, 0.0
-    if hi - lo < _RESOLUTION:
+    if maybe_constant and y.max() - y.min() < _RESOLUTION:
         return float(n_rows * n), 0.0
     between = _var(means)
     for r in range(n_rows):
         for t in range(n):
             y[r * n + t] -= means[r]
-    done, want = 0, min(8, n)
+    done, want = 0, min(6, n)
     while True:
         _lag_sums(y, n_rows, n, done, want, acov)
         done = want
@@ -185,16 +239,9 @@ def _series_ess(y: np.ndarray, n_rows: int, n: int, acov: np.ndarray) -> tuple[f
 
 @_jit
 def _rhat(z: np.ndarray, n_rows: int, n: int) -> float:
-    """ArviZ's ``_rhat`` of the rows of ``z``."""
-    means = _row_means(z, n_rows, n)
-    within = 0.0
-    for r in range(n_rows):
-        s = 0.0
-        for t in range(n):
-            dz = z[r * n + t] - means[r]
-            s += dz * dz
-        within += s / (n - 1)
-    within /= n_rows
+    """ArviZ's ``_rhat`` of the rows of ``z`` (finite)."""
+    means, squares, _ = _row_moments(z, n_rows, n)
+    within = (squares / (n - 1)).mean()
     between = n * _var(means)
     return math.sqrt((between / within + n - 1) / n)
 
@@ -291,16 +338,9 @@ def diagnose_block(
     acov = np.empty(max(n_draw, 2))
     for k in range(n_k):
         xk = x[k].ravel()
-        total = 0.0
-        for v in xk:
-            total += v
+        total = _total(xk)
         mu = total / n_full
-        m2 = 0.0
-        m4 = 0.0
-        for v in xk:
-            d2 = (v - mu) * (v - mu)
-            m2 += d2
-            m4 += d2 * d2
+        m2, m4 = _central_moments(xk, mu)
         out[k, 0] = mu
         out[k, 1] = math.sqrt(m2 / (n_full - 1)) if n_full > 1 else math.nan
         out[k, 6] = m2 / n_full
