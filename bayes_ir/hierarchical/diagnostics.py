@@ -482,11 +482,10 @@ def draw_diagnostics(
     to :math:`z = \Phi^{-1}((r - 3/8)/(N + 1/4))`. R-hat is the larger of the split
     :math:`\hat R` of the z-scores and of the z-scores of the draws folded about their
     median, :math:`\hat R = \sqrt{(B/W + n - 1)/n}`. The ESS of a series is
-    :math:`N / \hat	au`, :math:`\hat	au = -1 + 2 \sum_{t} \hat
-    ho_t` over Geyer's
+    :math:`N / \hat\tau`, :math:`\hat\tau = -1 + 2 \sum_{t} \hat\rho_t` over Geyer's
     initial monotone sequence of autocorrelations; bulk ESS is that of the z-scores,
-    tail ESS the smaller of those of the indicators :math:`I(	heta \le q_{p})` and
-    :math:`I(	heta \le q_{1-p})`. MCSE of the mean: :math:`s / \sqrt{ESS_{mean}}`; of
+    tail ESS the smaller of those of the indicators :math:`I(\theta \le q_{p})` and
+    :math:`I(\theta \le q_{1-p})`. MCSE of the mean: :math:`s / \sqrt{ESS_{mean}}`; of
     the SD: the delta method on the squared deviations.
 
     References

@@ -187,7 +187,7 @@ def _row_moments(y: np.ndarray, n_rows: int, n: int) -> tuple[np.ndarray, np.nda
             if same:
                 means[r], squares[r] = first, 0.0
     maybe_constant = squares.sum() <= n_rows * n * _TINY and means.max() - means.min() < 1e-15
-    return means, squares, maybe_constant
+    return means, squares, bool(maybe_constant)
 
 
 @_jit
@@ -198,16 +198,6 @@ def _var(values: np.ndarray) -> float:
     for v in values:
         s += (v - m) * (v - m)
     return s / (values.size - 1)
-
-
-@_reassoc
-def _row_sums(y: np.ndarray, n_rows: int, n: int, sums: np.ndarray) -> None:
-    """Sum of each row (reassociated: SIMD); non-finite when a value is."""
-    for r in range(n_rows):
-        total = 0.0
-        for t in range(n):
-            total += y[r * n + t]
-        sums[r] = total
 
 
 @_jit

@@ -97,6 +97,17 @@ def _thin(post: xr.Dataset, draws: int, seed: int) -> xr.Dataset:
     return post.isel(draw=keep)
 
 
+def _loo_draws(fit: Any, draws: int | None, seed: int | None) -> tuple[xr.Dataset, Any, np.ndarray]:
+    """Return the seeded subset of draws of :func:`loo`, the design and its observed cells."""
+    n = defaults.LOO_DRAWS if draws is None else int(draws)
+    if n < 100:
+        raise BayesIRError(f"loo needs at least 100 draws, got draws={n}")
+    seed = defaults.SEED if seed is None else int(seed)
+    design = design_of(fit.table)
+    cells = np.flatnonzero(np.isfinite(design.matrix).ravel())
+    return _thin(fit.draws, n, seed), design, cells
+
+
 def loo_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> xr.DataTree:
     """DataTree with a thinned ``posterior`` and its ``log_likelihood`` (one cell per ``obs``).
 
@@ -105,15 +116,10 @@ def loo_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> 
     """
     from bayes_ir.hierarchical.fit import log_likelihood_draws
 
-    n = defaults.LOO_DRAWS if draws is None else int(draws)
-    if n < 100:
-        raise BayesIRError(f"loo needs at least 100 draws, got draws={n}")
-    seed = defaults.SEED if seed is None else int(seed)
-    post = _thin(fit.draws, n, seed)
-    design = design_of(fit.table)
+    post, design, cells = _loo_draws(fit, draws, seed)
     ll = log_likelihood_draws(post, design, fit.likelihood)
     ll = ll.stack(obs=("topic", "system")).reset_index("obs")
-    ll = ll.isel(obs=np.flatnonzero(np.isfinite(design.matrix).ravel()))
+    ll = ll.isel(obs=cells)
     post = post.drop_vars([c for c in post.coords if c not in ("chain", "draw", *post.dims)])
     return xr.DataTree.from_dict(
         {"/posterior": post, "/log_likelihood": ll.drop_vars("obs", errors="ignore").to_dataset()}
@@ -283,13 +289,7 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
 
     from bayes_ir.hierarchical.fit import log_likelihood_cells
 
-    n = defaults.LOO_DRAWS if draws is None else int(draws)
-    if n < 100:
-        raise BayesIRError(f"loo needs at least 100 draws, got draws={n}")
-    seed = defaults.SEED if seed is None else int(seed)
-    post = _thin(fit.draws, n, seed)
-    design = design_of(fit.table)
-    cells = np.flatnonzero(np.isfinite(design.matrix).ravel())
+    post, design, cells = _loo_draws(fit, draws, seed)
     n_samples = post.sizes["chain"] * post.sizes["draw"]
     reff = _relative_ess(post)
     coords = {"chain": post["chain"].values, "draw": post["draw"].values}
@@ -334,7 +334,7 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
         elpd_i=xr.DataArray(elpd_all, dims="obs", coords=obs, name="score"),
         pareto_k=xr.DataArray(k_all, dims="obs", coords=obs, name="score"),
         approx_posterior=False,
-        log_weights=None,
+        log_weights=None,  # type: ignore[arg-type]  # ArviZ's default, typed DataArray
     )
 
 
