@@ -19,16 +19,8 @@ quantile). It is numba code because the two steps ArviZ vectorises poorly are lo
   same :func:`geyer_ess`.
 
 The functions are compiled once per machine (cached on disk) and release the GIL, so
-blocks of quantities run in parallel threads.
-
-References
-----------
-Vehtari, A., Gelman, A., Simpson, D., Carpenter, B., Buerkner, P.-C. (2021).
-Rank-normalization, folding, and localization: an improved R-hat for assessing
-convergence of MCMC. *Bayesian Analysis* 16(2), 667-718.
-
-Geyer, C. J. (1992). Practical Markov chain Monte Carlo. *Statistical Science* 7(4),
-473-483.
+blocks of quantities run in parallel threads. The formulas and their references are in
+:func:`bayes_ir.hierarchical.diagnostics.draw_diagnostics`.
 """
 
 from __future__ import annotations
