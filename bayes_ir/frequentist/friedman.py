@@ -146,12 +146,15 @@ class FriedmanNemenyi:
         """Return the systems of each group of the critical-difference diagram."""
         return [self.systems[a : b + 1] for a, b in self.cliques]
 
+    def named_groups(self) -> dict[str, tuple[str, ...]]:
+        """Return the groups by their letters (``a``, ``b``, ... as multcomp names them)."""
+        return dict(zip(_letter_names(len(self.cliques)), self.groups(), strict=True))
+
     def group_letters(self) -> pd.Series:
         """Return the letters of the groups each system belongs to (``""``: in none), by system."""
-        names = _letter_names(len(self.cliques))
         out = {s: "" for s in self.systems}
-        for letter, (a, b) in zip(names, self.cliques, strict=True):
-            for s in self.systems[a : b + 1]:
+        for letter, members in self.named_groups().items():
+            for s in members:
                 out[s] += letter
         return pd.Series(out, name="cd_groups").rename_axis("system")
 

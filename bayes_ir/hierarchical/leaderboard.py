@@ -59,7 +59,8 @@ Demšar, J. (2006). Statistical comparisons of classifiers over multiple data se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,7 +74,14 @@ from bayes_ir.hierarchical.diagnostics import GateStatus
 if TYPE_CHECKING:
     from bayes_ir.frequentist.friedman import FriedmanNemenyi
 
-__all__ = ["LEADERBOARD_COLUMNS", "Leaderboard", "leaderboard", "rank_summary", "tie_groups"]
+__all__ = [
+    "BORDERLINE_Z",
+    "LEADERBOARD_COLUMNS",
+    "Leaderboard",
+    "leaderboard",
+    "rank_summary",
+    "tie_groups",
+]
 
 #: Columns of :meth:`Leaderboard.to_frame`.
 LEADERBOARD_COLUMNS = (
@@ -91,12 +99,20 @@ LEADERBOARD_COLUMNS = (
     "group",
     "leader",
     "p_behind_leader",
+    "borderline",
     "p_above_next",
     "misfit",
     "failed_checks",
     "friedman_rank",
     "cd_groups",
 )
+#: What a leaderboard keeps of its fit's provenance.
+_PROVENANCE = ("source", "likelihood", "sigma", "method", "sampler", "seed", "chains", "draws",
+               "data_hash", "versions")  # fmt: skip
+#: Monte Carlo standard errors within which a probability of the group rule counts as
+#: borderline (another seed may decide it the other way: two estimates differ by more
+#: than 3 standard errors of each one's error in 0.3% of seeds).
+BORDERLINE_Z: float = 3.0
 #: Float64 values per block of draws ranked at once (bounds the temporaries).
 _BLOCK_VALUES: int = 4_000_000
 
@@ -145,7 +161,13 @@ def rank_summary(draws: np.ndarray, *, ci_prob: float, top: int) -> dict[str, np
     }
 
 
-def tie_groups(draws: np.ndarray, *, rope: float, p_min: float) -> tuple[np.ndarray, np.ndarray]:
+def tie_groups(
+    draws: np.ndarray,
+    *,
+    rope: float,
+    p_min: float,
+    ess: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Anchored tie groups of systems in board order (the columns of ``draws``).
 
     Parameters
@@ -156,26 +178,38 @@ def tie_groups(draws: np.ndarray, *, rope: float, p_min: float) -> tuple[np.ndar
         Region of practical equivalence :math:`\rho \ge 0`, in the scores' units.
     p_min
         Probability at which a system is shown behind its leader.
+    ess
+        Effective sample size of each column's draws (default: ``n``, independent draws),
+        for the Monte Carlo error of the probabilities.
 
     Returns
     -------
     group : numpy.ndarray
         Group number (1-based) of each column.
-    p_behind : numpy.ndarray
-        :math:`P(\theta_L - \theta_s > \rho)` of each column against its group's leader
-        :math:`L` (NaN for the leaders).
+    p_rule : numpy.ndarray
+        The probability the rule decided each column on: :math:`P(\theta_L - \theta_s >
+        \rho)` against the leader :math:`L` it was compared with (its own group's leader
+        for a member, the previous group's for the leader of a later group; NaN for the
+        first column).
+    borderline : numpy.ndarray
+        True where ``p_rule`` lies within :data:`BORDERLINE_Z` Monte Carlo standard
+        errors of ``p_min``: another set of draws may decide that column the other way.
 
     Notes
     -----
     The leader of a group is the first column not yet in a group; the following columns
-    join it while :math:`P(\theta_L - \theta_s > \rho) < p_{\min}`; the first column at or
-    above :math:`p_{\min}` leads the next group (module docstring). The probabilities
+    join it while :math:`P(\theta_L - \theta_s > \rho) < p_{\min}`; the first column at
+    or above :math:`p_{\min}` leads the next group (module docstring). The probabilities
     are computed a block of columns at a time and only until the group ends, so the cost
-    is :math:`O(n S)` plus one block per group.
+    is :math:`O(n S)` plus one block per group. The Monte Carlo standard error of a
+    probability :math:`p` is :math:`\sqrt{p (1 - p) / n_{\text{eff}}}`, with
+    :math:`n_{\text{eff}}` the smaller ESS of the two systems compared.
     """
     n, k = draws.shape
+    neff = np.full(k, float(n)) if ess is None else np.minimum(np.asarray(ess, float), n)
     group = np.zeros(k, dtype=np.int64)
-    p_behind = np.full(k, np.nan)
+    p_rule = np.full(k, np.nan)
+    against = np.zeros(k, dtype=np.int64)
     width = int(np.clip(_BLOCK_VALUES // max(n, 1), 8, 256))
     leader, number = 0, 1
     while leader < k:
@@ -187,15 +221,18 @@ def tie_groups(draws: np.ndarray, *, rope: float, p_min: float) -> tuple[np.ndar
             stop = min(k, j + width)
             p = np.count_nonzero(lead - draws[:, j:stop] > rope, axis=0) / n
             out = np.flatnonzero(p >= p_min)
-            end = stop if out.size == 0 else j + int(out[0])
-            p_behind[j:end] = p[: end - j]
-            group[j:end] = number
+            end = stop if out.size == 0 else j + int(out[0]) + 1
+            p_rule[j:end] = p[: end - j]
+            against[j:end] = leader
+            group[j : end - (1 if out.size else 0)] = number
             if out.size:
-                nxt = end
+                nxt = end - 1
                 break
             j = stop
         leader, number = nxt, number + 1
-    return group, p_behind
+    mcse = np.sqrt(p_rule * (1.0 - p_rule) / np.minimum(neff, neff[against]))
+    borderline = np.abs(p_rule - p_min) <= BORDERLINE_Z * mcse
+    return group, p_rule, borderline
 
 
 @dataclass(frozen=True)
@@ -236,6 +273,9 @@ class Leaderboard:
         Topics of the table and posterior draws used.
     collection, measure
         The data the fit was made on.
+    provenance
+        What the fit records of how it was made (source, likelihood, sampler, seed,
+        chains, draws, data hash, package versions).
     """
 
     frame: pd.DataFrame
@@ -253,6 +293,7 @@ class Leaderboard:
     n_draws: int
     collection: str = ""
     measure: str = ""
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
     def diagnostics_passed(self) -> bool:
@@ -292,6 +333,11 @@ class Leaderboard:
                 The tie group (1, 2, ...) and its leader.
             p_behind_leader
                 :math:`P(\theta_L - \theta_s > \rho)` (empty for a leader).
+            borderline
+                The rule's probability for this system (against its leader, or for a
+                leader against the previous one) lies within :data:`BORDERLINE_Z`
+                Monte Carlo standard errors of ``p_min``: another seed may move the
+                group boundary here (refit with more draws to settle it).
             p_above_next
                 :math:`P(\theta_s > \theta_{s'})`, :math:`s'` the next system (empty
                 for the last).
@@ -330,15 +376,22 @@ class Leaderboard:
 
         return leaderboard_latex(self, **options)
 
-    def to_html(self, path: str | Path | None = None) -> str | Path:
+    def to_html(
+        self,
+        path: str | Path | None = None,
+        *,
+        inputs: Sequence[str | Path] = (),
+        command: str = "",
+    ) -> str | Path:
         """Return a self-contained HTML page of the board; written to ``path`` when given.
 
-        See :func:`bayes_ir.report.leaderboard.render_leaderboard`.
+        ``inputs`` (files, listed with their SHA-256) and ``command`` go into the page's
+        provenance. See :func:`bayes_ir.report.leaderboard.render_leaderboard`.
         """
         from bayes_ir.report.html import html_output
         from bayes_ir.report.leaderboard import render_leaderboard
 
-        return html_output(render_leaderboard(self), path)
+        return html_output(render_leaderboard(self, inputs=inputs, command=command), path)
 
     def _repr_html_(self) -> str:
         return self.frame.to_html(index=False, float_format=lambda x: f"{x:.4f}")
@@ -360,6 +413,19 @@ class Leaderboard:
         from bayes_ir.plots.leaderboard import plot_critical_difference
 
         return plot_critical_difference(self, **kwargs)
+
+
+def _system_ess(fit: Any, systems: list[str], n: int) -> np.ndarray:
+    """Smaller of the bulk and tail ESS of each system's effect (``n`` where not diagnosed)."""
+    table = getattr(getattr(fit, "diagnostics", None), "table", None)
+    ess = pd.Series(float(n), index=systems)
+    if isinstance(table, pd.DataFrame) and {"parameter", "ess_bulk", "ess_tail"} <= set(table):
+        rows = table[table["parameter"].astype(str).str.startswith("system_effect[")]
+        names = rows["parameter"].astype(str).str.slice(len("system_effect["), -1)
+        found = pd.Series(rows[["ess_bulk", "ess_tail"]].min(axis=1).to_numpy(), index=names)
+        found = found[~found.index.duplicated()]
+        ess.update(found.reindex(systems).dropna())
+    return ess.to_numpy(dtype=float)
 
 
 def _friedman(fit: Any) -> tuple[Any, str]:
@@ -442,8 +508,11 @@ def leaderboard(
     board = [names[i] for i in order]
     k_top = min(k_top, len(board))
     ranks = rank_summary(x, ci_prob=level, top=k_top)
-    group, p_behind = tie_groups(x, rope=rope_value, p_min=p)
+    group, p_rule, borderline = tie_groups(
+        x, rope=rope_value, p_min=p, ess=_system_ess(fit, board, x.shape[0])
+    )
     leaders = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    p_behind = np.where(np.isin(np.arange(len(board)), leaders), np.nan, p_rule)
     leader_of = np.asarray(board, dtype=object)[leaders[group - 1]]
     lo, hi = (1.0 - level) / 2.0, (1.0 + level) / 2.0
     observed = fit.table.matrix().to_pandas().mean(axis=0)
@@ -462,6 +531,7 @@ def leaderboard(
             "group": group,
             "leader": leader_of,
             "p_behind_leader": p_behind,
+            "borderline": borderline,
             "p_above_next": np.r_[(x[:, :-1] > x[:, 1:]).mean(axis=0), np.nan],
             "misfit": [s in flagged for s in board],
             "failed_checks": [
@@ -492,4 +562,5 @@ def leaderboard(
         n_draws=int(x.shape[0]),
         collection=str(table.collections[0]) if len(table.collections) == 1 else "",
         measure=str(table.measures[0]) if len(table.measures) == 1 else "",
+        provenance={k: v for k, v in getattr(fit, "provenance", {}).items() if k in _PROVENANCE},
     )
