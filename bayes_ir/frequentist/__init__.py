@@ -2,6 +2,7 @@
 
 from bayes_ir.frequentist.friedman import (  # noqa: F401  (leaderboard companion)
     FriedmanNemenyi,
+    cd_groups,
     critical_difference,
     friedman_nemenyi,
 )

@@ -37,6 +37,7 @@ Herbold, S. (2020). Autorank: a Python package for automated ranking of classifi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,13 @@ from bayes_ir.errors import InsufficientDataError, ScoreTableError
 from bayes_ir.frequentist.letters import _letter_names
 from bayes_ir.table import ScoreTable
 
-__all__ = ["FRIEDMAN_COLUMNS", "FriedmanNemenyi", "friedman_nemenyi", "critical_difference"]
+__all__ = [
+    "FRIEDMAN_COLUMNS",
+    "FriedmanNemenyi",
+    "cd_groups",
+    "critical_difference",
+    "friedman_nemenyi",
+]
 
 #: Columns of :meth:`FriedmanNemenyi.to_frame`.
 FRIEDMAN_COLUMNS = ("system", "mean_rank", "mean", "cd_groups")
@@ -82,8 +89,26 @@ def critical_difference(k: int, n: int, *, alpha: float | None = None) -> float:
     return q * float(np.sqrt(k * (k + 1) / (12.0 * n)))
 
 
-def _cliques(ranks: np.ndarray, cd: float) -> list[tuple[int, int]]:
-    """Return autorank's groups: ``(first, last)`` positions in ``ranks`` (sorted ascending)."""
+def cd_groups(ranks: np.ndarray | Sequence[float], cd: float) -> list[tuple[int, int]]:
+    r"""Return the groups of a critical-difference diagram, as autorank draws them.
+
+    Parameters
+    ----------
+    ranks
+        Mean ranks sorted ascending (best first).
+    cd
+        The critical difference.
+
+    Returns
+    -------
+    list of (int, int)
+        ``(first, last)`` positions in ``ranks`` (inclusive) of each group: for each
+        position :math:`i` the last :math:`j > i` with :math:`|r_i - r_j| \le CD`, kept
+        when it reaches further than every earlier group (autorank's
+        ``get_sorted_rank_groups``). A system within the critical difference of no other
+        is in no group.
+    """
+    ranks = np.asarray(ranks, dtype=float)
     groups = []
     reach = -1
     for i in range(ranks.size):
@@ -298,7 +323,7 @@ def friedman_nemenyi(
         n_topics=n,
         alpha=level,
         cd=cd,
-        cliques=tuple(_cliques(mean_ranks[order], cd)),
+        cliques=tuple(cd_groups(mean_ranks[order], cd)),
         collection=str(da.attrs.get("collection", "")),
         measure=str(da.attrs.get("measure", "")),
     )

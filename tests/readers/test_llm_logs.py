@@ -85,8 +85,8 @@ def test_lm_eval_bad_lines_name_file_and_line(tmp_path):
     with pytest.raises(ScoreTableError, match=r":1: metric 'acc' of doc_id 0 is 'yes'"):
         read_scores(bad, format="lm_eval", measure="acc")
     # corpus-level metrics (bleu: a [reference, prediction] pair) are left out, said in a note
-    bad.write_text(json.dumps(json.loads(good[0]) | {"metrics": ["acc", "bleu"],
-                                                     "bleu": [["ref"], "pred"]}) + "\n")  # fmt: skip
+    corpus = {"metrics": ["acc", "bleu"], "bleu": [["ref"], "pred"]}
+    bad.write_text(json.dumps(json.loads(good[0]) | corpus) + "\n")
     table = read_scores(bad, format="lm_eval")
     assert table.measures == ("acc",) and any("bleu" in n for n in table.notes)
     # the same model and task twice (two dates): one error naming the document
@@ -214,12 +214,14 @@ def test_swebench_harness_report_and_instances_file(tmp_path):
     assert detect_format(report) == "swebench"
     alone = read_scores(report).wide()
     assert list(alone.index) == K.IDS and alone["model-c.run1"].sum() == 4
-    table = read_scores(sorted((LOGS / "swebench").rglob("results.json")) + [report],
-                        collection="lite", instances=LOGS / "swebench" / "lite_ids.txt")  # fmt: skip
+    files = sorted((LOGS / "swebench").rglob("results.json")) + [report]
+    table = read_scores(files, collection="lite", instances=LOGS / "swebench" / "lite_ids.txt")
     assert table.wide().shape == (8, 3)
     short = tmp_path / "ids.txt"
     short.write_text("\n".join(K.IDS[2:]) + "\n")
-    with pytest.raises(ScoreTableError, match=r"not among instances= \(first 'django__django-11000'"):
+    with pytest.raises(
+        ScoreTableError, match=r"not among instances= \(first 'django__django-11000'"
+    ):
         read_scores(report, instances=short)
     with pytest.raises(ScoreTableError, match="one measure, 'resolved'"):
         read_scores(report, measure="accuracy")
