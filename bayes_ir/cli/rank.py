@@ -20,11 +20,11 @@ from bayes_ir.cli._app import (
     console,
     say_wrote,
     status,
+    write_figures,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.cli.fit import Figures
 from bayes_ir.errors import BayesIRError, ModelCheckWarning
-from bayes_ir.files import atomic_path
 
 #: What ``--output`` writes, by extension.
 RANK_OUTPUTS = {".csv": "table", ".json": "table", ".md": "markdown", ".tex": "latex",
@@ -109,7 +109,9 @@ def rank(
     console.print(lb.summary(), highlight=False, markup=False, soft_wrap=True)
     if figures is not None:
         with status("Drawing figures..."):
-            for path in _write_figures(lb, figures):
+            drawn = {RANK_FIGURES["rank_intervals"]: lb.plot,
+                     RANK_FIGURES["critical_difference"]: lb.plot_critical_difference}  # fmt: skip
+            for path in write_figures(drawn, figures):
                 say_wrote(path)
     if output is not None:
         command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -130,25 +132,6 @@ def _write(lb, path: Path, *, inputs: list[Path], command: str) -> Path:
     if kind == "html":
         return Path(lb.to_html(path, inputs=inputs, command=command))
     return write_text(path, lb.to_markdown() if kind == "markdown" else lb.to_latex())
-
-
-def _write_figures(lb, folder: Path) -> list[Path]:
-    """Write the rank-interval and critical-difference figures into ``folder``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    paths = []
-    for key, draw in (("rank_intervals", lb.plot), ("critical_difference",
-                                                     lb.plot_critical_difference)):  # fmt: skip
-        fig = draw()
-        path = folder / RANK_FIGURES[key]
-        with atomic_path(path, what="--figures") as tmp:
-            fig.savefig(tmp, dpi=120)
-        plt.close(fig)
-        paths.append(path)
-    return paths
 
 
 def _next_step(output: Path | None, figures: Path | None) -> str:

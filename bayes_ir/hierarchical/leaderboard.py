@@ -514,7 +514,7 @@ def leaderboard(
     leaders = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     p_behind = np.where(np.isin(np.arange(len(board)), leaders), np.nan, p_rule)
     leader_of = np.asarray(board, dtype=object)[leaders[group - 1]]
-    lo, hi = (1.0 - level) / 2.0, (1.0 + level) / 2.0
+    lo, hi = np.quantile(x, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
     observed = fit.table.matrix().to_pandas().mean(axis=0)
     check = getattr(fit, "model_check", None)
     flagged = set(check.flagged) if check is not None else set()
@@ -524,8 +524,8 @@ def leaderboard(
             "place": np.arange(1, len(board) + 1),
             "system": board,
             "mean": x.mean(axis=0),
-            "ci_lower": np.quantile(x, lo, axis=0),
-            "ci_upper": np.quantile(x, hi, axis=0),
+            "ci_lower": lo,
+            "ci_upper": hi,
             "observed_mean": observed.reindex(board).to_numpy(dtype=float),
             **ranks,
             "group": group,

@@ -1,19 +1,25 @@
-"""JSON and JSON Lines files for the readers of LLM evaluation logs: clear errors, gzip kept.
+"""What the readers of LLM evaluation logs share: JSON files, system names, the table.
 
 Every reader of a JSON input reads it here, so that a truncated file, a byte that is not
-UTF-8 or a line that is not JSON gives one error naming the file and the line.
+UTF-8 or a line that is not JSON gives one error naming the file and the line, and builds
+its table here (one measure chosen, one source name, the notes).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import read_text
+from bayes_ir.readers._measures import keep_measures
+from bayes_ir.table import Missing, ScoreTable
 
 
 def load_json(path: Path, *, text: str | None = None) -> Any:
@@ -68,3 +74,46 @@ def as_list(value: Any, *, what: str, source: str) -> list:
     if not isinstance(value, list):
         raise ScoreTableError(f"{what} is not a list (got {type(value).__name__})", source=source)
     return value
+
+
+def system_names(systems: Sequence[str] | None, paths: Sequence[Path]) -> list[str] | None:
+    """Return ``systems`` as strings, checked to name one system per file (``None`` stays)."""
+    if systems is None:
+        return None
+    if len(systems) != len(paths):
+        raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} files")
+    return [str(s) for s in systems]
+
+
+def log_table(
+    frame: pd.DataFrame,
+    *,
+    paths: Sequence[Path],
+    what: str,
+    measure: str | Sequence[str] | None,
+    missing: Missing,
+    check_range: bool,
+    notes: Sequence[str],
+    lines: np.ndarray | None = None,
+) -> ScoreTable:
+    """Build the table of ``frame`` (columns system, collection, topic, measure, score).
+
+    ``what`` names the files in the source (``"HELM runs"``); the rows of one measure are
+    kept (``measure=`` required when there are several); ``lines`` numbers the rows of a
+    single file.
+    """
+    source = str(paths[0]) if len(paths) == 1 else f"{len(paths)} {what}"
+    if frame.empty:
+        raise ScoreTableError(f"no per-item scores in the {what}", source=source)
+    keep = keep_measures(frame["measure"], measure, source=source, require=True)
+    if keep is not None:
+        frame = frame[keep]
+        lines = None if lines is None else lines[keep]
+    return ScoreTable.from_frame(
+        frame,
+        missing=missing,
+        source=source,
+        check_range=check_range,
+        notes=notes,
+        lines=lines if len(paths) == 1 else None,
+    )

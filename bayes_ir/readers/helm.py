@@ -33,8 +33,7 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_text
-from bayes_ir.readers._json import as_list, finite_number, load_json
-from bayes_ir.readers._measures import keep_measures
+from bayes_ir.readers._json import as_list, finite_number, load_json, log_table, system_names
 from bayes_ir.table import Missing, ScoreTable
 
 #: The file HELM writes in every run folder.
@@ -136,8 +135,7 @@ def read_helm(
         statistics without ``measure=``.
     """
     paths = [Path(p) for p in paths]
-    if systems is not None and len(systems) != len(paths):
-        raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} files")
+    names = system_names(systems, paths)
     frames, notes = [], [f"{len(paths)} HELM run(s); topics are instance ids"]
     for i, path in enumerate(paths):
         model, coll = run_names(path)
@@ -152,17 +150,12 @@ def read_helm(
         if frame["trial"].nunique() > 1:
             notes.append(f"{path.parent.name}: {frame['trial'].nunique()} train trials averaged")
         frame = frame.groupby(["topic", "measure"], sort=False)["score"].mean().reset_index()
-        frame["system"] = str(systems[i]) if systems is not None else model
+        frame["system"] = names[i] if names is not None else model
         frame["collection"] = collection or coll
         frames.append(frame)
-    source = str(paths[0]) if len(paths) == 1 else f"{len(paths)} HELM runs"
-    frame = pd.concat(frames, ignore_index=True)
-    keep = keep_measures(frame["measure"], measure, source=source, require=True)
-    if keep is not None:
-        frame = frame[keep]
-    return ScoreTable.from_frame(
-        frame, missing=missing, source=source, check_range=check_range, notes=notes
-    )
+    return log_table(pd.concat(frames, ignore_index=True), paths=paths, what="HELM runs",
+                     measure=measure, missing=missing, check_range=check_range,
+                     notes=notes)  # fmt: skip
 
 
 read_helm.multi_file = True  # type: ignore[attr-defined]

@@ -37,8 +37,7 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import check_input, head_text
-from bayes_ir.readers._json import load_json
-from bayes_ir.readers._measures import keep_measures
+from bayes_ir.readers._json import load_json, log_table, system_names
 from bayes_ir.table import Missing, ScoreTable
 
 #: Inspect's letter grades and their values (``inspect_ai.scorer._metric.value_to_float``).
@@ -133,7 +132,9 @@ def _load(path: Path) -> tuple[dict, list[dict] | None, list[dict]]:
     return header, reductions, samples
 
 
-def _log_rows(path: Path, system: str | None, collection: str | None) -> tuple[list, list[str]]:
+def _log_rows(
+    path: Path, system: str | None, collection: str | None
+) -> tuple[list[tuple[str, str, str, str, float]], list[str]]:
     header, reductions, samples = _load(path)
     source = str(path)
     status = header.get("status")
@@ -146,7 +147,8 @@ def _log_rows(path: Path, system: str | None, collection: str | None) -> tuple[l
     spec = header.get("eval") or {}
     system = system or str(spec.get("model", "")) or path.stem
     task = collection or str(spec.get("task", "")) or path.stem
-    rows, notes = [], []
+    rows: list[tuple[str, str, str, str, float]] = []
+    notes: list[str] = []
     if reductions:
         for block in reductions:
             scorer = str(block.get("scorer"))
@@ -161,8 +163,8 @@ def _log_rows(path: Path, system: str | None, collection: str | None) -> tuple[l
     for sample in samples:
         for scorer, score in (sample.get("scores") or {}).items():
             where = f"sample {sample.get('id')!r} epoch {sample.get('epoch')}, scorer {scorer!r}"
-            value = score.get("value") if isinstance(score, dict) else score
-            for measure, number in _scalars(str(scorer), value, where=where, source=source):
+            raw = score.get("value") if isinstance(score, dict) else score
+            for measure, number in _scalars(str(scorer), raw, where=where, source=source):
                 epochs.setdefault((str(sample.get("id")), measure), []).append(number)
     if any(len(v) > 1 for v in epochs.values()):
         notes.append(f"{path.name}: scores averaged over the epochs of each sample")
@@ -208,23 +210,15 @@ def read_inspect(
         several scorers without ``measure=``.
     """
     paths = [Path(p) for p in paths]
-    if systems is not None and len(systems) != len(paths):
-        raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} logs")
+    names = system_names(systems, paths)
     rows, notes = [], [f"{len(paths)} Inspect eval log(s); topics are sample ids"]
     for i, path in enumerate(paths):
-        more, said = _log_rows(path, None if systems is None else str(systems[i]), collection)
+        more, said = _log_rows(path, None if names is None else names[i], collection)
         rows += more
         notes += said
-    source = str(paths[0]) if len(paths) == 1 else f"{len(paths)} Inspect eval logs"
     frame = pd.DataFrame(rows, columns=["system", "collection", "topic", "measure", "score"])
-    if frame.empty:
-        raise ScoreTableError("no scored samples in the eval logs", source=source)
-    keep = keep_measures(frame["measure"], measure, source=source, require=True)
-    if keep is not None:
-        frame = frame[keep]
-    return ScoreTable.from_frame(
-        frame, missing=missing, source=source, check_range=check_range, notes=notes
-    )
+    return log_table(frame, paths=paths, what="Inspect eval logs", measure=measure,
+                     missing=missing, check_range=check_range, notes=notes)  # fmt: skip
 
 
 read_inspect.multi_file = True  # type: ignore[attr-defined]

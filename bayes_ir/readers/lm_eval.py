@@ -30,8 +30,7 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_text
-from bayes_ir.readers._json import finite_number, json_lines
-from bayes_ir.readers._measures import keep_measures
+from bayes_ir.readers._json import finite_number, json_lines, log_table, system_names
 from bayes_ir.table import Missing, ScoreTable
 
 #: ``samples_<task>_<date>.jsonl``: the date is ``datetime.now().isoformat()`` with ``-`` for ``:``.
@@ -120,34 +119,26 @@ def read_lm_eval(
         model and task), several metrics without ``measure=``.
     """
     paths = [Path(p) for p in paths]
-    if systems is not None and len(systems) != len(paths):
-        raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} files")
-    names = list(systems) if systems is not None else [p.resolve().parent.name for p in paths]
+    names = system_names(systems, paths) or [p.resolve().parent.name for p in paths]
     skipped: set[str] = set()
     rows = []
     for path, system in zip(paths, names, strict=True):
-        rows += _rows(path, str(system), collection or task_of(path), skipped)
+        rows += _rows(path, system, collection or task_of(path), skipped)
     frame = pd.DataFrame(
         rows, columns=["system", "collection", "topic", "measure", "score", "line"]
     )
-    source = (
-        str(paths[0]) if len(paths) == 1 else f"{len(paths)} lm-evaluation-harness sample files"
-    )
-    if frame.empty:
-        raise ScoreTableError("no per-document metric values in the sample files", source=source)
-    keep = keep_measures(frame["measure"], measure, source=source, require=True)
-    if keep is not None:
-        frame = frame[keep]
     notes = [f"{len(paths)} lm-evaluation-harness sample file(s); topics are doc_id"]
     if skipped:
         notes.append(f"left out metrics without per-document numbers: {', '.join(sorted(skipped))}")
-    return ScoreTable.from_frame(
+    return log_table(
         frame.drop(columns="line"),
+        paths=paths,
+        what="lm-evaluation-harness sample files",
+        measure=measure,
         missing=missing,
-        source=source,
         check_range=check_range,
         notes=notes,
-        lines=frame["line"].to_numpy() if len(paths) == 1 else None,
+        lines=frame["line"].to_numpy(),
     )
 
 

@@ -34,7 +34,7 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_text, read_text
-from bayes_ir.readers._json import load_json
+from bayes_ir.readers._json import load_json, log_table, system_names
 from bayes_ir.table import Missing, ScoreTable
 
 #: The measure of a SWE-bench table.
@@ -158,9 +158,7 @@ def read_swebench(
     paths = [Path(p) for p in paths]
     if measure is not None and measure != MEASURE:
         raise ScoreTableError(f"SWE-bench results hold one measure, {MEASURE!r}, not {measure!r}")
-    if systems is not None and len(systems) != len(paths):
-        raise ScoreTableError(f"systems= has {len(systems)} names for {len(paths)} files")
-    names = [str(s) for s in systems] if systems is not None else [_system_of(p) for p in paths]
+    names = system_names(systems, paths) or [_system_of(p) for p in paths]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ScoreTableError(
@@ -201,14 +199,9 @@ def read_swebench(
         )
         for path, name, (resolved, _, _) in zip(paths, names, read, strict=True)
     ]
-    source = str(paths[0]) if len(paths) == 1 else f"{len(paths)} SWE-bench results files"
-    return ScoreTable.from_frame(
-        pd.concat(frames, ignore_index=True),
-        missing=missing,
-        source=source,
-        check_range=check_range,
-        notes=notes,
-    )
+    return log_table(pd.concat(frames, ignore_index=True), paths=paths,
+                     what="SWE-bench results files", measure=None, missing=missing,
+                     check_range=check_range, notes=notes)  # fmt: skip
 
 
 read_swebench.multi_file = True  # type: ignore[attr-defined]

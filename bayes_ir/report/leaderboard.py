@@ -206,7 +206,7 @@ def leaderboard_text(lb: Any, *, rows: int | None = None) -> str:
         f"Tie groups, anchored on each group's leader (rope {lb.rope:g}, P >= {lb.p_min:g}): "
         f"{n_groups} group{'s' if n_groups != 1 else ''}",
         *_group_lines(lb),
-        *([line] if (line := _borderline_line(lb)) else []),
+        *([borderline] if (borderline := _borderline_line(lb)) else []),
         _companion_line(lb),
         how_to_read(lb),
     ]
