@@ -100,10 +100,15 @@ def _cd_panel(
     *,
     width: float,
     title: str,
+    levels: Sequence[int],
     cd: float | None = None,
     misfit: frozenset[str] = frozenset(),
 ) -> None:
-    """Draw one CD diagram on ``ax`` (axis coordinates: x = rank, y = label rows, down)."""
+    """Draw one CD diagram on ``ax`` (axis coordinates: x = rank, y = label rows, down).
+
+    ``levels`` puts each bar on its row below the axis (bars that may overlap each get
+    their own; disjoint groups alternate between two).
+    """
     k = len(names)
     order = np.argsort(ranks, kind="stable")
     names = [names[i] for i in order]
@@ -111,8 +116,7 @@ def _cd_panel(
     low, high = 1.0, float(max(k, math.ceil(ranks.max())))
     half = math.ceil(k / 2)
     top = 0.6 if cd is not None else 0.25
-    n_bars = len(bars)
-    first = top + 0.35 + 0.12 * n_bars
+    first = top + 0.35 + 0.12 * (max(levels, default=-1) + 1)
     ax.set_axis_off()
     longest = max(len(n) + (9 if n in misfit else 0) for n in names) + 6
     side = min(0.4, (longest * 0.062 + 0.3) / width)  # the labels' share of each side
@@ -129,7 +133,7 @@ def _cd_panel(
         for x in (low, low + cd):
             ax.plot([x, x], [0.14, 0.22], color="k", lw=1.2)
         ax.text(low + cd / 2, 0.13, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize="small")
-    for level, (a, b) in enumerate(bars):
+    for level, (a, b) in zip(levels, bars, strict=True):
         yb = top + 0.2 + 0.12 * level
         ax.plot([a - 0.1, b + 0.1], [yb, yb], color="k", lw=3 if cd is None else 1.5,
                 solid_capstyle="round")  # fmt: skip
@@ -179,6 +183,7 @@ def plot_critical_difference(result: Any, *, axes: Any = None, width: float = 9.
                 "names": list(f["system"]),
                 "ranks": f["rank_mean"].to_numpy(dtype=float),
                 "bars": bars,
+                "levels": [i % 2 for i in range(len(bars))],
                 "title": f"Tie groups (anchored on each leader; rope {result.rope:g}, "
                 f"P >= {result.p_min:g}) on the posterior mean ranks{on}",
                 "cd": None,
@@ -195,6 +200,7 @@ def plot_critical_difference(result: Any, *, axes: Any = None, width: float = 9.
                 "names": list(companion.systems),
                 "ranks": r,
                 "bars": [(r[a], r[b]) for a, b in companion.cliques],
+                "levels": list(range(len(companion.cliques))),
                 "title": f"Friedman-Nemenyi groups (alpha {companion.alpha:g}) on the mean "
                 f"ranks over {companion.n_topics} topics{on}",
                 "cd": companion.cd,
@@ -202,7 +208,11 @@ def plot_critical_difference(result: Any, *, axes: Any = None, width: float = 9.
             }
         )
     heights = [
-        (0.95 + 0.12 * len(p["bars"]) + math.ceil(len(p["names"]) / 2) * _ROW + 0.3) for p in panels
+        0.95
+        + 0.12 * (max(p["levels"], default=-1) + 1)
+        + math.ceil(len(p["names"]) / 2) * _ROW
+        + 0.3
+        for p in panels
     ]
     if axes is None:
         fig, grid = plt.subplots(len(panels), 1, figsize=(width, sum(heights)), squeeze=False,
@@ -212,5 +222,7 @@ def plot_critical_difference(result: Any, *, axes: Any = None, width: float = 9.
     for ax, panel in zip(axes, panels, strict=False):
         _cd_panel(ax, width=width, **panel)
     fig = axes[0].figure
-    fig.subplots_adjust(left=0.01, right=0.99, top=0.97, bottom=0.01, hspace=0.15)
+    total = fig.get_figheight()  # margins in inches, whatever the height of the figure
+    fig.subplots_adjust(left=0.01, right=0.99, top=1 - 0.35 / total, bottom=0.1 / total,
+                        hspace=0.6 / (total / len(panels)))  # fmt: skip
     return fig

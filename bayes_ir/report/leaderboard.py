@@ -380,9 +380,13 @@ def render_leaderboard(lb: Any, *, inputs: Sequence[str | Path] = (), command: s
             "line": fr.test_line(),
             "rejected": fr.rejected,
             "groups": [
-                {"letter": letter, "members": members}
+                {
+                    "letter": letter,
+                    "members": members,
+                    "span": f"{fr.mean_ranks[members[0]]:.1f}-{fr.mean_ranks[members[-1]]:.1f}",
+                }
                 for letter, members in fr.named_groups().items()
-            ],
+            ],  # fmt: skip
         }
     return (
         environment()

@@ -317,3 +317,13 @@ def test_leaderboard_frame_round_trips_through_csv(example_board, tmp_path):
     back = pd.read_csv(path)
     assert list(back.columns) == list(LEADERBOARD_COLUMNS)
     assert list(back["system"]) == list(example_board.systems)
+
+
+def test_a_saved_fit_without_roles_loads_and_ranks_alike(example_fit, example_board, tmp_path):
+    from bayes_ir.hierarchical import load_fit
+
+    path = example_fit.save(tmp_path / "board.nc")
+    for loaded in (load_fit(path), load_fit(path, example_fit.table)):
+        assert loaded.table.roles is None
+        again = leaderboard(loaded)
+        assert again.to_frame().equals(example_board.to_frame())
