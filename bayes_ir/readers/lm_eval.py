@@ -63,7 +63,7 @@ def _rows(path: Path, system: str, collection: str, skipped: set[str]) -> list[t
         if not isinstance(names, list):
             raise ScoreTableError(
                 "the sample has no 'metrics' list naming its per-document values (written "
-                "by lm-evaluation-harness 0.4.2 and later)",
+                "by the lm-evaluation-harness 0.4 releases with --log_samples)",
                 source=str(path),
                 line=line,
             )
