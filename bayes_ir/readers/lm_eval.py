@@ -3,8 +3,9 @@
 ``lm_eval --output_path OUT --log_samples`` writes, for each model, a folder
 ``OUT/<model_name_sanitized>/`` holding ``results_<date>.json`` and one
 ``samples_<task>_<date>.jsonl`` per task (EleutherAI/lm-evaluation-harness,
-``lm_eval/loggers/evaluation_tracker.py``, ``save_results_samples``; read here as written
-by versions 0.4.2 and later). Each line is one document of the task::
+``lm_eval/loggers/evaluation_tracker.py``, ``save_results_samples``; read here as the 0.4
+releases write it, each sample with its ``metrics`` list). Each line is one document of
+the task::
 
     {"doc_id": 0, "doc": {...}, "target": "...", "arguments": {...}, "resps": [...],
      "filtered_resps": [...], "filter": "none", "metrics": ["acc", "acc_norm"],
