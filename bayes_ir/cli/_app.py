@@ -137,15 +137,18 @@ def check_figure(value: Path | None) -> Path | None:
 
 Files = Annotated[
     list[Path],
-    typer.Argument(help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, or runs."),
+    typer.Argument(
+        help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, runs, or per-item "
+        "LLM evaluation logs (lm-evaluation-harness samples, Inspect, HELM, SWE-bench)."
+    ),
 ]
 InputFormat = Annotated[
     str | None,
     typer.Option(
         "--input-format",
         "-f",
-        help="Override detection: tidy, wide, trec_eval, run, lines or pyterrier "
-        "(see docs/inputs.md).",
+        help="Override detection: tidy, wide, trec_eval, run, lines, pyterrier, lm_eval, "
+        "inspect, helm or swebench (see docs/inputs.md).",
     ),
 ]
 Measure = Annotated[
