@@ -123,6 +123,18 @@ MORE_TOPICS: tuple[int, ...] = (10, 25, 50, 100, 200)
 MORE_TOPICS_SIMULATIONS: int = 4000
 #: Decision probability: an action needs at least this posterior probability of being right.
 DECISION_PROBABILITY: float = 0.95
+# Leaderboards (bayes_ir.leaderboard, issue 31): the region of practical equivalence in
+# the measure's units, the k of P(top k), the probability at which a system is shown
+# behind its group's leader, and the level of the Friedman-Nemenyi companion.
+#: Region of practical equivalence of a leaderboard's tie groups, in the measure's units.
+LEADERBOARD_ROPE: float = 0.01
+#: The k of a leaderboard's P(in the top k).
+LEADERBOARD_TOP: int = 10
+#: A system leaves its leader's tie group when it is behind the leader by more than the
+#: rope with at least this posterior probability.
+LEADERBOARD_P_MIN: float = 0.95
+#: Significance level of the Friedman test and the Nemenyi critical difference.
+FRIEDMAN_ALPHA: float = 0.05
 # Likelihood comparison by PSIS-LOO (issue 14): posterior draws used for the pointwise
 # log-likelihood (a seeded subset, so a fit stays small), and the selection rule: the
 # simplest candidate whose ELPD is within ``ELPD_SE_RULE`` standard errors of the

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, overload
+from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import typer
 from rich import box
@@ -137,15 +137,18 @@ def check_figure(value: Path | None) -> Path | None:
 
 Files = Annotated[
     list[Path],
-    typer.Argument(help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, or runs."),
+    typer.Argument(
+        help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, runs, or per-item "
+        "LLM evaluation logs (lm-evaluation-harness samples, Inspect, HELM, SWE-bench)."
+    ),
 ]
 InputFormat = Annotated[
     str | None,
     typer.Option(
         "--input-format",
         "-f",
-        help="Override detection: tidy, wide, trec_eval, run, lines or pyterrier "
-        "(see docs/inputs.md).",
+        help="Override detection: tidy, wide, trec_eval, run, lines, pyterrier, lm_eval, "
+        "inspect, helm or swebench (see docs/inputs.md).",
     ),
 ]
 Measure = Annotated[
@@ -490,6 +493,30 @@ def save_output(frame, output: Path | None) -> None:
         from bayes_ir.report import write_table
 
         say_wrote(write_table(frame, output))
+
+
+def write_figures(figures: Mapping[str, Callable[[], Any]], folder: Path) -> list[Path]:
+    """Draw each figure and write it as ``folder / name`` (PNG, atomically); return the paths.
+
+    ``figures`` maps a file name to a function that returns a matplotlib Figure; each
+    figure is closed once written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bayes_ir.files import atomic_path
+
+    paths = []
+    for name, draw in figures.items():
+        fig = draw()
+        path = folder / name
+        with atomic_path(path, what="--figures") as tmp:
+            fig.savefig(tmp, dpi=120)
+        plt.close(fig)
+        paths.append(path)
+    return paths
 
 
 def warn(message: str, *, style: str = "yellow") -> None:

@@ -29,6 +29,7 @@ from bayes_ir.cli._app import (
     status,
     warn_failed_checks,
 )
+from bayes_ir.cli._app import write_figures as write_figure_files
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
@@ -123,11 +124,6 @@ def _style(verdict: str) -> str:
 
 def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | None) -> list[Path]:
     """Write the decision figures of a fit into ``folder`` and return their paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from bayes_ir.hierarchical.contrasts import rank_probabilities
     from bayes_ir.hierarchical.predictive import posterior_predictive
     from bayes_ir.plots.hierarchical import plot_system_topic_intervals
@@ -138,15 +134,7 @@ def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | 
         "predictive": lambda: posterior_predictive(fit, ci_prob=ci_prob, seed=seed).plot(),
         "rank_probabilities": lambda: rank_probabilities(fit).plot(),
     }
-    paths = []
-    for key, draw in figures.items():
-        fig = draw()
-        path = folder / FIGURE_FILES[key]
-        with atomic_path(path, what="--figures") as tmp:
-            fig.savefig(tmp, dpi=120)
-        plt.close(fig)
-        paths.append(path)
-    return paths
+    return write_figure_files({FIGURE_FILES[k]: draw for k, draw in figures.items()}, folder)
 
 
 def decision_table(comparison) -> Table:

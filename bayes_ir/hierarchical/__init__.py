@@ -55,6 +55,7 @@ from bayes_ir.hierarchical.diagnostics import (
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
 from bayes_ir.hierarchical.io import check_fit, load_fit, save_fit
+from bayes_ir.hierarchical.leaderboard import Leaderboard, leaderboard
 from bayes_ir.hierarchical.likelihoods import (
     LikelihoodComparison,
     MeanDifferenceCheck,
@@ -103,10 +104,12 @@ __all__ = [
     "Comparison",
     "ManyVsOne",
     "PairwiseProbabilities",
+    "Leaderboard",
     "PredictiveIntervals",
     "RankProbabilities",
     "artifact_sweep",
     "compare",
+    "leaderboard",
     "many_vs_one",
     "pairwise_probabilities",
     "posterior_predictive",

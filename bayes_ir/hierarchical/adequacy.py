@@ -254,9 +254,22 @@ class ModelCheck:
         """Emit one :class:`~bayes_ir.errors.ModelCheckWarning` per flagged champion or challenger.
 
         Flagged artifact runs are listed by :meth:`summary` only: no decision is read
-        from them. ``stacklevel=1`` attributes the warnings to the caller of ``warn``.
+        from them. A fit without roles (a leaderboard) gets one warning naming every
+        flagged system. ``stacklevel=1`` attributes the warnings to the caller of ``warn``.
         """
-        for system, role in zip(self.frame["system"], self.frame["role"], strict=True):
+        roles = self.frame["role"].to_numpy()
+        if "champion" not in roles and self.flagged:
+            names = ", ".join(self.flagged[:8])
+            more = f" and {len(self.flagged) - 8} more" if len(self.flagged) > 8 else ""
+            warnings.warn(
+                f"the {self.likelihood} model does not describe {len(self.flagged)} of "
+                f"{len(roles)} systems ({names}{more}): their places are marked misfit; "
+                "see the model check",
+                ModelCheckWarning,
+                stacklevel=stacklevel + 1,
+            )
+            return
+        for system, role in zip(self.frame["system"], roles, strict=True):
             if role != "artifact" and system in self.flagged:
                 warnings.warn(self._message(system), ModelCheckWarning, stacklevel=stacklevel + 1)
 

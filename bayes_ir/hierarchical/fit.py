@@ -333,10 +333,15 @@ class HierarchicalFit:
             self._sampler_line(),
             f"collection {prov.get('collection')!r}, measure {prov.get('measure')!r}: "
             f"{self.n_topics} topics x {self.n_systems} systems "
-            f"(1 champion, {n_chal} challengers, {n_art} artifacts)",
+            + (
+                f"(1 champion, {n_chal} challengers, {n_art} artifacts)"
+                if "champion" in roles
+                else "(no roles: every system alike)"
+            ),
             self.describe_draws(),
             "",
-            "Diagnostics (hyperparameters, system effects, challenger - champion contrasts):",
+            "Diagnostics (hyperparameters, system effects"
+            + (", challenger - champion contrasts):" if "champion" in roles else "):"),
             self.diagnostics.summary(),
             "",
             *self._model_check_lines(),
@@ -701,8 +706,10 @@ def fit(
     Parameters
     ----------
     table
-        A :class:`~bayes_ir.table.ScoreTable` with roles (champion, challengers,
-        artifacts) and one collection and measure.
+        A :class:`~bayes_ir.table.ScoreTable` of one collection and measure, with roles
+        (champion, challengers, artifacts) for contrasts and decisions, or without
+        (a leaderboard, :func:`~bayes_ir.hierarchical.leaderboard`: every system alike,
+        no contrast is formed or diagnosed).
     likelihood
         ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation), or
         ``"auto"``: fit every candidate of
@@ -1049,9 +1056,9 @@ def _provenance(
         "source": design.source,
         "collection": design.collection,
         "measure": design.measure,
-        "champion": table.champion,
-        "challengers": list(table.challengers),
-        "artifacts": list(table.artifacts),
+        "champion": table.champion if table.roles is not None else None,
+        "challengers": list(table.challengers) if table.roles is not None else [],
+        "artifacts": list(table.artifacts) if table.roles is not None else [],
         "likelihood": opts["likelihood"],
         "sigma": opts["sigma"],
         "method": method,

@@ -118,6 +118,7 @@ __all__ = [
     "draw_skewness_sign",
     "posterior_with_roles",
     "LIKELIHOODS",
+    "NO_ROLE",
     "SIGN_LOGODDS",
     "SIGMAS",
 ]
@@ -213,23 +214,26 @@ class Design:
         return h.hexdigest()
 
 
+#: Role of every system of a table fitted without roles (a leaderboard: no champion,
+#: every system on an equal footing; there are no challenger - champion contrasts).
+NO_ROLE: str = ""
+
+
 def design_of(table: ScoreTable) -> Design:
-    """Extract the design of a table with roles and one collection and measure.
+    """Extract the design of a table of one collection and measure.
+
+    A table with roles gives each system its role (champion, challenger, artifact); a
+    table without roles gives every system the role :data:`NO_ROLE` (a leaderboard:
+    the model is the same, and no system is singled out).
 
     Raises
     ------
     ScoreTableError
-        No roles, or several collections or measures in the table.
+        Several collections or measures in the table.
     InsufficientDataError
         Fewer than 2 topics or 2 systems.
     """
     validate.instance("table", table, ScoreTable)
-    if table.roles is None:
-        raise ScoreTableError(
-            "the hierarchical model needs roles: call "
-            "table.with_roles(champion=..., challengers=...) first",
-            source=table.source,
-        )
     for col, name in (("collection", "collections"), ("measure", "measures")):
         values = table.data[col].unique()
         if len(values) > 1:
@@ -256,7 +260,11 @@ def design_of(table: ScoreTable) -> Design:
     return Design(
         topics=tuple(map(str, da["topic"].values)),
         systems=tuple(map(str, da["system"].values)),
-        roles=tuple(map(str, da["role"].values)),
+        roles=(
+            tuple(map(str, da["role"].values))
+            if "role" in da.coords
+            else (NO_ROLE,) * len(da["system"])
+        ),
         topic_idx=t_idx.astype(np.int64),
         system_idx=s_idx.astype(np.int64),
         score=mat[t_idx, s_idx],
@@ -588,7 +596,11 @@ def table_from_observed(
     measure: str,
     source: str,
 ) -> ScoreTable:
-    """Rebuild a ScoreTable with roles from a stored matrix (used by ``load``)."""
+    """Rebuild a ScoreTable with its roles from a stored matrix (used by ``load``).
+
+    Systems stored with :data:`NO_ROLE` (a fit of a table without roles) give a table
+    without roles.
+    """
     wide = pd.DataFrame(matrix, index=topics, columns=systems)
     long = wide.rename_axis(index="topic", columns="system").stack(future_stack=True)
     long = long.rename("score").reset_index().dropna(subset=["score"])
@@ -599,6 +611,8 @@ def table_from_observed(
         source=source,
         missing="keep",
     )
+    if all(r == NO_ROLE for r in roles):
+        return table
     champion = [s for s, r in zip(systems, roles, strict=True) if r == "champion"][0]
     challengers = [s for s, r in zip(systems, roles, strict=True) if r == "challenger"]
     artifacts = [s for s, r in zip(systems, roles, strict=True) if r == "artifact"]
