@@ -34,7 +34,9 @@ DECISION_COLUMNS = (
     "mode",
     "margin",
     "r",
+    "observed",
     "mean",
+    "pooled_share",
     "ci_lower",
     "ci_upper",
     "p_better",
@@ -91,6 +93,17 @@ class Decision:
         The measure the margin is in.
     collection
         The collection of the fit's table.
+    comparison
+        The :class:`~bayes_ir.hierarchical.Comparison` the decision was read from (its
+        ``pooling`` says why ``mean`` differs from ``observed``).
+
+    Notes
+    -----
+    Columns of :meth:`to_frame` beside the decision's: ``observed`` is the raw mean
+    difference over the topics both systems have (the paired tests' mean difference),
+    ``pooled_share`` is ``1 - d / observed`` for the posterior mean ``d`` of the plain
+    difference of system means (as in :meth:`bayes_ir.hierarchical.Comparison.to_frame`;
+    with ``r > 1``, ``mean`` is the risk-adjusted difference instead).
     """
 
     champion: str
@@ -109,6 +122,12 @@ class Decision:
     header: str
     measure: str | None = None
     collection: str | None = None
+    comparison: Any = None
+
+    @property
+    def pooling(self) -> Any:
+        """How the fit pooled the system effects (:class:`~bayes_ir.hierarchical.Pooling`)."""
+        return None if self.comparison is None else self.comparison.pooling
 
     @property
     def actions(self) -> dict[str, str]:
@@ -158,10 +177,20 @@ class Decision:
         return result_to_latex(self, **options)
 
     def summary(self) -> str:
-        """Header, rule, the decision table and the more-topics table (text; never prints)."""
+        """Header, rule, the decision table, the more-topics table, and what the model did.
+
+        Text; never prints. The last lines give each challenger's observed difference
+        beside the model's and why they differ
+        (:func:`bayes_ir.hierarchical.shrinkage_lines`).
+        """
+        from bayes_ir.hierarchical import shrinkage_lines
         from bayes_ir.report.decision import decision_summary
 
-        return decision_summary(self)
+        text = decision_summary(self)
+        if self.comparison is None:
+            return text
+        lines = shrinkage_lines(self.comparison.to_frame(), self.pooling)
+        return "\n".join([text, "", *lines])
 
     def __str__(self) -> str:
         return self.summary()
@@ -328,6 +357,7 @@ def decide(
     if n_sim < 1:
         raise OptionError(f"n_sim must be a positive number of simulations, got {n_sim}")
     comparison = compare(fit, champion=champion, challengers=challengers, ci_prob=ci_prob)
+    contrasts = comparison.to_frame().set_index("challenger")
     names = list(comparison.challengers)
     champ = comparison.champion
     d = comparison.differences.stack(sample=("chain", "draw")).transpose("sample", ...).values
@@ -365,7 +395,9 @@ def decide(
                 "mode": mode,
                 "margin": margin,
                 "r": r,
+                "observed": float(contrasts.loc[name, "observed"]),
                 "mean": float(dr[:, j].mean()),
+                "pooled_share": float(contrasts.loc[name, "pooled_share"]),
                 "ci_lower": float(np.quantile(dr[:, j], lo)),
                 "ci_upper": float(np.quantile(dr[:, j], hi)),
                 "p_better": float(p_better[j]),
@@ -409,6 +441,7 @@ def decide(
         header=comparison.header,
         measure=measure,
         collection=comparison.collection or None,
+        comparison=comparison,
     )
 
 
