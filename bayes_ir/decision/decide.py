@@ -47,6 +47,7 @@ DECISION_COLUMNS = (
     "loss_deploy",
     "loss_keep",
     "threshold",
+    "fit",
     "action",
     "reason",
 )
@@ -87,6 +88,11 @@ class Decision:
         Whether the posterior passed its diagnostics gate.
     misfit
         Systems (champion or challengers) the model check flagged.
+    borderline
+        Systems (champion or challengers) whose model check is borderline (a p-value
+        within its Monte Carlo band of the cut-off; see
+        :mod:`bayes_ir.hierarchical.adequacy`): not flagged, so their decision stands,
+        and the ``reason`` says so.
     header
         One line naming the data and the model.
     measure
@@ -99,7 +105,9 @@ class Decision:
 
     Notes
     -----
-    Columns of :meth:`to_frame` beside the decision's: ``observed`` is the raw mean
+    Columns of :meth:`to_frame` beside the decision's: ``fit`` is the model check of the
+    challenger and the champion, as in :meth:`bayes_ir.hierarchical.Comparison.to_frame`
+    (``ok``, the failed checks, ``borderline: checks`` or ``n/a``); ``observed`` is the raw mean
     difference over the topics both systems have (the paired tests' mean difference),
     ``pooled_share`` is ``1 - d / observed`` for the posterior mean ``d`` of the plain
     difference of system means (as in :meth:`bayes_ir.hierarchical.Comparison.to_frame`;
@@ -123,6 +131,7 @@ class Decision:
     measure: str | None = None
     collection: str | None = None
     comparison: Any = None
+    borderline: tuple[str, ...] = ()
 
     @property
     def pooling(self) -> Any:
@@ -263,6 +272,19 @@ def _flagged(fit: Any) -> tuple[str, ...]:
     return tuple(fit.model_check.flagged) if fit.model_check is not None else ()
 
 
+def _borderline_note(check: Any, systems: Sequence[str]) -> str:
+    """Clause of a reason: the borderline checks of ``systems`` and why they do not count."""
+    parts = [
+        f"{name} {c} {check.p_value(name, c)}"
+        for name in systems
+        for c in check.borderline_of(name)
+    ]
+    return (
+        f"; model check borderline ({'; '.join(parts)}): not flagged, so the decision "
+        "stands; look at the residuals before acting"
+    )
+
+
 def decide(
     fit: Any,
     *,
@@ -369,6 +391,9 @@ def decide(
     p_above = (dr > shift).mean(axis=0)
     raw = choose(p_above, loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
     misfit = tuple(s for s in _flagged(fit) if s in (champ, *names))
+    check = getattr(fit, "model_check", None)
+    near = () if check is None else tuple(s for s in check.borderline if s in (champ, *names))
+    fit_status = comparison.fit_status()
     passed = comparison.gate.passed
 
     means = fit.system_mean_draws().sel(system=[champ, *names])
@@ -388,6 +413,8 @@ def decide(
         )
         reason = _reason(action, str(raw[j]), threshold, p_min, passed,
                          [s for s in (champ, name) if s in misfit])  # fmt: skip
+        if action != UNRELIABLE and {name, champ} & set(near):
+            reason += _borderline_note(check, [s for s in (champ, name) if s in near])
         rows.append(
             {
                 "challenger": name,
@@ -408,6 +435,7 @@ def decide(
                 "loss_deploy": float(loss_deploy[j]),
                 "loss_keep": float(loss_keep[j]),
                 "threshold": threshold,
+                "fit": fit_status[j],
                 "action": action,
                 "reason": reason,
             }
@@ -442,6 +470,7 @@ def decide(
         measure=measure,
         collection=comparison.collection or None,
         comparison=comparison,
+        borderline=near,
     )
 
 

@@ -639,18 +639,32 @@ class Comparison(_Gated):
         """Return the ``fit`` column: ``ok``, the failed checks, or ``n/a`` without a check.
 
         A flagged champion is named in every row (``champion NAME: checks``): each
-        contrast depends on it.
+        contrast depends on it. Checks in the borderline band (not flagged; see
+        :mod:`bayes_ir.hierarchical.adequacy`) read ``borderline: checks``.
         """
         check = self.model_check
         if check is None:
             return ["n/a"] * len(self.challengers)
-        champ = check.failed(self.champion)
+
+        def status(name: str) -> str:
+            failed, near = check.failed(name), check.borderline_of(name)
+            return ", ".join(failed) if failed else "borderline: " + ", ".join(near) if near else ""
+
+        champ = status(self.champion)
         out = []
         for name in self.challengers:
-            parts = [", ".join(check.failed(name))] if check.failed(name) else []
-            parts += [f"champion {self.champion}: {', '.join(champ)}"] if champ else []
+            parts = [status(name)] if status(name) else []
+            parts += [f"champion {self.champion}: {champ}"] if champ else []
             out.append("; ".join(parts) or "ok")
         return out
+
+    def misfit(self) -> list[bool]:
+        """Whether the model check flagged each challenger or the champion (its contrast)."""
+        check = self.model_check
+        if check is None:
+            return [False] * len(self.challengers)
+        champ = bool(check.failed(self.champion))
+        return [champ or bool(check.failed(name)) for name in self.challengers]
 
     def conf_int(self, ci_prob: float | None = None, *, hdi: bool | None = None) -> pd.DataFrame:
         """Interval of each difference: columns ``challenger, estimate, ci_lower, ci_upper``.
@@ -703,14 +717,15 @@ class Comparison(_Gated):
             fit
                 Posterior predictive check of the challenger (and of the champion):
                 ``ok``, the failed checks (:data:`bayes_ir.hierarchical.adequacy.CHECKS`),
-                or ``n/a`` when the fit has no model check.
+                ``borderline: checks`` (not flagged: within the Monte Carlo band of the
+                cut-off), or ``n/a`` when the fit has no model check.
             verdict
                 Read from the interval ``[lo, hi]`` and the minimal gain ``g`` by
                 :func:`bayes_ir.decision.rules.interval_verdict` (one of its ``VERDICTS``:
                 ``worthwhile gain``, ``better``,
                 ``better, but by less than min_gain``, ``practically equivalent``,
                 ``worse``, ...); prefixed by ``MODEL MISFIT:`` when the model does not
-                describe the challenger or the champion (``fit`` is not ``ok``), and by
+                describe the challenger or the champion (a failed check in ``fit``), and by
                 ``UNRELIABLE:`` when the diagnostics failed.
         """
         stats = interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
@@ -734,8 +749,7 @@ class Comparison(_Gated):
         ]
         fit = self.fit_status()
         verdicts = [
-            v if f in ("ok", "n/a") else MISFIT_PREFIX + v
-            for v, f in zip(verdicts, fit, strict=True)
+            MISFIT_PREFIX + v if bad else v for v, bad in zip(verdicts, self.misfit(), strict=True)
         ]
         if not self.gate.passed:
             verdicts = [f"UNRELIABLE: {v}" for v in verdicts]

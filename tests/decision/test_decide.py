@@ -207,6 +207,12 @@ def test_table_shows_the_observed_difference_and_the_share_pulled(example_fit):
         assert row["observed"] == pytest.approx(t * d.std(ddof=1) / np.sqrt(d.size))
         assert row["pooled_share"] == pytest.approx(1 - row["mean"] / row["observed"], abs=1e-12)
     assert dec.pooling.pooling == "all" and dec.pooling.n_artifacts == 40
+    # docs/bayes_vs_tests.md: sigma_system 0.029 against a standard error of 0.009: 8%
+    assert dec.pooling.sigma_system == pytest.approx(0.029, abs=0.002)
+    assert dec.pooling.standard_error == pytest.approx(0.009, abs=0.0005)
+    assert dec.pooling.share == pytest.approx(0.08, abs=0.01)
+    big = frame.loc[["chal_fusion", "chal_rerank", "chal_risky"], "pooled_share"]
+    assert big.between(0.06, 0.11).all()
     text = dec.summary()
     assert "Observed (raw mean difference over the topics both systems have" in text
     first = frame.index[0]
