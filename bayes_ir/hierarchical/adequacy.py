@@ -76,14 +76,15 @@ one seed and not with another (issue 27: ``chal_fusion`` of the README's example
 skewness p-value of about 1.1e-4 against the cut-off 1e-4). Every check therefore
 carries its Monte Carlo error (:func:`check_model`, Notes): the SE of the p-value
 (columns ``ppp_*_mcse``) and, for the coverage checks, the cells whose interval
-membership the draws do not settle. A system with a check within :data:`RECHECK_Z`
-Monte Carlo SEs of its cut-off is checked again on as many draws as
-:data:`MAX_REPLICATES` allows for it (every draw of a default fit of up to a few hundred
-topics). A check fails when its p-value lies below the cut-off by more than
-:data:`BORDERLINE_Z` Monte Carlo SEs; it is *borderline* when that band straddles the
-cut-off. A borderline system is not flagged (``borderline``, ``borderline_checks``): the
-data do not say which side of the cut-off it is on, and a flag that a seed can flip
-would flip the decision with it (:func:`bayes_ir.decide` acts on the numbers and says so).
+membership the draws do not settle. A champion or challenger with a check within
+:data:`RECHECK_Z` Monte Carlo SEs of its cut-off is checked again on as many draws as
+:data:`RECHECK_REPLICATES` allows for it (every draw of a default fit of up to about 200
+topics; artifact runs, from which no decision is read, keep the first pass). A check fails
+when its p-value lies below the cut-off by more than :data:`BORDERLINE_Z` Monte Carlo SEs;
+it is *borderline* when that band straddles the cut-off. A borderline system is not
+flagged (``borderline``, ``borderline_checks``): the data do not say which side of the
+cut-off it is on, and a flag that a seed can flip would flip the decision with it
+(:func:`bayes_ir.decide` acts on the numbers and says so).
 
 References
 ----------
@@ -123,6 +124,7 @@ __all__ = [
     "MAX_REPLICATES",
     "MIN_DRAWS",
     "N_DRAWS",
+    "RECHECK_REPLICATES",
     "RECHECK_Z",
     "ModelCheck",
     "check_model",
@@ -144,8 +146,12 @@ CHECKS: tuple[str, ...] = ("coverage_95", "coverage_50", "sd", "lost", "mean", "
 #: Half-width of the borderline band, in Monte Carlo SEs of a check's z-score (99.7%): a
 #: check fails only when its p-value is below the cut-off by more than this.
 BORDERLINE_Z: float = 3.0
-#: Checks within this many Monte Carlo SEs of their cut-off are checked again on more draws.
+#: Champions and challengers with a check within this many Monte Carlo SEs of its cut-off
+#: are checked again on more draws.
 RECHECK_Z: float = 6.0
+#: Largest number of replicated values (draws x observed cells) of that second pass: about
+#: 4 CPU seconds; every draw of a 40,000-draw fit for 4 systems of 250 topics.
+RECHECK_REPLICATES: int = 40_000_000
 #: The calibration study of the rule (module docstring): (events, trials) per rate.
 MEASURED_RATES: dict[str, tuple[int, int]] = {
     "false_alarm_system_T50_S45": (2, 9000),
@@ -738,9 +744,10 @@ def check_model(
     n_draws
         Posterior draws to replicate from in the first pass (default :data:`N_DRAWS`, or
         :data:`MAX_REPLICATES` / observed cells when that is smaller, but at least
-        :data:`MIN_DRAWS`; all when the fit has fewer); a seeded random subset. Systems
-        with a check within :data:`RECHECK_Z` Monte Carlo SEs of its cut-off are
-        checked again on up to :data:`MAX_REPLICATES` / their cells draws.
+        :data:`MIN_DRAWS`; all when the fit has fewer); a seeded random subset. The
+        champion and challengers with a check within :data:`RECHECK_Z` Monte Carlo SEs of
+        its cut-off are checked again on up to :data:`RECHECK_REPLICATES` / their cells
+        draws.
     seed
         Seed of the subsets and the replicates (default :data:`bayes_ir.defaults.SEED`).
     alpha_ppp, alpha_coverage
@@ -819,10 +826,10 @@ def check_model(
     res = _replicate(*args, np.arange(len(systems)), champion, n, total, [seed, 0xADE])
     used = np.full(len(systems), n)
     _, near = _classify(res, alpha_ppp, alpha_coverage, RECHECK_Z)
-    again = [j for j in range(len(systems)) if near[j]]
+    again = [j for j in range(len(systems)) if near[j] and roles[j] != "artifact"]
     if again:  # near a cut-off: more draws for these systems (the champion first, for "lost")
         idx = np.array(([] if champion is None or champion in again else [champion]) + again)
-        more = min(total, max(n, _draws_for(int(per_system[idx].sum()), cap=False)))
+        more = min(total, max(n, RECHECK_REPLICATES // max(int(per_system[idx].sum()), 1)))
         if more > n:
             chosen = idx.tolist().index(champion) if champion is not None else None
             sub = _replicate(*args, idx, chosen, more, total, [seed, 0xADE, 1])
@@ -860,13 +867,9 @@ def check_model(
     )
 
 
-def _draws_for(cells: int, cap: bool = True) -> int:
-    """Default draws for ``cells`` observed cells: :data:`MAX_REPLICATES` / cells, bounded.
-
-    At least :data:`MIN_DRAWS`; at most :data:`N_DRAWS` when ``cap`` (the first pass).
-    """
-    most = MAX_REPLICATES // max(cells, 1)
-    return max(MIN_DRAWS, min(N_DRAWS, most) if cap else most)
+def _draws_for(cells: int) -> int:
+    """Draws of the first pass: :data:`MAX_REPLICATES` / cells, from MIN_DRAWS to N_DRAWS."""
+    return max(MIN_DRAWS, min(N_DRAWS, MAX_REPLICATES // max(cells, 1)))
 
 
 def _p_mcse(z: np.ndarray, se: np.ndarray) -> np.ndarray:

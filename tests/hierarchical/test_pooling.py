@@ -157,12 +157,13 @@ def test_lme4_live(shared_data, rscript, tmp_path):
 
 # ---------------------------------------------------------------------- NUTS
 @pytest.mark.slow
-def test_nuts_agrees_with_the_exact_sampler_on_the_unpooled_model():
-    """nutpie on the PyMC model of pooling='artifacts' against the exact sampler."""
+@pytest.mark.parametrize(("sampler", "draws"), [("nutpie", 3000), ("pymc", 1500)])
+def test_nuts_agrees_with_the_exact_sampler_on_the_unpooled_model(sampler, draws):
+    """NUTS (nutpie, PyMC's own) on the PyMC model of pooling='artifacts' against the exact one."""
     table = simulated_table(simulated_matrix(25, 12, seed=6, chi=0.04))
     e = fit(table, pooling="artifacts", seed=1, priors=PRIORS, model_check=False)
-    n = fit(table, pooling="artifacts", method="nuts", draws=3000, seed=2, priors=PRIORS,
-            model_check=False)  # fmt: skip
+    n = fit(table, pooling="artifacts", method="nuts", sampler=sampler, draws=draws, seed=2,
+            priors=PRIORS, model_check=False)  # fmt: skip
     assert e.method == "exact" and n.method == "nuts" and n.diagnostics.passed
     names = (*SCALARS, "system_effect")
     agree(
