@@ -115,6 +115,7 @@ from scipy import special
 
 from bayes_ir import defaults
 from bayes_ir.errors import ModelCheckWarning
+from bayes_ir.hierarchical.diagnostics import draw_diagnostics
 
 __all__ = [
     "ALPHA_COVERAGE",
@@ -736,16 +737,13 @@ def _effective_draws(post: xr.Dataset, n: int) -> float:
     is that of subsampling plus that of the fit's own draws. Equal to ``n`` for
     independent draws (the exact sampler).
     """
-    import arviz_stats as azs
-
     total = post.sizes["chain"] * post.sizes["draw"]
     names = [v for v in ("b0", "sigma", "sigma_topic", "sigma_system") if v in post]
-    scalars = post[[v for v in names if post[v].dims == ("chain", "draw")]]
+    scalars = [post[v] for v in names if post[v].dims == ("chain", "draw")]
     ess = float(total)
-    if len(scalars.data_vars) and post.sizes["draw"] >= 4:
-        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            values = np.asarray(azs.ess(scalars).to_array().values, dtype=float)
+    if scalars and post.sizes["draw"] >= 4:
+        stacked = np.stack([np.asarray(v.values, dtype=float) for v in scalars], axis=-1)
+        values = draw_diagnostics(stacked)["ess_bulk"].to_numpy(dtype=float)
         values = values[np.isfinite(values)]
         ess = min(float(total), float(values.min())) if values.size else float(total)
     return 1.0 / ((1.0 - n / total) / n + 1.0 / ess)

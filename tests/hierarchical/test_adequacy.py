@@ -401,11 +401,11 @@ def test_readme_example_marks_chal_fusion_borderline_with_its_cut_off(example_ta
     assert row["n_draws"] == result.n_draws > check.n_draws  # checked again on every draw
     assert 9e-5 < row["ppp_skewness"] < 1.4e-4 and 0 < row["ppp_skewness_mcse"] < 2e-5
     assert "chal_risky" in check.flagged  # generated with a too-high SD: always flagged
-    text = check.summary()
-    assert "borderline: skewness" in text and "1.1e-04" in text and "< 1e-04" in text
-    assert "p = 1.1e-04 (cut-off 1e-04; Monte Carlo SE" in check.borderline_message("chal_fusion")
+    text, p = check.summary(), f"{row['ppp_skewness']:.1e}"
+    assert "borderline: skewness" in text and p in text and "< 1e-04" in text
+    assert f"p = {p} (cut-off 1e-04; Monte Carlo SE" in check.borderline_message("chal_fusion")
     decision = decide(result, margin=0.01)
     assert decision.actions["chal_fusion"] == "deploy" and decision.borderline == ("chal_fusion",)
     reason = decision.to_frame().set_index("challenger").loc["chal_fusion", "reason"]
-    assert "model check borderline (chal_fusion skewness p = 1.1e-04 (cut-off 1e-04" in reason
+    assert f"model check borderline (chal_fusion skewness p = {p} (cut-off 1e-04" in reason
     assert "the decision stands" in reason
