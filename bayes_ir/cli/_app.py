@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, overload
+from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import typer
 from rich import box
@@ -36,23 +36,38 @@ class _Console(Console):
     """A rich console that fits a terminal, and never wraps output that is not one.
 
     On a terminal the width is the terminal's, as rich finds it. Written to a file, a
-    pipe or a CI log, the width is :data:`UNWRAPPED_WIDTH`: rich would otherwise take
-    80 columns (or the width of another stream that is a terminal) and wrap table cells
-    ("collect more / data") or split a wide table in two. A width given explicitly
-    (``Console(width=...)``) is kept.
+    pipe or a CI log, the width is :data:`UNWRAPPED_WIDTH`, whatever ``COLUMNS`` says:
+    rich would otherwise take 80 columns (or the width of another stream that is a
+    terminal) and wrap table cells ("collect more / data") or split a wide table in two.
+    A width given explicitly (``width=``, or set later) is kept.
     """
+
+    def __init__(self, *args: Any, width: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, width=width, **kwargs)
+        self._fixed_width = width is not None
 
     @property
     def size(self) -> ConsoleDimensions:
         """The terminal's size, or :data:`UNWRAPPED_WIDTH` columns off a terminal."""
         size = super().size
-        if self._width is None and not self.is_terminal:
+        if not self._fixed_width and not self.is_terminal:
             return ConsoleDimensions(UNWRAPPED_WIDTH, size.height)
         return size
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
+        self._fixed_width = True
         self._width, self._height = new_size
+
+    @property
+    def width(self) -> int:
+        """The width of :attr:`size`."""
+        return self.size.width
+
+    @width.setter
+    def width(self, width: int) -> None:
+        self._fixed_width = True
+        self._width = width
 
 
 def _flags_untyped(params: list) -> list:

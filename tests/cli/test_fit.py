@@ -196,7 +196,7 @@ def test_role_summary_is_not_broken_mid_list(monkeypatch):
     """At 80 columns rich broke "challengers: ..., chal_rerank, \\nchal_risky" mid-list."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     args = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--draws", "1000", "--chains", "2",
             "--min-gain", "0.01"]  # fmt: skip
     result = CliRunner().invoke(app, args, catch_exceptions=False)

@@ -107,7 +107,7 @@ def test_names_are_never_cut_at_80_columns(monkeypatch, run_cli):
     """At 80 columns "webis-touche2020" was printed as "webis-touche2…"."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     code, out, _ = run_cli(["inspect", str(DATA / "example_collections.csv")])
     assert code == 0
     rows = [line for line in out.splitlines() if line.startswith("│ webis-touche2020 ")]
@@ -119,7 +119,7 @@ def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, run_cli):
     """GLUE model names squeezed the numbers to "0.62…" at 80 columns."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     path = tmp_path / "long.csv"
     rows = ["system,topic,score"] + [
         f"{name},{t},{(t * k) % 2}"

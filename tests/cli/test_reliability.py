@@ -53,7 +53,7 @@ def test_blocks_are_separated_and_lines_not_broken(monkeypatch):
     several measures ran into each other."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     path = Path(__file__).resolve().parents[2] / "data" / "example_trec_eval.txt"
     result = CliRunner().invoke(app, ["reliability", str(path)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
