@@ -134,13 +134,17 @@ def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | 
 
     from bayes_ir.hierarchical.contrasts import rank_probabilities
     from bayes_ir.hierarchical.predictive import posterior_predictive
-    from bayes_ir.plots.hierarchical import plot_system_topic_intervals
+    from bayes_ir.plots.hierarchical import plot_system_topic_intervals, predictive_systems
+    from bayes_ir.report.marks import misfit_systems
 
+    drawn = predictive_systems(fit)  # simulated for these systems only
     figures = {
         "system_topic_intervals": lambda: plot_system_topic_intervals(fit, ci_prob=ci_prob),
         "contrasts": comparison.plot,
-        "predictive": lambda: posterior_predictive(fit, ci_prob=ci_prob, seed=seed).plot(),
-        "rank_probabilities": lambda: rank_probabilities(fit).plot(),
+        "predictive": lambda: posterior_predictive(
+            fit, ci_prob=ci_prob, seed=seed, systems=drawn
+        ).plot(),
+        "rank_probabilities": lambda: rank_probabilities(fit).plot(misfit=misfit_systems(fit)),
     }
     paths = []
     for key, draw in figures.items():

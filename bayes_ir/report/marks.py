@@ -17,6 +17,7 @@ __all__ = [
     "MISFIT_MARK",
     "choice_line",
     "marked",
+    "misfit_caption",
     "misfit_legend",
     "misfit_systems",
     "model_description",
@@ -131,4 +132,21 @@ def misfit_legend(
     return (
         f"{MISFIT_MARK} model misfit: the {model} model{scores} does not describe "
         f"{', '.join(said(n) for n in names)}: " + (consequence or f"do not act on {whose} numbers")
+    )
+
+
+def misfit_caption(misfit: Iterable[str], *, champion: str | None = None) -> str:
+    """Return the short legend of a figure or a caption ("" when nothing is marked).
+
+    ``"† model misfit: the model does not describe chal_risky: do not act on its
+    numbers"``.
+    """
+    names = sorted(dict.fromkeys(misfit), key=lambda n: n != champion)
+    if not names:
+        return ""
+    said = [f"the champion {n}" if n == champion else n for n in names]
+    whose = "its" if len(names) == 1 else "their"
+    return (
+        f"{MISFIT_MARK} model misfit: the model does not describe {', '.join(said)}: "
+        f"do not act on {whose} numbers"
     )
