@@ -145,7 +145,7 @@ def decide(
         text = (
             result.likelihood_choice.summary() if explain else choice_line(result.likelihood_choice)
         )
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
+        console.print(text, highlight=False, markup=False, soft_wrap=explain)
     _print(decision, format_probability, result, explain=explain)
     save_output(decision.to_frame(), output)
     if output is not None and len(decision.more_topics):

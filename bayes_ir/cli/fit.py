@@ -248,11 +248,11 @@ def print_model(fit, comparison, *, explain: bool) -> None:
     if explain or not comparison.diagnostics_passed:
         console.print(diagnostics_panel(fit, comparison), highlight=False)
     else:
-        console.print(model_line(fit), highlight=False, markup=False, soft_wrap=True)
+        console.print(model_line(fit), highlight=False, markup=False)  # a terminal: words wrap
     choice = fit.likelihood_choice
     if choice is not None:  # --likelihood auto: how the model was chosen
         text = choice.summary() if explain else choice_line(choice)
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
+        console.print(text, highlight=False, markup=False, soft_wrap=explain)  # a table: whole
 
 
 def print_legend(fit, misfit: tuple[str, ...], *, champion: str, consequence: str = "") -> None:
@@ -261,7 +261,7 @@ def print_legend(fit, misfit: tuple[str, ...], *, champion: str, consequence: st
 
     legend = misfit_legend(fit, misfit, champion=champion, consequence=consequence)
     if legend:
-        console.print(legend, style="bold red", highlight=False, markup=False, soft_wrap=True)
+        console.print(legend, style="bold red", highlight=False, markup=False)
 
 
 def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> list:

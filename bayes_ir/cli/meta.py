@@ -175,7 +175,7 @@ def meta(
         console.print(cli_wording(result.summary()), highlight=False, markup=False, soft_wrap=True)
     frame = result.to_frame()
     console.print(collections_table(result, frame))
-    console.print(meta_conclusion(result), highlight=False, markup=False, soft_wrap=True)
+    console.print(meta_conclusion(result), highlight=False, markup=False)  # words wrap
     if len(effects.unpaired):
         console_err.print(
             f"note: {len(effects.unpaired)} topic(s) scored for only one system were excluded"

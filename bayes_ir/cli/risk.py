@@ -131,12 +131,12 @@ def risk(
     choice = getattr(getattr(review.brisk, "fit", None), "likelihood_choice", None)
     if choice is not None:  # --likelihood auto: how BRisk's model was chosen
         text = choice.summary() if explain else choice_line(choice)
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
+        console.print(text, highlight=False, markup=False, soft_wrap=explain)
     for view in risk_tables(review.display_frame(), width=console.width):
         console.print(view)
     legend = risk_legend(review)
     if legend:
-        console.print(legend, style="bold red", highlight=False, markup=False, soft_wrap=True)
+        console.print(legend, style="bold red", highlight=False, markup=False)
     if save is not None and review.brisk is not None:
         say_wrote(review.brisk.fit.save(save))
     if plot is not None:

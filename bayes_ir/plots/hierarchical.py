@@ -175,7 +175,7 @@ def plot_system_topic_intervals(
 
 
 def predictive_systems(fit: Any, *, limit: int = MAX_PREDICTIVE_PANELS) -> list[str]:
-    """Return the systems :func:`plot_predictive` draws for ``fit``: those worth a panel.
+    """Return the systems :func:`~bayes_ir.plots.hierarchical.plot_predictive` draws for ``fit``.
 
     The champion and the challengers (every system when the fit has no roles); beyond
     ``limit`` of them, the champion, then the systems the model check flags, then those

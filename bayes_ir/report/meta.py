@@ -58,9 +58,11 @@ def meta_conclusion(result: Any) -> str:
         verdict = f"{treatment} does worse than {control}{on}"
     else:
         verdict = f"{treatment} is not shown to differ from {control}{on}"
+    p = format_probability(result.p_value)
+    p = f"p {p[0]} {p[1:]}" if p[0] in "<>" else f"p = {p}"
     sentences = [
         f"Conclusion: {verdict} over {result.k} collections: pooled {name} {est:+.4f} "
-        f"({pct} CI [{lo:+.4f}, {hi:+.4f}], p = {format_probability(result.p_value)})."
+        f"({pct} CI [{lo:+.4f}, {hi:+.4f}], {p})."
     ]
     if result.method == "FE":
         sentences.append("A fixed-effect model assumes one true effect in every collection.")
