@@ -193,8 +193,9 @@ def decide_steps(decision, scores, sampler, *, seed) -> list[tuple[str, str | No
                       scores.command_line("decide", "--likelihood", "auto", *seeded)))  # fmt: skip
     if len(d.more_topics):
         steps += _more_topics_advice(d)
+    margin = [] if d.margin == defaults.DECISION_MARGIN else ["--min-gain", f"{d.margin:g}"]
     steps.append(("the whole review (risk, model check, provenance) in one page",
-                  scores.command_line("review", *sampler.words(seed=seed), "-o",
+                  scores.command_line("review", *sampler.words(seed=seed), *margin, "-o",
                                       "review.html")))  # fmt: skip
     return steps
 
@@ -257,9 +258,9 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         from bayes_ir.decision.more_topics import ASSUMPTIONS
 
         caption = (
-            "P(deploy), P(keep), P(undecided): probability that judging +topics more topics "
-            "makes the decision deploy, keep the champion or leaves it open; E[loss]: "
-            "expected loss after them"
+            "P(deploy), P(keep), P(undecided): probability that judging that many more "
+            "topics (+topics) makes the decision deploy, keep the champion, or leaves it "
+            "open; E[loss]: expected loss after them"
         )
         if explain:
             caption += (

@@ -100,10 +100,11 @@ def risk_legend(review: Any) -> str:
     misfit = risk_misfit(review)
     if not misfit:
         return ""
+    whose = "its" if len(misfit) == 1 else "their"
     affected = (
-        "its BRisk- nor on any P(riskier) (each is a contrast with the champion)"
+        f"{whose} BRisk- nor on any P(riskier) (each is a contrast with the champion)"
         if review.champion in misfit
-        else ("its" if len(misfit) == 1 else "their") + " BRisk- and P(riskier)"
+        else f"{whose} BRisk- and P(riskier)"
     )
     return misfit_legend(
         review.brisk.fit if review.brisk.fit is not None else review.brisk,

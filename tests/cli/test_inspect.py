@@ -151,5 +151,6 @@ def test_a_file_without_a_measure_hints_at_m(tmp_path, run_cli):
     assert code == 0 and "measure 'score'" in out
     notes = [line for line in err.splitlines() if line.startswith("note:")]
     assert len(notes) == 1 and "names no measure" in notes[0] and "pass -m" in notes[0]
+    assert f"bayes-ir fit {path} -m MEASURE -c CHAMPION" in out
     code, out, err = run_cli(["inspect", str(path), "-m", "AP"])
     assert code == 0 and "measure 'AP'" in out and "names no measure" not in err
