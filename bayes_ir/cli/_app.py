@@ -620,7 +620,9 @@ def typed_command(command: str, *, exclude: Iterable[str] = ()) -> str:
 
     context = get_current_context(silent=True)
     words = ["bayes-ir", command]
-    for param in context.command.params if context is not None else ():
+    if context is None:  # not run from the command line
+        return " ".join(words)
+    for param in context.command.params:
         name = param.name
         source = context.get_parameter_source(name) if name else None
         if name in set(exclude) or source is None or source.name != "COMMANDLINE":
