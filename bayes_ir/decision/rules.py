@@ -57,7 +57,7 @@ from scipy import special
 
 __all__ = [
     "ACTIONS",
-    "MISFIT_PREFIX",
+    "MISFIT_VERDICT",
     "VERDICTS",
     "interval_verdict",
     "MODES",
@@ -209,8 +209,9 @@ VERDICTS: tuple[str, ...] = (
     "worse by more than min_gain",
     "worse",
 )
-#: Prefix of the verdict of a challenger (or champion) the model does not describe.
-MISFIT_PREFIX = "MODEL MISFIT: "
+#: Verdict of a challenger compared with a champion when the model does not describe one of
+#: them: its interval is not read, since it is not to be acted on.
+MISFIT_VERDICT = "unreliable: model misfit"
 
 
 def interval_verdict(lower: float, upper: float, min_gain: float) -> str:

@@ -32,7 +32,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.decision.rules import MISFIT_PREFIX, interval_verdict
+from bayes_ir.decision.rules import MISFIT_VERDICT, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
 from bayes_ir.hierarchical.intervals import hdi_bounds
@@ -718,9 +718,10 @@ class Comparison(_Gated):
                 :func:`bayes_ir.decision.rules.interval_verdict` (one of its ``VERDICTS``:
                 ``worthwhile gain``, ``better``,
                 ``better, but by less than min_gain``, ``practically equivalent``,
-                ``worse``, ...); prefixed by ``MODEL MISFIT:`` when the model does not
-                describe the challenger or the champion (a failed check in ``fit``), and by
-                ``UNRELIABLE:`` when the diagnostics failed.
+                ``worse``, ...); ``unreliable: model misfit`` instead when the model does
+                not describe the challenger or the champion (``fit`` is not ``ok``: the
+                interval is not to be acted on); prefixed by ``UNRELIABLE:`` when the
+                diagnostics failed.
         """
         stats = interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values
@@ -743,10 +744,10 @@ class Comparison(_Gated):
         ]
         fit = self.fit_status()
         verdicts = [
-            MISFIT_PREFIX + v if bad else v for v, bad in zip(verdicts, self.misfit(), strict=True)
+            MISFIT_VERDICT if bad else v for v, bad in zip(verdicts, self.misfit(), strict=True)
         ]
-        if not self.gate.passed:
-            verdicts = [f"UNRELIABLE: {v}" for v in verdicts]
+        if not self.gate.passed:  # a misfit verdict already says unreliable
+            verdicts = [v if v == MISFIT_VERDICT else f"UNRELIABLE: {v}" for v in verdicts]
         frame["fit"] = fit
         frame["verdict"] = verdicts
         columns = list(COMPARISON_COLUMNS)
@@ -842,9 +843,9 @@ def compare(
     :math:`g > 0`, ``worse`` when its upper limit is below 0 (every region:
     :func:`bayes_ir.decision.rules.interval_verdict`). A challenger (or champion)
     flagged by the fit's model check
-    (:func:`~bayes_ir.hierarchical.check_model`) gets ``MODEL MISFIT:`` before its
-    verdict: the model does not describe its scores, so the interval is not to be
-    trusted.
+    (:func:`~bayes_ir.hierarchical.check_model`) gets the verdict ``unreliable: model
+    misfit`` instead: the model does not describe its scores, so the interval is not
+    to be acted on.
 
     References
     ----------

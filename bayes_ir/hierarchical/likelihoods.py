@@ -444,11 +444,10 @@ class LikelihoodComparison:
             "  (diff, dse: ELPD minus the chosen model's (*), and its SE; mean p: smallest "
             "p-value of the check of the challengers' mean differences, mean_difference_check)"
         )
-        bad = frame[frame["n_high_k"] > 0]
-        for r in bad.itertuples():
+        if (frame["n_high_k"] > 0).any():
             lines.append(
-                f"  note: {r.model}: {r.n_high_k} cells with Pareto k > {r.good_k:.2f}; "
-                "its ELPD is optimistic there (influential cells the model does not expect)"
+                f"  (k>good_k: cells with Pareto k > {frame['good_k'].min():.2f}, where that "
+                "model's ELPD is optimistic: influential cells the model does not expect)"
             )
         return "\n".join(lines)
 
@@ -507,9 +506,9 @@ def compare_likelihoods(
     Warns
     -----
     DataWarning
-        From :func:`loo`, when a candidate has cells with Pareto :math:`\hat k` above
-        ``good_k`` (its ELPD is unreliable, see the module docstring); when no
-        candidate passes the mean-difference check.
+        Once, naming every candidate that has cells with Pareto :math:`\hat k` above
+        ``good_k`` (its ELPD is unreliable there, see the module docstring; :func:`loo`
+        alone warns per model); when no candidate passes the mean-difference check.
 
     Notes
     -----
@@ -565,7 +564,9 @@ def compare_likelihoods(
             warnings.simplefilter("ignore", ModelCheckWarning)
             fits[name] = fit_model(table, likelihood=likelihood, sigma=sigma, seed=seed,
                                    **fit_options)  # fmt: skip
-        elpd[name] = loo(fits[name], draws=n_loo, seed=seed)
+        with warnings.catch_warnings():  # said once for every candidate (below)
+            warnings.simplefilter("ignore", DataWarning)
+            elpd[name] = loo(fits[name], draws=n_loo, seed=seed)
         check_p[name] = (
             float(mean_difference_check(fits[name], draws=n_loo, seed=seed).frame["p_value"].min())
             if table.challengers
@@ -589,6 +590,16 @@ def compare_likelihoods(
     frame["mean_check_p"] = [check_p[m] for m in frame.index]
     frame["n_high_k"] = [int((elpd[m].pareto_k.values > elpd[m].good_k).sum()) for m in frame.index]
     frame["good_k"] = [float(elpd[m].good_k) for m in frame.index]
+    high = frame[frame["n_high_k"] > 0]
+    if len(high):
+        counts = ", ".join(f"{m} {n}" for m, n in zip(high.index, high["n_high_k"], strict=True))
+        warnings.warn(
+            f"PSIS-LOO: cells with Pareto k > {high['good_k'].min():.2f} ({counts} of "
+            f"{elpd[high.index[0]].n_data_points}) make those models' ELPD optimistic there: "
+            "these cells are influential, often scores the model does not expect",
+            DataWarning,
+            stacklevel=2,
+        )
     others = [m for m in frame.index if m != chosen and m in eligible]
     others = others or [m for m in frame.index if m != chosen]
     runner_up = max(others, key=lambda m: frame.loc[m, "elpd"])

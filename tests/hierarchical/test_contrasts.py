@@ -274,10 +274,10 @@ def test_rb04_pairs_and_ranks_are_coherent(rb04_fit):
 def test_compare_on_example_fit(example_fit):
     """The example data's contract: chal_fusion clearly better, chal_dense about equal."""
     frame = compare(example_fit, min_gain=0.01).to_frame().set_index("challenger")
-    # the interval's reading; prefixed "MODEL MISFIT: " when the model check flags it
+    # the interval's reading; "unreliable: model misfit" when the model check flags it
     fusion = frame.loc["chal_fusion"]
-    prefix = "" if fusion["fit"] == "ok" else "MODEL MISFIT: "
-    assert fusion["verdict"] == prefix + "worthwhile gain"
+    expected = "worthwhile gain" if fusion["fit"] == "ok" else "unreliable: model misfit"
+    assert fusion["verdict"] == expected
     assert frame.loc["chal_dense", "ci_lower"] < 0 < frame.loc["chal_dense", "ci_upper"]
     assert "Diagnostics: PASS" in compare(example_fit).summary()
 
