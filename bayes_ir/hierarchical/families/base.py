@@ -168,6 +168,21 @@ class Cells(abc.ABC):
     def variance(self) -> np.ndarray:
         """Variance of the score of every cell and draw, on the measure's scale."""
 
+    @property
+    @abc.abstractmethod
+    def slope(self) -> np.ndarray:
+        r"""Derivative of the expected score by the linear predictor, :math:`dE[y]/d\eta`."""
+
+    @property
+    def information(self) -> np.ndarray:
+        r"""Working information of :math:`\eta` per cell: :math:`(dE[y]/d\eta)^2/\mathrm{Var}(y)`.
+
+        The weight of iteratively reweighted least squares (McCullagh and Nelder 1989,
+        section 2.5): :math:`1/\sigma^2` for the Gaussian model, :math:`n p(1-p)` for a
+        proportion of :math:`n` Bernoulli trials (its Fisher information).
+        """
+        return self.slope**2 / self.variance
+
     @abc.abstractmethod
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``P(Y < y)`` and ``P(Y <= y)`` (equal for a continuous family)."""

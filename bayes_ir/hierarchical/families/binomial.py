@@ -49,8 +49,6 @@ from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.hierarchical.families import binomial_kernel as kernel
-from bayes_ir.hierarchical.families._kernel import N_CROSSED, pack_header
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects
 from bayes_ir.hierarchical.families.sampler import (
@@ -88,6 +86,12 @@ class BinomialCells(Cells):
         """``p (1 - p) / n``: the variance of a proportion of ``n`` trials."""
         p = special.expit(self.eta)
         return p * (1.0 - p) / self.trials
+
+    @property
+    def slope(self) -> np.ndarray:
+        """``p (1 - p)`` (the logit link)."""
+        p = special.expit(self.eta)
+        return p * (1.0 - p)
 
     def _k(self, y: np.ndarray) -> np.ndarray:
         return np.rint(np.asarray(y, dtype=float) * self.trials)
@@ -203,6 +207,9 @@ class Binomial(LogitFamily):
 
     def data_block(self, design: Any, priors: Any) -> np.ndarray:
         """Return the kernel's data block (:func:`~binomial_kernel.pack`) for ``design``."""
+        from bayes_ir.hierarchical.families import binomial_kernel as kernel
+        from bayes_ir.hierarchical.families._kernel import pack_header
+
         k, n = self.counts(design)
         hyper = priors.values()
         header = pack_header(
@@ -225,6 +232,9 @@ class Binomial(LogitFamily):
 
     def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
         """Sample :mod:`~.binomial_kernel` with nutpie."""
+        from bayes_ir.hierarchical.families import binomial_kernel as kernel
+        from bayes_ir.hierarchical.families._kernel import N_CROSSED
+
         data = self.data_block(design, priors)
         n_t, n_s = design.shape
         names, shapes = kernel.expanded_layout(n_t, n_s)

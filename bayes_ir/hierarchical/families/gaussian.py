@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import xarray as xr
-from scipy import stats
 
 from bayes_ir.hierarchical.families.base import Cells, Family, flat_draws
 
@@ -39,6 +38,11 @@ class GaussianCells(Cells):
         """``sigma ** 2`` (the residual variance; brms' mean/SD form for the skew-normal)."""
         return self.sigma**2
 
+    @property
+    def slope(self) -> np.ndarray:
+        """1 (the identity link)."""
+        return np.ones_like(self.mu)
+
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return the CDF at ``y`` twice (no point masses)."""
         from bayes_ir.hierarchical.adequacy import _cdf
@@ -55,6 +59,8 @@ class GaussianCells(Cells):
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         """Return the normal, or skew-normal in brms' mean/SD form, log density."""
         if self.alpha is None:
+            from scipy import stats
+
             return stats.norm.logpdf(y, loc=self.mu, scale=self.sigma)
         from bayes_ir.hierarchical.skewnormal import skewnormal_logpdf
 

@@ -15,8 +15,6 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from bayes_ir.hierarchical.families._kernel import N_CROSSED
-
 __all__ = [
     "CENTRED_RATIO",
     "centred_by_information",
@@ -109,6 +107,8 @@ def kernel_model(
         Dims of the vectors ``expand_cfunc`` writes (default ``kernel.DIMS``).
     """
     from nutpie.compile_pymc import CompiledPyMCModel
+
+    from bayes_ir.hierarchical.families._kernel import N_CROSSED
 
     if initial_point is None and start is None:
         start = np.zeros(n_dim)

@@ -52,8 +52,6 @@ from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
-from bayes_ir.hierarchical.families import zoib_kernel as kernel
-from bayes_ir.hierarchical.families._kernel import pack_header
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects
 from bayes_ir.hierarchical.families.sampler import kernel_model, sample_kernel
@@ -85,6 +83,11 @@ class ZOIBCells(Cells):
             mu * (1.0 - mu) / (1.0 + self.phi) + mu**2
         )
         return second - self.mean**2
+
+    @property
+    def slope(self) -> np.ndarray:
+        """``(1 - zoi) mu (1 - mu)`` (the logit link of the beta part's mean)."""
+        return (1.0 - self.zoi) * self.mu * (1.0 - self.mu)
 
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``P(Y < y)``, ``P(Y <= y)``: masses at 0 and 1, the beta CDF between."""
@@ -230,10 +233,15 @@ class ZOIB(LogitFamily):
     @property
     def posterior_names(self) -> tuple[str, ...]:
         """Variables of the posterior (before :meth:`finish` adds ``system_mean``)."""
+        from bayes_ir.hierarchical.families import zoib_kernel as kernel
+
         return tuple(kernel.expanded_layout(2, 2, self.phi_by_system, self.inflation_by_system)[0])
 
     def data_block(self, design: Any, priors: Any) -> np.ndarray:
         """Return the kernel's data block (:func:`~zoib_kernel.pack`) for ``design``."""
+        from bayes_ir.hierarchical.families import zoib_kernel as kernel
+        from bayes_ir.hierarchical.families._kernel import pack_header
+
         hyper = priors.values()
         header = pack_header(
             design.shape,
@@ -251,6 +259,8 @@ class ZOIB(LogitFamily):
 
     def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
         """Sample :mod:`~.zoib_kernel` with nutpie (starting near the observed inflation)."""
+        from bayes_ir.hierarchical.families import zoib_kernel as kernel
+
         n_t, n_s = design.shape
         flags = (self.phi_by_system, self.inflation_by_system)
         names, shapes = kernel.expanded_layout(n_t, n_s, *flags)
