@@ -90,12 +90,20 @@ class Gaussian(Family):
         sigma = post["sigma"]
         return {
             "b0": flat_draws(post["b0"], keep),
-            "sigma_topic": flat_draws(post["sigma_topic"], keep),
             "topic": flat_draws(post["topic_effect"], keep, "topic"),
             "system": flat_draws(post["system_effect"], keep, "system"),
             "sigma": flat_draws(sigma, keep, *(("system",) if "system" in sigma.dims else ())),
             "alpha": flat_draws(post["alpha"], keep) if "alpha" in post else None,
         }
+
+    def difference_variance(
+        self, params: dict[str, Any], champion: int, challengers: np.ndarray
+    ) -> np.ndarray:
+        """``sigma_c ** 2 + sigma_h ** 2`` per draw (the topic effect cancels), (n, challengers)."""
+        sigma = params["sigma"]
+        if sigma.ndim == 1:
+            return np.repeat(2.0 * sigma[:, None] ** 2, len(challengers), axis=1)
+        return sigma[:, challengers] ** 2 + sigma[:, [champion]] ** 2
 
     def cells(self, params: dict[str, Any], systems: np.ndarray) -> Cells:
         """Gaussian or skew-normal cells of ``systems`` for the draws ``params``."""
