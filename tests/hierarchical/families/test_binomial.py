@@ -184,3 +184,52 @@ def test_pointwise_log_likelihood_is_the_binomial_mass(binomial_fit):
     )
     ref = stats.binom.logpmf(np.rint(design.matrix * 10), 10, special.expit(eta.values))
     np.testing.assert_allclose(ll.values, ref, rtol=1e-9)
+
+
+def test_working_information_is_the_fisher_information_of_the_logit(binomial_fit):
+    """n p (1 - p) per cell: the information of a binomial proportion about its logit."""
+    family = family_of(binomial_fit)
+    cells = family.cells(family.parameters(binomial_fit.draws, np.arange(3)), np.array([0, 2]))
+    p = special.expit(cells.eta)
+    np.testing.assert_allclose(cells.information, 10 * p * (1 - p), rtol=1e-12)
+
+
+def test_decisions_and_pooling_say_they_read_the_score_scale(bernoulli_fit):
+    from bayes_ir.decision import decide
+    from bayes_ir.hierarchical import pooling_of
+
+    dec = decide(bernoulli_fit, margin=0.02)
+    means = bernoulli_fit.system_mean_draws()
+    gap = float((means.sel(system="s2") - means.sel(system="s0")).mean())
+    assert dec.to_frame().set_index("challenger").loc["s2", "mean"] == pytest.approx(gap)
+    text = dec.summary()
+    assert "on the measure's scale: expected score over the topic population" in text
+    y = bernoulli_fit.table.matrix()
+    observed = float((y.sel(system="s2") - y.sel(system="s0")).mean())
+    row = compare(bernoulli_fit).to_frame().set_index("challenger").loc["s2"]
+    assert row["observed"] == pytest.approx(observed)  # raw accuracy difference
+    assert row["pooled_share"] == pytest.approx(1 - row["mean"] / observed)
+    pooling = pooling_of(bernoulli_fit)
+    assert pooling.link == "logit" and 0 < pooling.share < 1
+    assert "on the logit scale" in pooling.summary()
+
+
+def test_bounded_families_are_refused_by_brisk_in_one_line():
+    from bayes_ir.risk import brisk
+
+    with pytest.raises(OptionError, match="BRisk models risk-adjusted scores.*'bernoulli'"):
+        brisk(_table(10, 3, 1, seed=1), likelihood="bernoulli")
+
+
+def test_review_of_a_bernoulli_fit_says_its_scale_and_fits_brisk_gaussian(bernoulli_fit):
+    from bayes_ir.report.review import review
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = review(bernoulli_fit.table, fit=bernoulli_fit, r=2, r_levels=(2,),
+                     n_resamples=199, seed=1)  # fmt: skip
+    model = res.provenance["model"]
+    assert model.startswith("bernoulli likelihood (logit link; differences are of expected")
+    assert model.endswith("BRisk: gaussian model of the risk-adjusted scores")
+    assert res.brisk.results[0].likelihood == "gaussian"
+    assert "on the measure's scale" in res.decision.summary()

@@ -163,3 +163,22 @@ def test_difference_variance_equals_a_simulation_of_new_topics(zoib_fit):
         for j, name in enumerate(["s1", "s2"]):
             diff = draw(name) - champ
             assert got[k, j] == pytest.approx(diff.var(), rel=0.02)
+
+
+def test_working_information_is_the_squared_slope_over_the_variance(zoib_fit):
+    """(dE[y]/d eta)^2 / Var(y), the slope checked by a central difference of the mean."""
+    from bayes_ir.hierarchical.families.zoib import ZOIBCells
+
+    family = family_of(zoib_fit)
+    params = family.parameters(zoib_fit.draws, np.arange(3))
+    cells = family.cells(params, np.array([0, 4]))
+    h = 1e-6
+    eta = special.logit(cells.mu)
+    up = ZOIBCells(special.expit(eta + h), cells.phi, cells.zoi, cells.coi).mean
+    down = ZOIBCells(special.expit(eta - h), cells.phi, cells.zoi, cells.coi).mean
+    np.testing.assert_allclose(cells.slope, (up - down) / (2 * h), rtol=1e-6)
+    # Var(y) of the mixture, against a direct sum of its parts' moments (scipy's beta)
+    beta_var = stats.beta.var(cells.mu * cells.phi, (1 - cells.mu) * cells.phi)
+    second = cells.zoi * cells.coi + (1 - cells.zoi) * (beta_var + cells.mu**2)
+    np.testing.assert_allclose(cells.variance, second - cells.mean**2, rtol=1e-9)
+    np.testing.assert_allclose(cells.information, cells.slope**2 / cells.variance)
