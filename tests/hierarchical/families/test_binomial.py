@@ -233,3 +233,22 @@ def test_review_of_a_bernoulli_fit_says_its_scale_and_fits_brisk_gaussian(bernou
     assert model.endswith("BRisk: gaussian model of the risk-adjusted scores")
     assert res.brisk.results[0].likelihood == "gaussian"
     assert "on the measure's scale" in res.decision.summary()
+
+
+def test_a_system_against_the_items_difficulty_is_flagged_by_the_bernoulli_check():
+    """Known misfit: s4 gets the hard items right and the easy ones wrong (no logit model)."""
+    rng = np.random.default_rng(5)
+    a = rng.normal(0, 2.0, (150, 1))
+    eta = a + np.linspace(-0.3, 0.3, 15)[None, :]
+    y = (rng.random((150, 15)) < special.expit(eta)).astype(float)
+    y[:, 4] = (rng.random(150) < special.expit(-a[:, 0])).astype(float)
+    table = ScoreTable.from_matrix(y, systems=[f"s{i}" for i in range(15)], measure="accuracy")
+    table = table.with_roles(champion="s0", challengers=["s1", "s4"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = fit(table, likelihood="bernoulli", seed=1)
+    assert res.model_check.flagged == ("s4",)
+    assert "sd" in res.model_check.failed("s4")
+    from bayes_ir.decision import decide
+
+    assert decide(res).actions["s4"] == "unreliable"
