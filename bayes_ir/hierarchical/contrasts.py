@@ -502,9 +502,10 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
     For a family with a logit link (bernoulli, binomial, zoib) the same formula is read on
     the link scale with :math:`\sigma_s^2/n_s` replaced by :math:`1/\sum_t w_{ts}`, the
     inverse of the working information :math:`w_{ts} = (dE[y_{ts}]/d\eta_{ts})^2 /
-    \mathrm{Var}(y_{ts})` of the cells (:attr:`~bayes_ir.hierarchical.families.Cells.
-    information`; :math:`n p(1-p)` for a binomial proportion), on up to
-    :data:`POOLING_DRAWS` draws: the penalised quasi-likelihood approximation of a
+    \mathrm{Var}(y_{ts})` of the cells
+    (:attr:`~bayes_ir.hierarchical.families.Cells.information`; :math:`n p(1-p)` for a
+    binomial proportion), on up to
+    ``POOLING_DRAWS`` (200) draws: the penalised quasi-likelihood approximation of a
     generalised linear mixed model (Breslow and Clayton 1993), so ``share`` is
     approximate there; ``pooled_share`` (the observed against the model's score-scale
     difference) is what the model did.
