@@ -144,6 +144,11 @@ def _check_likelihood(value: str) -> str:
     return LIKELIHOODS[key]
 
 
+def _check_pooling(value: str) -> str:
+    """Option callback: ``--pooling`` is ``all`` or ``artifacts``."""
+    return validate.choice("--pooling", value.strip().lower(), ("all", "artifacts"))
+
+
 def _check_target_accept(value: float | None) -> float | None:
     """Option callback: a NUTS target acceptance rate strictly between 0 and 1."""
     return None if value is None else validate.probability("--target-accept", value)
@@ -169,6 +174,8 @@ _CLI_WORDING = (
         lambda m: f"--{m[1].replace('_', '-')} {m[2]} is ignored",
     ),
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
+    (re.compile(r"pooling='(\w+)'"), r"--pooling \1"),
+    (re.compile(r"\bm_values\b"), "--sweep"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
         re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha) must"),
@@ -307,6 +314,16 @@ TargetAccept = Annotated[
         "--target-accept",
         help="NUTS target acceptance rate; raise it (0.95, 0.99) after divergences.",
         callback=_check_target_accept,
+    ),
+]
+PoolingOption = Annotated[
+    str,
+    typer.Option(
+        "--pooling",
+        help="Which system effects share one spread and are pulled towards their mean: all "
+        "(the seed's model, artifact runs included) or artifacts (the champion and "
+        "challengers are left unpooled; the artifact runs still inform the topic effects).",
+        callback=_check_pooling,
     ),
 ]
 Chains = Annotated[int, typer.Option("--chains", help="Number of chains.", callback=_check_chains)]

@@ -47,6 +47,7 @@ from bayes_ir.cli._app import (
     Likelihood,
     Measure,
     Missing,
+    PoolingOption,
     Qrels,
     Quiet,
     RangeCheck,
@@ -199,6 +200,7 @@ class Sampler:
     """How to fit the Bayesian hierarchical model: likelihood and sampler settings."""
 
     likelihood: str = "gaussian"
+    pooling: str = "all"
     chains: int = defaults.CHAINS
     draws: int | None = None
     tune: int | None = None
@@ -209,6 +211,8 @@ class Sampler:
     def options(self) -> dict[str, Any]:
         """Return the settings given, as keyword arguments of :func:`bayes_ir.hierarchical.fit`."""
         given = {"likelihood": self.likelihood, "chains": self.chains}
+        if self.pooling != "all":
+            given["pooling"] = self.pooling
         for key in ("draws", "tune", "target_accept"):
             if getattr(self, key) is not None:
                 given[key] = getattr(self, key)
@@ -227,6 +231,7 @@ class Sampler:
         if saved is not None:
             return ["--fit", str(saved)]
         words = [] if self.likelihood == "gaussian" else ["--likelihood", self.likelihood]
+        words += [] if self.pooling == "all" else ["--pooling", self.pooling]
         if self.chains != defaults.CHAINS:
             words += ["--chains", str(self.chains)]
         for key in ("draws", "tune", "target_accept"):
@@ -263,13 +268,14 @@ class Sampler:
         """Say which options given on the command line disagree with a saved fit.
 
         Only options the user typed count (not defaults): ``--likelihood``,
-        ``--chains``, ``--draws``, ``--tune``, ``--target-accept`` and ``--seed``,
+        ``--pooling``, ``--chains``, ``--draws``, ``--tune``, ``--target-accept`` and ``--seed``,
         each compared with the value in the saved fit's provenance.
         """
         from typer._click.globals import get_current_context
 
         ctx = get_current_context(silent=True)
-        given = {"likelihood": self.likelihood, "chains": self.chains, "draws": self.draws,
+        given = {"likelihood": self.likelihood, "pooling": self.pooling,
+                 "chains": self.chains, "draws": self.draws,
                  "tune": self.tune, "target_accept": self.target_accept, "seed": seed}  # fmt: skip
         out = []
         for key, value in given.items():
@@ -355,6 +361,7 @@ _ROLES = [
 ]
 _SAMPLER = [
     _option("likelihood", Likelihood, "gaussian"),
+    _option("pooling", PoolingOption, "all"),
     _option("chains", Chains, defaults.CHAINS),
     _option("draws", Draws, None),
     _option("tune", Tune, None),

@@ -22,7 +22,7 @@ from bayes_ir.cli._app import (
     say_next,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
-from bayes_ir.cli.fit import print_legend
+from bayes_ir.cli.fit import print_legend, print_pooling
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
 #: bad input and 3 a posterior that failed its diagnostics or a misfitting model).
@@ -215,7 +215,8 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
     misfit = d.misfit
     kind = "superiority" if d.mode == "superiority" else "non-inferiority"
     caption = (
-        "mean: posterior mean of challenger minus champion; P(>m), P(|d|<=m), P(<-m): "
+        "observed: raw mean difference of challenger minus champion over the topics both "
+        "have (as the paired tests); mean: the model's posterior mean; P(>m), P(|d|<=m), P(<-m): "
         "probability that it is better by more than the margin, within it, worse by more; "
         "L: expected loss of deploying or keeping"
     )
@@ -232,13 +233,14 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         + f"): {d.overall.upper()}",
         caption=caption,
     )
-    for col in ("challenger", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy", "L_keep",
-                "action"):  # fmt: skip
+    for col in ("challenger", "observed", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy",
+                "L_keep", "action"):  # fmt: skip
         view.add_column(col, justify="left" if col in ("challenger", "action") else "right",
                         no_wrap=True)  # fmt: skip
     for row in d.table.itertuples(index=False):
         view.add_row(
             marked(str(row.challenger), misfit),
+            f"{row.observed:+.4f}",
             f"{row.mean:+.4f}",
             fmt(row.p_better),
             fmt(row.p_equivalent),
@@ -250,6 +252,7 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
     console.print(view)
     print_legend(fit, misfit, champion=d.champion,
                  consequence="no decision is taken (unreliable)")  # fmt: skip
+    print_pooling(d.pooling, explain=explain)
     if explain:
         for row in d.table.itertuples(index=False):
             console.print(f"  {row.challenger}: {row.action}: {row.reason}", markup=False,

@@ -159,6 +159,7 @@ def review(
     r: float = defaults.RISK_R,
     r_levels: Sequence[float] = defaults.RISK_LEVELS,
     likelihood: str = "gaussian",
+    pooling: str = "all",
     ci_prob: float | None = None,
     seed: int | None = None,
     draws: int | None = None,
@@ -189,6 +190,9 @@ def review(
         Loss weights of the BRisk sweep.
     likelihood
         Likelihood of the hierarchical model.
+    pooling
+        Which system effects share ``sigma_system`` in every fit (``"all"`` or
+        ``"artifacts"``, see :func:`bayes_ir.hierarchical.fit`).
     ci_prob
         Interval probability.
     seed
@@ -232,6 +236,8 @@ def review(
     margin = defaults.DECISION_MARGIN if margin is None else float(margin)
     given = {"draws": draws, "tune": tune, "target_accept": target_accept}
     sampler: dict[str, Any] = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
+    if pooling != "all":  # the BRisk fits pool as the decision's fit does
+        sampler["pooling"] = pooling
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
         if fit is None:
@@ -261,6 +267,7 @@ def review(
         "artifacts": len(table.artifacts),
         "topics": len(table.topics),
         "likelihood": likelihood if fit is None else result.likelihood,
+        "pooling": result.pooling,
         "model": model_description(result),
         "seed": seed,
         "margin": margin,
