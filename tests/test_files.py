@@ -164,4 +164,6 @@ def test_a_folder_declares_the_files_in_it(tmp_path):
     declare_inputs([folder])
     with pytest.raises(OptionError, match="bm25.run"):
         check_output_path(folder / "bm25.run")
-    check_output_path(folder / "new.csv")  # a new file in the folder is fine
+    with pytest.raises(OptionError, match="inside the input folder"):
+        check_output_path(folder / "new.csv")  # the next read of the folder would take it
+    check_output_path(folder / "sub" / "new.csv")  # a folder of runs is not read recursively

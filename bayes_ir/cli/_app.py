@@ -305,9 +305,10 @@ def guard_outputs(inputs: list[Path | None]) -> None:
     """
     declare_inputs(inputs)
     context = get_current_context(silent=True)
+    params = context.params if context is not None else {}
     seen: dict[Path, str] = {}
     for name in OUTPUT_OPTIONS:
-        value = context.params.get(name) if context is not None else None
+        value = params.get(name)
         if value is not None:
             check_output_path(value, what=f"--{name}")
             key = Path(value).expanduser().resolve()
@@ -316,6 +317,8 @@ def guard_outputs(inputs: list[Path | None]) -> None:
                     f"--{seen[key]} and --{name} both name {value}: give each its own file"
                 )
             seen[key] = name
+    if params.get("figures") is not None:  # a folder of figures: not an input folder
+        check_output_path(Path(params["figures"]) / "figure.png", what="--figures")
 
 
 def load(

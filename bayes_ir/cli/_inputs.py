@@ -62,6 +62,8 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.cli._progress import reporter_for
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import declare_inputs
+from bayes_ir.roles import selector_files
 
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
@@ -351,6 +353,7 @@ def uses_scores(
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options
                                       if o.name in known})  # fmt: skip
+            declare_inputs(_side_inputs(given))  # checked against every output by load()
             views = given["scores"].each_measure() if roles else [given["scores"]]
             saved = getattr(given.get("sampler"), "fit_path", None)
             if saved is not None and len(views) > 1:
@@ -371,6 +374,15 @@ def uses_scores(
         return run
 
     return decorate
+
+
+def _side_inputs(given: dict[str, Any]) -> list[Path]:
+    """Return the files the command reads besides the scores: selector files, a saved fit."""
+    scores = given["scores"]
+    out = [p for sel in (scores.challengers, scores.artifacts, scores.exclude)
+           for p in selector_files(sel)]  # fmt: skip
+    saved = getattr(given.get("sampler"), "fit_path", None)
+    return [*out, *([saved] if saved is not None else [])]
 
 
 #: Exit statuses of a command run once per measure, most serious first (3: a posterior

@@ -8,6 +8,7 @@ with an integer grade.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -288,11 +289,9 @@ def read_runs(
     rows: list[tuple[str, str, str, str, float]] = []
     notes: list[str] = []
     origin: dict[tuple[str, str], Path] = {}
-    for i, path in enumerate(paths):
+    read: list[tuple[Path, str, list[Run]]] = []
+    for path in paths:
         coll = _match_collection(path, list(by_coll))
-        if coll not in judgments:
-            judgments[coll] = judgments_of(by_coll[coll], coll, notes)
-        qrels_c, qrels_label = judgments[coll]
         parts = read_run_tags(path)
         if systems is not None and len(parts) > 1:
             raise ScoreTableError(
@@ -301,17 +300,22 @@ def read_runs(
                 "leave systems= out to name each run by its tag",
                 source=str(path),
             )
-        for run in parts:
-            system = systems[i] if systems is not None else _system_name(path, run.tag, coll)
+        read.append((path, coll, parts))
+    names = _run_names(read, systems, notes)
+    for (path, coll, parts), run_names in zip(read, names, strict=True):
+        if coll not in judgments:
+            judgments[coll] = judgments_of(by_coll[coll], coll, notes)
+        qrels_c, qrels_label = judgments[coll]
+        for run, system in zip(parts, run_names, strict=True):
             key = (coll, system)
             if key in origin:
                 raise ScoreTableError(
                     f"system {system!r} of collection {coll!r} comes from two run files "
-                    f"({origin[key]} and {path}); pass systems= with one name per file",
+                    f"({origin[key]} and {path}); pass systems= with one name per file "
+                    "(CLI: rename one run's tag, the 6th field)",
                     source=str(path),
                 )
             origin[key] = path
-            _name_note(notes, path, run.tag, system, len(parts))
             rows.extend(
                 score_run(
                     run, system, str(path), coll, qrels_c, qrels_label, parsed, unretrieved, notes
@@ -334,9 +338,64 @@ def read_runs(
 read_runs.multi_file = True  # type: ignore[attr-defined]
 
 
+def _run_names(
+    read: list[tuple[Path, str, list[Run]]], systems: Sequence[str] | None, notes: list[str]
+) -> list[list[str]]:
+    """Return the system name of each run of each file (see :func:`read_runs`), with notes.
+
+    Files of one run each that would share a name from their run tag (pyserini and
+    Anserini tag every run ``Anserini``, PyTerrier ``pyterrier``) are named after their
+    files instead, by the part of the path that tells them apart.
+    """
+    if systems is not None:
+        return [[name] for name in systems]
+    names = [[_system_name(path, run.tag, coll) for run in parts] for path, coll, parts in read]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, ((_, coll, parts), found) in enumerate(zip(read, names, strict=True)):
+        if len(parts) == 1 and parts[0].tag and found[0] == parts[0].tag:
+            groups.setdefault((coll, found[0]), []).append(i)
+    for (_, tag), members in groups.items():
+        if len(members) < 2:
+            continue
+        paths = [read[i][0] for i in members]
+        for i, name in zip(members, _distinct_names(paths), strict=True):
+            names[i] = [name]
+        shown = ", ".join(f"{names[i][0]!r} ({read[i][0]})" for i in members[:6])
+        notes.append(
+            f"run tag {tag!r} is on {len(members)} run files (pyserini and Anserini tag every "
+            f"run 'Anserini', PyTerrier 'pyterrier'): systems named after their files: {shown}"
+            + (", ..." if len(members) > 6 else "")
+        )
+    for (path, _, parts), found in zip(read, names, strict=True):
+        for run, system in zip(parts, found, strict=True):
+            _name_note(notes, path, run.tag, system, len(parts))
+    return names
+
+
+def _distinct_names(paths: Sequence[Path]) -> list[str]:
+    """Return the part of each path the others do not share (``run.bm25.txt`` -> ``bm25``).
+
+    The longest common prefix and suffix, cut at a separator (``/ . _ -``), are removed;
+    when that leaves an empty or a repeated name, the whole paths are the names.
+    """
+    texts = [str(p) for p in paths]
+    seps = "/._- "
+    prefix = os.path.commonprefix(texts)
+    prefix = prefix[: max(prefix.rfind(c) for c in seps) + 1]
+    suffix = os.path.commonprefix([t[::-1] for t in texts])[::-1]
+    cut = [suffix.find(c) for c in seps if c in suffix]
+    suffix = suffix[min(cut) :] if cut else ""
+    names = [t[len(prefix) : len(t) - len(suffix)] for t in texts]
+    if any(not n for n in names) or len(set(names)) != len(names):
+        return texts
+    return names
+
+
 def _name_note(notes: list[str], path: Path, tag: str | None, system: str, n_runs: int) -> None:
     """Say where a system's name came from when it is not plainly the file's name."""
     stem = path.name.split(".")[0]
+    if tag and system != tag:
+        return  # named after the file: the note on the shared tag says so
     if n_runs > 1:
         notes.append(f"{path}: run tag {tag!r} read as system {system!r} (one of {n_runs} runs)")
     elif tag and system == tag and tag != stem:
