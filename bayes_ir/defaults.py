@@ -35,6 +35,10 @@ ARTIFACT_DROP_BOTTOM: float = 0.25
 SEED: int = 20200725
 #: Tolerance when checking scores against a measure's range.
 RANGE_TOLERANCE: float = 1e-9
+#: Digits, relative to the largest score of a pair of systems, to which paired differences
+#: are rounded before tests that count ties and zeros (Wilcoxon, sign): ``0.3 - 0.1`` and
+#: ``0.2`` are one difference, whatever the float noise of the subtraction.
+TIE_DIGITS: int = 9
 
 
 def ci_prob(value: float | None) -> float:

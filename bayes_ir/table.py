@@ -381,8 +381,8 @@ class ScoreTable:
             out["role"] = out["system"].map(self.roles.role_of)
         return out
 
-    def summary(self) -> str:
-        """Human-readable description: sizes, roles, missing cells and loader notes."""
+    def summary(self, *, notes: bool = True) -> str:
+        """Human-readable description: sizes, roles, missing cells and (``notes``) loader notes."""
         lines = [f"ScoreTable from {self.source}"]
         sizes = self.data.groupby(["collection", "measure"], sort=False).agg(
             n_t=("topic", "nunique"), n_s=("system", "nunique"), n=("topic", "size")
@@ -395,7 +395,8 @@ class ScoreTable:
             )
         if self.roles is not None:
             lines.append(f"  {self.roles.describe()}")
-        lines.extend(f"  note: {n}" for n in self.notes)
+        if notes:
+            lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
     def __str__(self) -> str:

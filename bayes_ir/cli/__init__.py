@@ -25,7 +25,7 @@ from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers t
 from bayes_ir.cli import review as _review  # noqa: F401  (registers the command)
 from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
 from bayes_ir.cli import test as _test  # noqa: F401  (registers the command)
-from bayes_ir.cli._app import app, cli_wording, console_err, warn
+from bayes_ir.cli._app import app, cli_wording, console_err, forget_shown, warn
 from bayes_ir.errors import BayesIRError, BayesIRWarning
 from bayes_ir.files import reset_inputs
 
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
 def _run(argv: list[str] | None) -> int:
     """Run the app; return its exit status (exit 2 on bad input, 128 + N on signal N)."""
     reset_inputs()
+    forget_shown()
     try:
         code = app(args=argv, prog_name="bayes-ir", standalone_mode=False)
     except NoArgsIsHelpError as exc:  # bare ``bayes-ir`` or ``bayes-ir fit``: show the help

@@ -496,8 +496,34 @@ def save_output(frame, output: Path | None) -> None:
 
 def warn(message: str, *, style: str = "yellow") -> None:
     """Print ``warning: message`` on stderr as one line, in the CLI's words, shown as written."""
+    _SHOWN.add(str(message))
     text = " ".join(cli_wording(message).split())
     console_err.print(f"[{style}]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+#: Notes and warnings shown in this run: each is said once, however often it comes back.
+_SHOWN: set[str] = set()
+
+
+def forget_shown() -> None:
+    """Start a run afresh: no note or warning has been shown yet."""
+    _SHOWN.clear()
+
+
+def show_notes(notes: Iterable[str]) -> None:
+    """Print what the loader changed or left out, ``note: ...`` on stdout, once each.
+
+    Every command calls this with its table's notes (topics scored 0 because a run did
+    not retrieve them, columns left out, run tags split into systems, queries without
+    judgments): the one place these lines are printed. A note already said as a
+    warning is not repeated; names are shown as written.
+    """
+    for note in notes:
+        if note in _SHOWN:
+            continue
+        _SHOWN.add(note)
+        text = " ".join(cli_wording(note).split())
+        console.print(f"note: {text}", highlight=False, markup=False, soft_wrap=True)
 
 
 def warn_failed_checks(messages: Iterable[str]) -> None:

@@ -58,12 +58,12 @@ from bayes_ir.cli._app import (
     console_err,
     load,
     quieted,
+    show_notes,
     warn,
 )
 from bayes_ir.cli._progress import reporter_for
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, BayesIRWarning
 from bayes_ir.files import declare_inputs
-from bayes_ir.roles import selector_files
 
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
@@ -121,12 +121,25 @@ class Scores:
                 for name in names]  # fmt: skip
 
     def load(self, *, need_challenger: bool = False) -> ScoreTable:
-        """Read the files, select collection and measure, and assign the roles (if any)."""
-        if self._all:  # one view of :meth:`each_measure`: select from the shared read
-            self.read_once()
-            table = self._read["all"].select(measure=self.measure)
-        else:
-            table = self._table(self.measure)
+        """Read the files, select collection and measure, and assign the roles (if any).
+
+        The loader's notes are printed here (:func:`~bayes_ir.cli._app.show_notes`),
+        so that every command says them; a warning of the loader that is also a note is
+        said once, as the note.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", BayesIRWarning)
+            if self._all:  # one view of :meth:`each_measure`: select from the shared read
+                self.read_once()
+                table = self._read["all"].select(measure=self.measure)
+            else:
+                table = self._table(self.measure)
+        show_notes(table.notes)
+        for w in caught:  # a warning that is also a note was said as the note
+            if not issubclass(w.category, BayesIRWarning):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            elif str(w.message) not in table.notes:
+                warn(str(w.message))
         if self.champion is None:
             return table
         return assign_roles(
@@ -378,6 +391,8 @@ def uses_scores(
 
 def _side_inputs(given: dict[str, Any]) -> list[Path]:
     """Return the files the command reads besides the scores: selector files, a saved fit."""
+    from bayes_ir.roles import selector_files  # roles imports pandas: not at CLI start-up
+
     scores = given["scores"]
     out = [p for sel in (scores.challengers, scores.artifacts, scores.exclude)
            for p in selector_files(sel)]  # fmt: skip

@@ -212,7 +212,7 @@ def fit(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
     table = scores.load(need_challenger=True)
-    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
+    console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     result = sampler.fit(table, seed=seed)
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed

@@ -25,6 +25,7 @@ from bayes_ir.cli._app import (
     load,
     save_output,
     say_wrote,
+    show_notes,
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
@@ -106,7 +107,8 @@ def meta(
     if source.suffix.lower() in (".yaml", ".yml"):
         config = read_meta_config(source)
         specs = config.collections
-        guard_outputs([source, config.scores, *(p for c in specs for p in c.files.values())])
+        guard_outputs([source, config.scores, *(p for c in specs for p in c.files.values()),
+                       *(c.qrels for c in specs)])  # fmt: skip
         control = control or config.control
         treatment = treatment or config.treatment
         effect = effect or config.effect
@@ -125,6 +127,7 @@ def meta(
             missing=missing,
             check_range=check_range,
         )
+    show_notes(table.notes)
     if control is None or treatment is None:
         systems = list(table.data["system"].unique())
         if len(systems) != 2:

@@ -13,6 +13,7 @@ from bayes_ir import defaults
 from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_wrote
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import declared_inputs
 
 if TYPE_CHECKING:
     from bayes_ir.report.review import Review
@@ -84,7 +85,7 @@ def review(
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     options = {"margin": min_gain, "r": r_table, "r_levels": levels, "ci_prob": ci_prob,
-               "seed": seed, "n_resamples": resamples, "inputs": scores.files,
+               "seed": seed, "n_resamples": resamples, "inputs": declared_inputs(),
                "command": command, **sampler.options()}  # fmt: skip
     result: Review | MultiReview
     with workers.open() as executor:

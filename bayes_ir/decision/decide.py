@@ -91,6 +91,9 @@ class Decision:
         The measure the margin is in.
     collection
         The collection of the fit's table.
+    notes
+        What the loader changed or left out in the fit's table (topics scored 0, columns
+        left out, run tags split): the table's :attr:`~bayes_ir.table.ScoreTable.notes`.
     """
 
     champion: str
@@ -109,6 +112,7 @@ class Decision:
     header: str
     measure: str | None = None
     collection: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def actions(self) -> dict[str, str]:
@@ -409,6 +413,7 @@ def decide(
         header=comparison.header,
         measure=measure,
         collection=comparison.collection or None,
+        notes=tuple(getattr(table, "notes", ())),
     )
 
 

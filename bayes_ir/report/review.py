@@ -25,7 +25,7 @@ import pandas as pd
 
 from bayes_ir import defaults
 from bayes_ir.errors import ConvergenceWarning, OptionError
-from bayes_ir.provenance import package_versions, sha256_file
+from bayes_ir.provenance import input_hashes, package_versions
 from bayes_ir.report.decision import format_probability
 from bayes_ir.table import ScoreTable
 
@@ -77,6 +77,11 @@ class Review:
     predictive: Any
     worst_topics: pd.DataFrame
     provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the loader changed or left out in the table (shown in the review)."""
+        return self.table.notes
 
     @property
     def reliable(self) -> bool:
@@ -200,7 +205,8 @@ def review(
     executor
         Executor of the BRisk sweep (see :func:`bayes_ir.sweep`).
     inputs
-        The input files, hashed into the provenance.
+        The input files (scores, qrels, selector lists, a saved fit; a folder stands for
+        its files), hashed into the provenance.
     command
         The command line that made the review, for the provenance.
     fit
@@ -247,9 +253,9 @@ def review(
                            n_resamples=n_resamples, brisk_result=at_r, **sampler)  # fmt: skip
     predictive = posterior_predictive(result, ci_prob=p, seed=seed,
                                       systems=[table.champion, *table.challengers])  # fmt: skip
-    files = [Path(f) for f in inputs]
     provenance = {
-        "inputs": [{"name": f.name, "sha256": sha256_file(f)} for f in files if f.is_file()],
+        "inputs": input_hashes(inputs),
+        "notes": list(table.notes),
         "collection": table.collections[0],
         "measure": table.measures[0],
         "champion": table.champion,

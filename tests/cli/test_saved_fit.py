@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bayes_ir.cli import main
+from bayes_ir.provenance import sha256_file
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "example_scores.csv"
 ROLES = ["-c", "bm25", "-C", "chal_*"]
@@ -68,7 +69,10 @@ def test_review_of_the_saved_fit_equals_the_fresh_review(capsys, saved, tmp_path
     options = ["--r", "5", "--resamples", "200", "--quiet"]
     assert run(capsys, "review", *options, "-o", str(fresh))[0] == 0
     assert run(capsys, "review", *options, "-o", str(again), "--fit", str(saved))[0] == 0
-    assert _without_command_and_date(again.read_text()) == _without_command_and_date(
+    reused = again.read_text()
+    fit_input = f"<dt>input</dt><dd>{saved} (SHA-256 {sha256_file(saved)})</dd>"
+    assert fit_input in reused  # the saved fit is an input of the review, hashed
+    assert _without_command_and_date(reused.replace(fit_input, "")) == _without_command_and_date(
         fresh.read_text()
     )
 

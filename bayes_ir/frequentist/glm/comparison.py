@@ -66,6 +66,8 @@ class LinkComparison:
         The :class:`GLMFitResult` of each row (``None`` where the fit failed).
     tukeys
         The :class:`TukeyHSDResult` of each row (``None`` where the fit failed).
+    notes
+        What the loader changed or left out in the table (the table's ``notes``).
     """
 
     frame: pd.DataFrame
@@ -74,6 +76,7 @@ class LinkComparison:
     boundary: str
     fits: tuple[GLMFitResult | None, ...] = field(repr=False)
     tukeys: tuple[TukeyHSDResult | None, ...] = field(repr=False)
+    notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """Return the tidy table (a copy), columns :data:`COLUMNS`."""
@@ -278,6 +281,7 @@ def compare_links(
         boundary=boundary,
         fits=tuple(fits),
         tukeys=tuple(tukeys),
+        notes=tuple(table.notes),
     )
 
 
