@@ -42,12 +42,23 @@ def parse_measure(measure: str) -> ir_measures.Measure:
         The parsed measure; ``str()`` of it gives back the canonical string.
     """
     try:
-        return ir_measures.parse_measure(measure)
+        parsed = ir_measures.parse_measure(measure)
     except Exception as exc:  # ir_measures raises bare ValueError/NameError/SyntaxError
         raise MeasureError(
             f"{measure!r} is not a measure ir_measures can parse ({exc}). "
             "Examples: 'nDCG@10', 'AP(rel=2)', 'P@10', 'R@1000', 'RR', 'Judged@10'."
         ) from exc
+    cutoff = parsed.params.get("cutoff")
+    if cutoff is not None and (
+        isinstance(cutoff, bool) or not float(cutoff).is_integer() or cutoff < 1
+    ):  # trec_eval aborts the interpreter on P@0 (an assertion in pytrec_eval)
+        raise MeasureError(
+            f"measure {measure!r}: the cut-off @{cutoff:g} must be a whole number of "
+            "documents, at least 1 (e.g. 'P@10')"
+        )
+    if isinstance(cutoff, float):  # P@1e3: the cut-off as trec_eval takes it, P@1000
+        parsed = ir_measures.parse_measure(str(parsed).replace(f"@{cutoff}", f"@{int(cutoff)}"))
+    return parsed
 
 
 @lru_cache(maxsize=1024)

@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     written are left as they were (:mod:`bayes_ir.files`) and sweep workers are stopped.
     """
     global _signal_received
+    _escape_unencodable()
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"pytensor(\.|$)")
     warnings.showwarning = _show_warning
     _signal_received = 0
@@ -95,6 +96,26 @@ def main(argv: list[str] | None = None) -> None:
         for sig, handler in previous.items():  # after a stop, later signals are ignored
             signal.signal(sig, signal.SIG_IGN if _signal_received else handler)
     sys.exit(code)
+
+
+def _escape_unencodable() -> None:
+    r"""Let a terminal whose encoding is not Unicode show any name, as an escape.
+
+    With ``PYTHONIOENCODING=ascii`` (or a Latin-1 locale) a name such as ``système`` or a
+    table mark could not be written; such characters are printed as ``\xe8`` escapes
+    instead of stopping the run (rich draws its tables with ASCII there already).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "\u00e8\u25c0\U0001f680".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                try:
+                    reconfigure(errors="backslashreplace")
+                except (ValueError, OSError):  # a stream that cannot change: leave it
+                    pass
 
 
 def _run(argv: list[str] | None) -> int:

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, overload
+from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import typer
 from rich import box
-from rich.console import Console, RenderableType
+from rich.console import (
+    Console,
+    ConsoleOptions,
+    ConsoleRenderable,
+    RenderableType,
+    RenderHook,
+    RenderResult,
+)
 from rich.markup import escape
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from typer._click.globals import get_current_context
 
@@ -35,8 +45,72 @@ app = typer.Typer(
     rich_markup_mode="rich",
     add_completion=False,
 )
-console = Console()
-console_err = Console(stderr=True)
+#: Characters that would act on the terminal instead of showing: C0 and C1 controls but
+#: tab and line feed (``\x1b`` starts ANSI escapes, ``\r`` and ``\b`` overwrite), DEL, and
+#: the bidirectional overrides that reorder the text around them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def as_written(text: str) -> str:
+    r"""Return ``text`` with each control character shown as its escape (``\x1b``).
+
+    A system, topic or file name holding raw ANSI escapes, a carriage return or a
+    bell is printed as written, never acted on by the terminal; on a terminal whose
+    encoding is not Unicode, a character it cannot show is an escape too (``\xe8``).
+    """
+    text = _CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    if not encoding.lower().startswith("utf"):  # an ASCII terminal: escapes, measured as such
+        try:
+            text = text.encode(encoding, "backslashreplace").decode(encoding)
+        except LookupError:
+            pass
+    return text
+
+
+class _AsWritten:
+    """A renderable that shows the control characters of another one as escapes."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for segment in console.render(self.renderable, options):
+            if segment.control is None and _CONTROL.search(segment.text):
+                yield Segment(as_written(segment.text), segment.style)
+            else:
+                yield segment
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
+class _ShowAsWritten(RenderHook):
+    """Render hook: whatever is printed shows its control characters as escapes."""
+
+    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
+        return [_AsWritten(r) for r in renderables]
+
+
+class _Console(Console):
+    """The CLI's console: names are shown as written.
+
+    Emoji codes are not replaced (a system ``:rocket:`` is printed so), control
+    characters of printed strings are escaped before rich reads them (rich would drop a
+    bell or a carriage return) and those of any other renderable by a render hook.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(emoji=False, **options)
+        self.push_render_hook(_ShowAsWritten())
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """Print as :meth:`rich.console.Console.print`, strings' control characters escaped."""
+        super().print(*(as_written(o) if isinstance(o, str) else o for o in objects), **options)
+
+
+console = _Console()
+console_err = _Console(stderr=True)
 
 #: Likelihoods of the hierarchical model, and the spellings the CLI accepts for them.
 LIKELIHOODS = {"gaussian": "gaussian", "normal": "gaussian", "skew_normal": "skew_normal",
@@ -93,9 +167,13 @@ _CLI_WORDING = (
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
-        re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha) must"),
+        re.compile(
+            r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha|ci_prob|min_gain"
+            r"|top_m|drop_bottom|p_min|threshold|margin) must"
+        ),
         lambda m: f"--{m.group(1).replace('_', '-')} must",
     ),
+    (re.compile(r"\bn_resamples\b"), "--resamples"),
     (re.compile(r"^sd must"), "--trisk-sd must"),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (
@@ -386,18 +464,21 @@ def assign_roles(
     return table
 
 
-def number_list(text: str, option: str, *, kind: type = int, minimum: float = 0) -> tuple:
-    """Parse ``option``'s comma-separated numbers, each finite and at least ``minimum``.
+def number_list(
+    text: str, option: str, *, kind: type = int, minimum: float = 0, maximum: float = math.inf
+) -> tuple:
+    """Parse ``option``'s comma-separated numbers, each finite, from ``minimum`` to ``maximum``.
 
     Raises :class:`~bayes_ir.errors.BayesIRError` (one ``error:`` line) naming the option.
     """
     what = "integers" if kind is int else "numbers"
-    wrong = f"{option} takes comma-separated {what} >= {minimum:g}, got {text!r}"
+    bounds = f">= {minimum:g}" if math.isinf(maximum) else f"from {minimum:g} to {maximum:g}"
+    wrong = f"{option} takes comma-separated {what} {bounds}, got {text!r}"
     try:
         values = tuple(kind(v) for v in text.replace(" ", "").split(",") if v)
     except ValueError:
         raise BayesIRError(wrong) from None
-    if not values or not all(math.isfinite(v) and v >= minimum for v in values):
+    if not values or not all(math.isfinite(v) and minimum <= v <= maximum for v in values):
         raise BayesIRError(wrong)
     return values
 
@@ -435,7 +516,7 @@ def _escaped(value: RenderableType) -> RenderableType: ...
 @overload
 def _escaped(value: None) -> None: ...
 def _escaped(value: RenderableType | None) -> RenderableType | None:
-    return escape(value) if isinstance(value, str) else value
+    return escape(as_written(value)) if isinstance(value, str) else value
 
 
 def _escaped_attribute(name: str) -> property:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from bayes_ir import defaults, progress
 from bayes_ir.cli._app import (
@@ -417,7 +418,7 @@ def _each_measure(command: Callable, given: dict[str, Any], views: list[Scores])
     codes = []
     for view in views:
         measure = view.measure[0] if view.measure else ""
-        console.rule(f"measure {measure}", characters="=", style="bold")
+        console.rule(f"measure {escape(measure)}", characters="=", style="bold")
         call = dict(given, scores=view)
         for key in (*OUTPUT_OPTIONS, "figures"):
             if call.get(key) is not None:

@@ -212,6 +212,7 @@ def fit(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
     table = scores.load(need_challenger=True)
+    validate.measure_margin("--min-gain", min_gain, table.measures[0], what="minimal gain")
     console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     result = sampler.fit(table, seed=seed)
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
@@ -239,7 +240,9 @@ def fit(
     )
     console.print(decision_table(comparison))
     if result.likelihood_choice is not None:  # --likelihood auto
-        console.print(result.likelihood_choice.summary(), highlight=False, soft_wrap=True)
+        console.print(
+            result.likelihood_choice.summary(), highlight=False, markup=False, soft_wrap=True
+        )
     if figures is not None:
         with status("Drawing figures..."):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)

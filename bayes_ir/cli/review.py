@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_wrote
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.errors import BayesIRError
@@ -49,7 +49,12 @@ MinGain = Annotated[
     ),
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", min=99, help="Bootstrap resamples of the BCa intervals.")
+    int,
+    typer.Option(
+        "--resamples",
+        help="Bootstrap resamples of the BCa intervals (at least 100).",
+        callback=lambda value: validate.resamples("--resamples", value, minimum=100),
+    ),
 ]
 
 
@@ -77,9 +82,14 @@ def review(
     from bayes_ir.report.review import review as make_review
     from bayes_ir.report.review_measures import review_measures
 
-    levels = number_list(r, "--r", kind=float, minimum=1)
-    check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
+    levels = number_list(r, "--r", kind=float, minimum=1, maximum=defaults.MAX_RISK_WEIGHT)
+    said = {"margin": "--min-gain", "threshold": None, "p_min": None}
+    check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None,
+                  names=said)  # fmt: skip
     tables = [view.load(need_challenger=True) for view in scores.each_measure()]
+    for table in tables:  # the margin in each measure's units, before any fit
+        check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None,
+                      measure=table.measures[0], names=said)  # fmt: skip
     one = len(tables) == 1  # several measures: one document deciding for all of them
     saved = sampler.fit(tables[0], seed=seed) if sampler.fit_path is not None else None
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     CiProb,
@@ -36,8 +36,17 @@ if TYPE_CHECKING:
 
     from bayes_ir.risk.trisk import SD
 
+
+def _check_r(value: float) -> float:
+    """Option callback: a loss weight from 1 to :data:`bayes_ir.defaults.MAX_RISK_WEIGHT`."""
+    return validate.finite_float("--r", value, minimum=1.0, maximum=defaults.MAX_RISK_WEIGHT)
+
+
 RiskR = Annotated[
-    float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
+    float,
+    typer.Option(
+        "--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).", callback=_check_r
+    ),
 ]
 NoBayes = Annotated[
     bool, typer.Option("--no-bayes", help="Skip the Bayesian BRisk model (frequentist only).")
@@ -59,7 +68,12 @@ Plot = Annotated[
     ),
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", min=100, help="Bootstrap resamples of BCa (at least 100).")
+    int,
+    typer.Option(
+        "--resamples",
+        help="Bootstrap resamples of BCa (at least 100).",
+        callback=lambda value: validate.resamples("--resamples", value, minimum=100),
+    ),
 ]
 
 
@@ -123,7 +137,7 @@ def risk(
         console.print(view)
     choice = getattr(getattr(review.brisk, "fit", None), "likelihood_choice", None)
     if choice is not None:  # --likelihood auto: how BRisk's model was chosen
-        console.print(choice.summary(), highlight=False, soft_wrap=True)
+        console.print(choice.summary(), highlight=False, markup=False, soft_wrap=True)
     if save is not None and review.brisk is not None:
         say_wrote(review.brisk.fit.save(save))
     if plot is not None:

@@ -158,10 +158,22 @@ def _paired_differences(champion: np.ndarray, challenger: np.ndarray) -> np.ndar
     return np.round(d, defaults.TIE_DIGITS - int(np.ceil(np.log10(scale))))
 
 
+#: Resamples x topics drawn at once by the bootstrap and randomisation tests (80 MB).
+_BATCH_CELLS = 10_000_000
+
+
+def _batch(n: int, size: int) -> int | None:
+    """Resamples per batch so that one holds at most :data:`_BATCH_CELLS` (``None``: all)."""
+    return None if n * size <= _BATCH_CELLS else max(1, _BATCH_CELLS // size)
+
+
 def _bootstrap_p(d: np.ndarray, n: int, rng: np.random.Generator, alternative: str) -> float:
     centred = d - d.mean()
-    idx = rng.integers(0, d.size, size=(n, d.size))
-    means = centred[idx].mean(axis=1)
+    step = _batch(n, d.size) or n
+    means = np.concatenate([
+        centred[rng.integers(0, d.size, size=(min(step, n - start), d.size))].mean(axis=1)
+        for start in range(0, n, step)
+    ])  # fmt: skip
     obs = d.mean()
     if alternative == "greater":
         hits = np.sum(means >= obs)
@@ -183,7 +195,7 @@ def _one_test(
         exact = 2**d.size <= n_resamples
         res = stats.permutation_test(
             (d,), np.mean, permutation_type="samples", alternative=alternative,
-            n_resamples=n_resamples, rng=rng,
+            n_resamples=n_resamples, rng=rng, batch=_batch(min(n_resamples, 2**d.size), d.size),
         )  # fmt: skip
         how = "exact, all sign flips" if exact else f"{n_resamples} random sign flips"
         return float(res.statistic), float(res.pvalue), f"randomisation ({how})"
@@ -254,7 +266,7 @@ def paired_tests(
     correction = _canonical(correction, CORRECTIONS, "correction")
     alternative = validate.choice("alternative", alternative, ("two-sided", "greater", "less"))
     alpha = validate.probability("alpha", alpha)
-    n_resamples = validate.positive_int("n_resamples", n_resamples, minimum=99)
+    n_resamples = validate.resamples("n_resamples", n_resamples, minimum=99)
     rng = np.random.default_rng(defaults.SEED if seed is None else validate.seed(seed))
     if champion is not None or challengers is not None:
         table = table.with_roles(champion=champion or table.champion, challengers=challengers)

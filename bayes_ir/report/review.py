@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import ConvergenceWarning, OptionError
 from bayes_ir.provenance import input_hashes, package_versions
 from bayes_ir.report.decision import format_probability
@@ -224,16 +224,23 @@ def review(
     -------
     Review
     """
-    from bayes_ir.decision import decide
+    from bayes_ir.decision import check_options, decide
     from bayes_ir.hierarchical import check_fit, compare, posterior_predictive
     from bayes_ir.hierarchical import fit as hierarchical_fit
     from bayes_ir.risk import brisk_sweep, risk_review
+    from bayes_ir.risk.adjusted import check_r
 
     if table.champion is None or not table.challengers:
         raise OptionError("review needs a champion and at least one challenger (with_roles)")
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     p = defaults.ci_prob(ci_prob)
-    margin = defaults.DECISION_MARGIN if margin is None else float(margin)
+    # every option is checked before the first fit (a bad one fails at once, not after it)
+    measure = table.measures[0] if len(table.measures) == 1 else None
+    margin, _, _ = check_options(margin=margin, mode="superiority", r=1.0, threshold=None,
+                                 p_min=None, measure=measure)  # fmt: skip
+    r = check_r(r)
+    r_levels = [check_r(level) for level in r_levels]
+    n_resamples = validate.resamples("n_resamples", n_resamples, minimum=100)
     given = {"draws": draws, "tune": tune, "target_accept": target_accept}
     sampler: dict[str, Any] = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
     with warnings.catch_warnings():

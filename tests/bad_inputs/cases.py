@@ -11,6 +11,7 @@ options), ``saved-fit``, ``degenerate`` (data that make an answer meaningless), 
 
 from __future__ import annotations
 
+import io
 import re
 import signal
 from dataclasses import replace
@@ -22,6 +23,9 @@ from bad_inputs.catalogue import (
     META_SCORES,
     SYSTEMS,
     Case,
+    Link,
+    Sparse,
+    _num,
     both,
     challengers_are,
     exists,
@@ -47,6 +51,7 @@ import bayes_ir
 from bayes_ir.errors import (
     BayesIRError,
     InsufficientDataError,
+    MeasureError,
     OptionError,
     RoleError,
     ScoreTableError,
@@ -1803,6 +1808,964 @@ err("fit-file-missing", "opt-shared", ("decide", TA, "-c", "base", "-C", "chal_*
 err("fit-several-measures", "opt-shared", ("decide", TA, "-c", "base", "-C", "chal_*", "-m", "AP",
     "-m", "P@10", "--fit", "{d}/t.csv"), r"--fit|not in the data")  # fmt: skip
 ok("quiet-anywhere", "opt-shared", (*TEST, "--quiet", *OUT))
+
+# ============================================================================ round 3 (issue 32)
+# Files the user names besides the scores; what the tools that wrote a file do; notes that
+# reach every command; float noise in paired tests; options checked before any work in the
+# CLI's words; names shown as written on any terminal; saved fits of a newer version.
+SEL = {**T, "sel.txt": "chal_a\n"}
+FITC = ("fit", TA, "-c", "base", "--draws", "200", "--chains", "2")
+for slug, flag in (("challengers", "-C"), ("artifacts", "-a"), ("exclude", "--exclude")):
+    chal = () if flag == "-C" else ("-C", "chal_b")
+    err(
+        f"side-{slug}-file-is-output",
+        "side-files",
+        (*FITC, *chal, flag, "@{d}/sel.csv", "-o", "{d}/sel.csv"),
+        r"sel\.csv.*input",
+        {**T, "sel.csv": "chal_a\n"},
+    )
+err(
+    "side-selector-bare-path-is-output",
+    "side-files",
+    (*FITC, "-C", "{d}/sel.csv", "-o", "{d}/sel.csv"),
+    r"sel\.csv.*input",
+    {**T, "sel.csv": "chal_a\n"},
+)
+err(
+    "side-selector-fifo",
+    "side-files",
+    (*FITC, "-C", "@{d}/pipe.txt"),
+    r"pipe\.txt.*FIFO",
+    {**T, "pipe.txt": FIFO},
+    subprocess=True,
+    timeout=60,
+)
+err(
+    "side-selector-dev-zero",
+    "side-files",
+    (*FITC, "-C", "@/dev/zero"),
+    r"/dev/zero.*(device|regular)",
+    subprocess=True,
+    memory_limit=True,
+    timeout=60,
+)
+err(
+    "side-selector-symlink-to-fifo",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"sel\.txt.*FIFO",
+    {**T, "pipe": FIFO, "sel.txt": Link("{d}/pipe")},
+    subprocess=True,
+    timeout=60,
+)
+err(
+    "side-selector-broken-symlink",
+    "side-files",
+    (*FITC, "-C", "@{d}/link.txt"),
+    r"error: \S*link\.txt: (is a broken|.*not found)",
+    {**T, "link.txt": Link("{d}/gone.txt")},
+)
+err(
+    "side-selector-folder",
+    "side-files",
+    (*FITC, "-C", "@{d}/sub"),
+    r"error: \S*sub: is a folder",
+    {**T, "sub/": None},
+)
+err(
+    "side-selector-huge",
+    "side-files",
+    (*FITC, "-C", "@{d}/big.txt"),
+    r"big\.txt.*larger than",
+    {**T, "big.txt": Sparse(20_000_000)},
+)
+err(
+    "side-selector-unknown-name-names-file-line",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"sel\.txt:3: challenger 'nope'",
+    {**T, "sel.txt": "# mine\nchal_a\nnope\n"},
+)
+for slug, data in (
+    ("bom", "\ufeffchal_a\n".encode()),
+    ("bom-crlf", "\ufeffchal_a\r\nchal_b\r\n".encode()),
+    ("cr-only", b"chal_a\rchal_b\r"),
+):
+    want = {"chal_a"} if slug == "bom" else {"chal_a", "chal_b"}
+    ok(
+        f"side-selector-{slug}",
+        "side-files",
+        (*FITC, "-C", "@{d}/sel.txt", *OUT),
+        challengers_are(want),
+        {**T, "sel.txt": data},
+    )
+err(
+    "side-selector-utf16",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"sel\.txt.*UTF-16",
+    {**T, "sel.txt": "chal_a\n".encode("utf-16")},
+)
+err(
+    "side-selector-latin1",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"error: \S*sel\.txt:2: not UTF-8",
+    {**T, "sel.txt": "chal_a\ncafé\n".encode("latin-1")},
+)
+err(
+    "side-config-fifo",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml.*FIFO",
+    {**MF, "cfg.yaml": FIFO},
+    subprocess=True,
+    timeout=60,
+)
+err(
+    "side-config-symlink-to-dev-zero",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml.*device",
+    {**MF, "cfg.yaml": Link("/dev/zero")},
+    subprocess=True,
+    memory_limit=True,
+    timeout=60,
+)
+err(
+    "side-config-huge",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml.*larger than",
+    {**MF, "cfg.yaml": Sparse(20_000_000)},
+)
+err(
+    "side-config-utf16",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml:1: UTF-16",
+    {**MF, "cfg.yaml": META_OK.encode("utf-16")},
+)
+err(
+    "side-scores-larger-than-memory-limit",
+    "side-files",
+    ("inspect", "{d}/big.csv"),
+    r"big\.csv.*memory limit",
+    {"big.csv": Sparse(40_000_000)},
+    subprocess=True,
+    env={"BAYES_IR_MEMORY_LIMIT": "10000000"},
+    timeout=60,
+)
+META_RUNS = {
+    "runs/c1/bm25.run": run("bm25", ["d1", "d2", "d3", "d4", "d5"]),
+    "runs/c1/dense.run": run("dense", ["d1", "d3", "d2", "d4", "d5"]),
+    "runs/c2/bm25.run": run("bm25", ["d2", "d1", "d3", "d5", "d4"]),
+    "runs/c2/dense.run": run("dense", ["d3", "d1", "d2", "d4", "d5"]),
+    "c1.csv": qrels(),
+    "c2.csv": qrels(),
+    "cfg.yaml": "control: bm25\ntreatment: dense\nmeasure: P@5\ncollections:\n"
+    "  c1: {qrels: c1.csv, runs: {bm25: runs/c1/bm25.run, dense: runs/c1/dense.run}}\n"
+    "  c2: {qrels: c2.csv, runs: {bm25: runs/c2/bm25.run, dense: runs/c2/dense.run}}\n",
+}
+err(
+    "side-meta-output-is-qrels",
+    "side-files",
+    ("meta", "{d}/cfg.yaml", "-o", "{d}/c1.csv"),
+    r"c1\.csv.*input",
+    META_RUNS,
+)
+FOLDER_FIT = ("{d}/runs", "--qrels", "{d}/qrels.txt", "-m", "P@5")
+err(
+    "side-output-inside-input-folder",
+    "side-files",
+    ("inspect", *FOLDER_FIT, "-o", "{d}/runs/out.csv"),
+    r"out\.csv.*inside the input folder",
+    FOLDER,
+)
+err(
+    "side-figures-into-input-folder",
+    "side-files",
+    ("fit", *FOLDER_FIT, "-c", "sysA", "-C", "sysB", "--draws", "200", "--figures", "{d}/runs"),
+    r"--figures.*inside the input folder",
+    FOLDER,
+)
+
+# --- file names written by macOS (decomposed, NFD) and typed composed (NFC)
+CAFE_NFC, CAFE_NFD = "café", "cafe\u0301"
+ok(
+    "nfd-score-file-name",
+    "side-files",
+    ("inspect", f"{{d}}/{CAFE_NFC}.csv", *OUT),
+    inspect_means(MEANS),
+    {f"{CAFE_NFD}.csv": tidy()},
+)
+ok(
+    "nfd-selector-file-name",
+    "side-files",
+    (*FITC, "-C", f"@{{d}}/{CAFE_NFC}.txt", *OUT),
+    challengers_are({"chal_a"}),
+    {**T, f"{CAFE_NFD}.txt": "chal_a\n"},
+)
+ok(
+    "nfd-config-file-name",
+    "side-files",
+    ("meta", f"{{d}}/{CAFE_NFC}.yaml", "--method", "FE", *OUT),
+    meta_check,
+    {**MF, f"{CAFE_NFD}.yaml": META_OK},
+)
+ok(
+    "nfd-champion-name",
+    "side-files",
+    ("fit", TA, "-c", CAFE_NFC, "-C", "chal_*", "--draws", "200", "--chains", "2", *OUT),
+    challengers_are({"chal_a", "chal_b"}),
+    {"t.csv": tidy(systems=(CAFE_NFD, *SYSTEMS[1:]))},
+)
+
+
+# ============================================================================ tool exports
+def pandas_wide(index: str) -> str:
+    """A wide frame as pandas' default ``to_csv()`` writes it (the index kept)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(MW, columns=list(W3))
+    if index == "topics":
+        frame.index = [int(t) for t in topics()]
+    elif index == "reset":
+        frame.insert(0, "topic", topics())
+    text = frame.to_csv()
+    if index == "reread":  # read back without index_col and written again: "Unnamed: 0"
+        text = pd.read_csv(io.StringIO(text)).to_csv(index=False)
+    return text
+
+
+WIDE_MEANS = means_of(W3, MW)
+for slug in ("range", "reread", "reset", "topics"):
+    ok(
+        f"pandas-wide-index-{slug}",
+        "tool-exports",
+        ("inspect", "{d}/w.csv", *OUT),
+        inspect_means(WIDE_MEANS),
+        {"w.csv": pandas_wide(slug)},
+    )
+ok(
+    "pandas-wide-index-fit-artifacts",
+    "tool-exports",
+    ("fit", "{d}/w.csv", "-c", "base", "-C", "chal_a", "--draws", "200", "--chains", "2"),
+    stdout_has("1 artifact run(s)"),
+    {"w.csv": pandas_wide("range")},
+)
+err(
+    "wide-unnamed-column-with-values",
+    "tool-exports",
+    ("inspect", "{d}/w.csv"),
+    r"w\.csv:1: column 3 has no name",
+    {"w.csv": "topic,base,,chal_b\n1,0.1,0.2,0.3\n2,0.2,0.3,0.1\n"},
+)
+
+
+def excel(text: str, *, sep_line: bool = False, decimal_comma: bool = True) -> bytes:
+    """``text`` (a CSV) as Excel writes it where the decimal mark is a comma."""
+    out = []
+    for line in text.splitlines():
+        cells = line.split(",")
+        if decimal_comma:
+            cells = [c.replace(".", ",") if c.replace(".", "", 1).isdigit() else c for c in cells]
+        out.append(";".join(cells))
+    body = "\r\n".join(out) + "\r\n"
+    return (("sep=;\r\n" if sep_line else "") + body).encode()
+
+
+ok(
+    "excel-tidy-semicolon-decimal-comma",
+    "tool-exports",
+    INSPECT,
+    inspect_means(MEANS),
+    {"t.csv": excel(tidy())},
+)
+ok(
+    "excel-tidy-semicolon-points",
+    "tool-exports",
+    INSPECT,
+    inspect_means(MEANS),
+    {"t.csv": excel(tidy(), decimal_comma=False)},
+)
+ok(
+    "excel-tidy-sep-line",
+    "tool-exports",
+    INSPECT,
+    inspect_means(MEANS),
+    {"t.csv": excel(tidy(), sep_line=True)},
+)
+ok(
+    "excel-wide-semicolon-decimal-comma",
+    "tool-exports",
+    ("inspect", "{d}/w.csv", *OUT),
+    inspect_means(WIDE_MEANS),
+    {"w.csv": excel(wide(W3, MW))},
+)
+err(
+    "excel-utf16-without-bom",
+    "tool-exports",
+    ("inspect", TA),
+    r"t\.csv.*UTF-16",
+    {"t.csv": tidy().encode("utf-16-le")},
+)
+for slug, name, text in (
+    ("tidy", "t.csv", tidy()),
+    ("wide", "w.csv", wide(W3, MW)),
+):
+    ok(
+        f"cr-only-{slug}",
+        "tool-exports",
+        ("inspect", f"{{d}}/{name}", *OUT),
+        inspect_means(MEANS if slug == "tidy" else WIDE_MEANS),
+        {name: text.replace("\n", "\r")},
+    )
+
+ANSERINI = {
+    "runs/run.msmarco.bm25.txt": run("Anserini", ["d1", "d2", "d3", "d4", "d5"]),
+    "runs/run.msmarco.dense.txt": run("Anserini", ["d5", "d4", "d3", "d2", "d1"]),
+    "qrels.txt": qrels(),
+}
+ANS_ARGS = (
+    "{d}/runs/run.msmarco.bm25.txt",
+    "{d}/runs/run.msmarco.dense.txt",
+    "--qrels",
+    "{d}/qrels.txt",
+    "-m",
+    "P@5",
+)
+ANS_MEANS = {"bm25": P5["sysA"], "dense": P5["sysB"]}
+ok(
+    "anserini-tag-on-every-run",
+    "tool-exports",
+    ("inspect", *ANS_ARGS, *OUT),
+    both(inspect_means(ANS_MEANS), stdout_has("Anserini")),
+    ANSERINI,
+)
+ok(
+    "anserini-runs-folder",
+    "tool-exports",
+    ("inspect", "{d}/runs", "--qrels", "{d}/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means(ANS_MEANS),
+    ANSERINI,
+)
+ok(
+    "pyterrier-tag-on-every-run",
+    "tool-exports",
+    ("inspect", "{d}/bm25.res", "{d}/dense.res", "--qrels", "{d}/qrels.txt", "-m", "P_5", *OUT),
+    inspect_means(ANS_MEANS),
+    {
+        "bm25.res": ANSERINI["runs/run.msmarco.bm25.txt"].replace("Anserini", "pyterrier"),
+        "dense.res": ANSERINI["runs/run.msmarco.dense.txt"].replace("Anserini", "pyterrier"),
+        "qrels.txt": qrels(),
+    },
+)
+for measure in ("P@0", "ndcg_cut_0", "nDCG@0"):
+    err(
+        f"measure-cutoff-zero-{measure}",
+        "tool-exports",
+        ("inspect", *RUNA, "-m", measure),
+        r"cut-off.*at least 1",
+        RUNS,
+        subprocess=True,
+        timeout=60,
+    )
+
+META_SYS = META_SCORES.replace(",bm25,", ",010,").replace(",dense,", ",no,")
+for slug, config in (
+    ("octal-name", META_OK.replace("bm25", "010").replace("dense", "no")),
+    ("float-name", META_OK.replace("bm25", "1.10")),
+):
+    data = META_SYS if slug == "octal-name" else META_SCORES.replace(",bm25,", ",1.10,")
+    ok(
+        f"yaml11-{slug}",
+        "tool-exports",
+        (*META, "--method", "FE", *OUT),
+        lambda ctx: None,
+        {"scores.csv": data, "cfg.yaml": config},
+    )
+err(
+    "yaml11-unknown-name-names-config",
+    "tool-exports",
+    META,
+    r"cfg\.yaml:1: control '010'",
+    {**MF, "cfg.yaml": META_OK.replace("bm25", "010")},
+)
+err(
+    "yaml-duplicate-key",
+    "tool-exports",
+    META,
+    r"cfg\.yaml:5: key 'control' appears twice",
+    {**MF, "cfg.yaml": META_OK + "control: dense\n"},
+)
+err(
+    "yaml-duplicate-collection",
+    "tool-exports",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml:\d+: key 'c1' appears twice",
+    {
+        **META_RUNS,
+        "cfg.yaml": META_RUNS["cfg.yaml"]
+        + "  c1: {qrels: c2.csv, runs: {bm25: runs/c2/bm25.run, dense: runs/c2/dense.run}}\n",
+    },
+)
+err(
+    "yaml-deeply-nested",
+    "tool-exports",
+    META,
+    r"cfg\.yaml.*nested",
+    {**MF, "cfg.yaml": "control: " + "[" * 20000 + "]" * 20000 + "\n"},
+)
+err(
+    "yaml-alias-bomb",
+    "tool-exports",
+    META,
+    r"cfg\.yaml.*entries",
+    {
+        **MF,
+        "cfg.yaml": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{k}: &{k} [{', '.join(['*' + p] * 10)}]\n"
+            for p, k in zip("abcdef", "bcdefg", strict=True)
+        ),
+    },
+)
+
+
+# ============================================================================ notes
+T6 = tuple(str(t) for t in range(1, 7))
+REL6 = (
+    {t: {DOCS6[(int(t) * k) % 6] for k in (1, 3)} for t in T6}
+    if (DOCS6 := ["d1", "d2", "d3", "d4", "d5", "d6"])
+    else {}
+)
+NOTE_RUNS = {
+    "a.run": run("sysA", ["d1", "d2", "d3", "d4", "d5", "d6"], topic_ids=T6),
+    "b.run": run("sysB", ["d6", "d5", "d4", "d3", "d2", "d1"], topic_ids=T6[:-1]),
+    "c.run": run("sysC", ["d2", "d4", "d6", "d1", "d3", "d5"], topic_ids=T6),
+    "qrels.txt": qrels(REL6, T6),
+}
+NOTE_ARGS = ("{d}/a.run", "{d}/b.run", "{d}/c.run", "--qrels", "{d}/qrels.txt", "-m", "P@5")
+SCORED_0 = stdout_has("did not retrieve 1 judged query (6)", "scored 0")
+for command, extra in (
+    ("test", ("-c", "sysA", "-C", "sysB")),
+    ("decide", ("-c", "sysA", "-C", "sysB", "--draws", "200", "--chains", "2", "--topics", "0")),
+    ("risk", ("-c", "sysA", "-C", "sysB", "--no-bayes", "--resamples", "200")),
+    ("glm", ("--links", "identity")),
+    ("reliability", ()),
+):
+    ok(f"notes-scored-0-{command}", "notes", (command, *NOTE_ARGS, *extra), SCORED_0, NOTE_RUNS)
+ok(
+    "notes-scored-0-review",
+    "notes",
+    (
+        "review",
+        *NOTE_ARGS,
+        "-c",
+        "sysA",
+        "-C",
+        "sysB",
+        "--draws",
+        "200",
+        "--chains",
+        "2",
+        "--resamples",
+        "200",
+        "--r",
+        "5",
+        "-o",
+        "{o}/r.html",
+    ),
+    both(SCORED_0, file_has("r.html", "scored 0", "qrels.txt (SHA-256")),
+    NOTE_RUNS,
+    slow=True,
+)
+ok(
+    "notes-review-hashes-selector-file",
+    "notes",
+    (
+        "review",
+        TA,
+        "-c",
+        "base",
+        "-C",
+        "@{d}/sel.txt",
+        "--draws",
+        "200",
+        "--chains",
+        "2",
+        "--resamples",
+        "200",
+        "--r",
+        "5",
+        "-o",
+        "{o}/r.html",
+    ),
+    file_has("r.html", "sel.txt (SHA-256"),
+    SEL,
+    slow=True,
+)
+MIXED = {
+    **RUNS,
+    "a.run": run("sysA", ["d1", "d2"], topic_ids=("1", "2", "3"))
+    + run("sysX", ["d2", "d1"], topic_ids=("1", "2", "3")),
+}
+ok(
+    "notes-run-tags-split-test",
+    "notes",
+    ("test", *RUNA, "-m", "P@5", "-c", "sysA", "-C", "sysB"),
+    stdout_has("run tag 'sysX'"),
+    MIXED,
+)
+ok(
+    "notes-unjudged-topics-test",
+    "notes",
+    ("test", *RUNA, "-m", "P@5", "-c", "sysA", "-C", "sysB"),
+    stdout_has("no judgments"),
+    {**RUNS, "qrels.txt": qrels(topic_ids=("1", "2"))},
+)
+EMPTY_COL = "topic,base,chal_a,ghost\n" + "".join(
+    f"{t},{_num(MW[i, 0])},{_num(MW[i, 1])},\n" for i, t in enumerate(topics())
+)
+for command, extra in (("inspect", ()), ("test", ("-c", "base", "-C", "chal_a"))):
+    ok(
+        f"notes-all-empty-column-{command}",
+        "notes",
+        (command, "{d}/w.csv", *extra),
+        stdout_has("'ghost' hold no score"),
+        {"w.csv": EMPTY_COL},
+    )
+
+
+def notes_of(make):
+    """An API case: the result object ``make(table)`` carries the table's notes."""
+
+    def call(ctx):
+        from bayes_ir.readers import read_scores
+
+        table = read_scores(
+            [ctx.d / "a.run", ctx.d / "b.run", ctx.d / "c.run"],
+            qrels=ctx.d / "qrels.txt",
+            measure="P@5",
+        ).with_roles(champion="sysA", challengers=["sysB"])
+        return table, make(table)
+
+    return call
+
+
+def carries_notes(value) -> None:
+    table, result = value
+    assert any("scored 0" in n for n in table.notes), table.notes
+    assert tuple(result.notes) == tuple(table.notes), (result.notes, table.notes)
+
+
+for slug, make in (
+    ("paired-tests", lambda t: bayes_ir.paired_tests(t, test="t")),
+    ("risk-review", lambda t: bayes_ir.risk_review(t, bayes=False, n_resamples=200)),
+    ("glm", lambda t: bayes_ir.compare_links(t, links=["identity"])),
+    ("fit", lambda t: bayes_ir.fit(t, draws=100, chains=1)),
+    ("decide", lambda t: bayes_ir.decide(bayes_ir.fit(t, draws=100, chains=1), topics=())),
+):
+    add(
+        id=f"notes-api-{slug}",
+        cls="notes",
+        kind="api",
+        expect="ok",
+        call=notes_of(make),
+        check=carries_notes,
+        files=NOTE_RUNS,
+    )
+
+
+# ============================================================================ float noise
+def noisy_pairs():
+    """Champion and challenger scores whose decimal differences tie or are zero, but whose
+    float differences do not: 0.3 - 0.1 is 0.19999999999999998, 0.7 - 0.5 is
+    0.19999999999999996, and 0.1 + 0.2 (0.30000000000000004) minus 0.3 is not 0."""
+    champion = [0.1, 0.5, 0.3, 0.1 + 0.2, 0.4, 0.2, 0.6, 0.25, 0.45, 0.35, 0.15, 0.55]
+    challenger = [0.3, 0.7, 0.5, 0.3, 0.3, 0.1, 0.7, 0.35, 0.55, 0.25, 0.35, 0.75]
+    return np.array(champion), np.array(challenger)
+
+
+def noisy_table() -> str:
+    h, c = noisy_pairs()
+    return tidy(
+        systems=("base", "chal_a"),
+        values=np.column_stack([h, c]),
+        topic_ids=[str(i + 1) for i in range(len(h))],
+    )
+
+
+def paired_p_values(ctx) -> None:
+    """Wilcoxon and sign p-values equal scipy's on the differences as decimals."""
+    from scipy import stats
+
+    h, c = noisy_pairs()
+    exact = np.round(c - h, 9)  # the decimal differences
+    rows = {r["test"]: r for r in read_csv_rows(ctx.out / "out.csv")}
+    want = stats.wilcoxon(exact).pvalue
+    assert abs(float(rows["wilcoxon"]["p_value"]) - want) < 1e-12, (rows["wilcoxon"], want)
+    wins, losses = int((exact > 0).sum()), int((exact < 0).sum())
+    want = stats.binomtest(wins, wins + losses, 0.5).pvalue
+    assert abs(float(rows["sign"]["p_value"]) - want) < 1e-12, (rows["sign"], want)
+
+
+ok(
+    "float-noise-wilcoxon-sign-cli",
+    "float-noise",
+    ("test", TA, "-c", "base", "-C", "chal_a", "--test", "wilcoxon,sign", *OUT),
+    paired_p_values,
+    {"t.csv": noisy_table()},
+)
+
+
+def same_p_values_noisy_and_clean(ctx):
+    h, c = noisy_pairs()
+    frames = []
+    for challenger in (c, h + np.round(c - h, 9)):  # the same differences, other rounding
+        table = bayes_ir.ScoreTable.from_matrix(
+            np.column_stack([h, challenger]), systems=["base", "chal_a"], measure="AP"
+        ).with_roles(champion="base", challengers=["chal_a"])
+        frames.append(bayes_ir.paired_tests(table, test=["wilcoxon", "sign", "t"]).to_frame())
+    return frames
+
+
+def equal_p_values(frames) -> None:
+    noisy, clean = (f.set_index("test")["p_value"] for f in frames)
+    assert noisy.loc[["wilcoxon", "sign"]].equals(clean.loc[["wilcoxon", "sign"]]), (noisy, clean)
+
+
+add(
+    id="float-noise-wilcoxon-api",
+    cls="float-noise",
+    kind="api",
+    expect="ok",
+    call=same_p_values_noisy_and_clean,
+    check=equal_p_values,
+)
+
+
+# ============================================================================ opt-early
+ZERO = np.column_stack([M[:, 0], np.zeros(N), M[:, 2:]])
+err(
+    "margin-wider-than-range-non-inferiority",
+    "opt-early",
+    (
+        "decide",
+        TA,
+        "-c",
+        "base",
+        "-C",
+        "chal_a",
+        "--non-inferiority",
+        "--margin",
+        "1.5",
+        "--draws",
+        "200",
+        "--chains",
+        "2",
+        "--topics",
+        "0",
+        "--gate",
+    ),
+    r"--margin 1\.5.*range",
+    {"t.csv": tidy(values=ZERO)},
+)
+for option, value, match in (
+    ("--threshold", "2", r"--threshold 2.*range"),
+    ("--margin", "0", r"--threshold"),
+    ("--p-min", "0.3", r"--p-min"),
+    ("--r", "1e308", r"--r\b"),
+):
+    err(
+        f"decide-{option.strip('-')}-{value}",
+        "opt-early",
+        (
+            "decide",
+            TA,
+            "-c",
+            "base",
+            "-C",
+            "chal_*",
+            "--draws",
+            "200",
+            "--topics",
+            "0",
+            option,
+            value,
+        ),
+        match,
+    )
+err(
+    "fit-min-gain-wider-than-range",
+    "opt-early",
+    (*FIT, "--min-gain", "1.5"),
+    r"--min-gain 1\.5.*range",
+)
+REVIEW = ("review", TA, "-c", "base", "-C", "chal_*", "--draws", "200", "-o", "{o}/r.html")
+err("review-min-gain-0", "opt-early", (*REVIEW, "--min-gain", "0"), r"--min-gain")
+err(
+    "review-min-gain-wider-than-range",
+    "opt-early",
+    (*REVIEW, "--min-gain", "2"),
+    r"--min-gain 2.*range",
+)
+err(
+    "review-resamples-99",
+    "opt-early",
+    (*REVIEW, "--resamples", "99"),
+    r"--resamples",
+    slow=True,
+    timeout=600,
+)
+err("review-r-huge", "opt-early", (*REVIEW, "--r", "1e308"), r"--r\b", slow=True, timeout=600)
+err("risk-r-huge", "opt-early", (*RISK, "--r", "1e308"), r"--r\b")
+for command in ("risk", "test"):
+    head = RISK if command == "risk" else ("test", TA, "-c", "base", "-C", "chal_*")
+    err(
+        f"{command}-resamples-1000000000",
+        "opt-early",
+        (*head, "--resamples", "1000000000"),
+        r"--resamples",
+        subprocess=True,
+        memory_limit=True,
+        timeout=120,
+    )
+err(
+    "test-resamples-5",
+    "opt-early",
+    ("test", TA, "-c", "base", "-C", "chal_*", "--resamples", "5"),
+    r"--resamples",
+)
+ok("glm-duplicate-links", "opt-early", ("glm", TA, "--links", "identity,identity", *OUT))
+ok(
+    "glm-duplicate-links-spelled-twice",
+    "opt-early",
+    ("glm", TA, "--links", "logit", "--links", "logit,identity", *OUT),
+)
+
+# ============================================================================ names on the terminal
+ESC = "a\x1b[31mred"
+
+
+def shown_escaped(*names: str):
+    """Check that stdout shows each name with its control characters as escapes."""
+
+    def check(ctx) -> None:
+        for name in names:
+            shown = name.encode("unicode_escape").decode("ascii").replace("\\\\", "\\")
+            assert shown in ctx.stdout, f"{shown!r} not in:\n{ctx.stdout}"
+        assert "\x1b" not in ctx.stdout + ctx.stderr, "a raw escape reached the terminal"
+
+    return check
+
+
+ok(
+    "name-emoji-code-terminal",
+    "names",
+    ("inspect", TA, *OUT),
+    both(stdout_has(":rocket:"), inspect_means(names_means(":rocket:"))),
+    names_table(":rocket:"),
+)
+ok(
+    "name-emoji-code-fit",
+    "names",
+    ("fit", TA, "-c", "base", "-C", ":rocket:", "--draws", "200", "--chains", "2"),
+    stdout_has(":rocket:"),
+    names_table(":rocket:"),
+)
+err("name-emoji-code-in-error", "names", ("fit", TA, "-c", ":tada:", "-C", "chal_*"), r"':tada:'")
+for slug, name in (
+    ("ansi", ESC),
+    ("bell", "a\x07b"),
+    ("carriage-return", "x\ry"),
+    ("bidi-override", "\u202eabc"),
+):
+    ok(
+        f"name-control-{slug}-terminal",
+        "names",
+        ("inspect", TA),
+        shown_escaped(name),
+        {"t.csv": names_table(name)["t.csv"].replace(name, f'"{name}"')},  # a quoted field
+    )
+ok(
+    "name-ansi-fit",
+    "names",
+    ("fit", TA, "-c", "base", "-C", "re:^a", "--draws", "200", "--chains", "2"),
+    shown_escaped(ESC),
+    names_table(ESC),
+)
+ok(
+    "name-markup-measure-rule",
+    "names",
+    ("test", TA, "-c", "base", "-C", "chal_a", "-m", "[b]m", "-m", "AP"),
+    stdout_has("measure [b]m"),
+    {"t.csv": tidy() + tidy(measure="[b]m").split("\n", 1)[1]},
+)
+ASCII = {"PYTHONIOENCODING": "ascii"}
+ok(
+    "ascii-terminal-inspect",
+    "names",
+    ("inspect", TA),
+    stdout_has("syst\\xe8me"),
+    names_table("système"),
+    subprocess=True,
+    env=ASCII,
+    timeout=60,
+)
+ok(
+    "ascii-terminal-glm",
+    "names",
+    ("glm", TA, "--links", "identity,logit"),
+    stdout_has("link"),
+    subprocess=True,
+    env=ASCII,
+    timeout=120,
+)
+ok(
+    "ascii-terminal-fit",
+    "names",
+    ("fit", TA, "-c", "système", "-C", "chal_*", "--draws", "200", "--chains", "2"),
+    stdout_has("syst\\xe8me"),
+    {"t.csv": tidy(systems=("système", *SYSTEMS[1:]))},
+    subprocess=True,
+    env=ASCII,
+    timeout=120,
+)
+err(
+    "ascii-terminal-error",
+    "names",
+    ("inspect", "{d}/données.csv"),
+    r"donn\\xe9es\.csv",
+    subprocess=True,
+    env=ASCII,
+    timeout=60,
+)
+ok(
+    "latin1-terminal-emoji-name",
+    "names",
+    ("inspect", TA),
+    stdout_has("\\U0001f680run"),
+    names_table("🚀run"),
+    subprocess=True,
+    env={"PYTHONIOENCODING": "latin-1"},
+    timeout=60,
+)
+
+
+# ============================================================================ api round 3
+def saved_fit_with(**attrs):
+    """Save the session's fit, then overwrite root attributes as another version would."""
+
+    def call(ctx):
+        import h5py
+
+        from bayes_ir.hierarchical import HierarchicalFit
+
+        path = ctx.fit().save(ctx.out / "fit.nc")
+        with h5py.File(path, "r+") as handle:
+            for key, value in attrs.items():
+                handle.attrs[key] = value
+        return HierarchicalFit.load(path)
+
+    return call
+
+
+api(
+    "fit-load-future-format",
+    "saved-fit",
+    saved_fit_with(bayes_ir_format="bayes_ir.HierarchicalFit/3"),
+    BayesIRError,
+    r"fit\.nc.*newer bayes_ir",
+)
+api(
+    "fit-load-unknown-likelihood",
+    "saved-fit",
+    saved_fit_with(likelihood="student_t"),
+    BayesIRError,
+    r"fit\.nc.*likelihood 'student_t'",
+)
+api(
+    "fit-load-unknown-method",
+    "saved-fit",
+    saved_fit_with(method="advi"),
+    BayesIRError,
+    r"fit\.nc.*method 'advi'",
+)
+api(
+    "fit-load-fifo",
+    "saved-fit",
+    load_fit("fit.nc"),
+    BayesIRError,
+    r"fit\.nc.*FIFO",
+    {"fit.nc": FIFO},
+)
+api(
+    "api-write-table-none",
+    "api",
+    lambda ctx: bayes_ir.report.write_table(None, ctx.out / "x.csv"),
+    OptionError,
+    r"DataFrame",
+)
+api(
+    "api-write-table-path-none",
+    "api",
+    lambda ctx: bayes_ir.report.write_table(ctx.table().to_frame(), None),
+    OptionError,
+    r"file name",
+)
+api(
+    "api-compare-min-gain-wider-than-range",
+    "api",
+    lambda ctx: bayes_ir.compare(ctx.fit(), min_gain=1.5),
+    OptionError,
+    r"min_gain.*range",
+)
+api(
+    "api-decide-margin-wider-than-range",
+    "api",
+    lambda ctx: bayes_ir.decide(ctx.fit(), margin=1.5, mode="non_inferiority", topics=()),
+    OptionError,
+    r"margin.*range",
+)
+api(
+    "api-paired-resamples-huge",
+    "api",
+    lambda ctx: bayes_ir.paired_tests(ctx.table(), n_resamples=10**12),
+    OptionError,
+    r"n_resamples",
+)
+api(
+    "api-bca-resamples-huge",
+    "api",
+    lambda ctx: bayes_ir.bca_urisk(ctx.table(), n_resamples=10**12),
+    OptionError,
+    r"n_resamples",
+)
+api(
+    "api-urisk-r-huge",
+    "api",
+    lambda ctx: bayes_ir.urisk(ctx.table(), r=1e308),
+    OptionError,
+    r"\br\b",
+)
+api(
+    "api-parse-measure-cutoff-zero",
+    "api",
+    lambda ctx: bayes_ir.measures.parse_measure("P@0"),
+    MeasureError,
+    r"P@0.*cut-off",
+)
+api(
+    "api-read-meta-config-duplicate-key",
+    "api",
+    lambda ctx: bayes_ir.read_meta_config(ctx.d / "cfg.yaml"),
+    ScoreTableError,
+    r"cfg\.yaml:5: key 'control' appears twice",
+    {"cfg.yaml": META_OK + "control: x\n"},
+)
+
 
 # ============================================================================ failing today
 #: Cases that fail on main today: id -> (owner of the fix, what goes wrong). The runner

@@ -83,7 +83,7 @@ def test_default_path_under_models(small_fit, tmp_path, monkeypatch):
 
 
 def test_load_rejects_other_files(tmp_path):
-    with pytest.raises(BayesIRError, match="no saved fit"):
+    with pytest.raises(BayesIRError, match=r"missing\.nc: saved fit not found"):
         HierarchicalFit.load(tmp_path / "missing.nc")
     import xarray as xr
 
