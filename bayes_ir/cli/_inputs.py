@@ -71,9 +71,16 @@ if TYPE_CHECKING:
 
 
 def _check_saved(value: Path | None) -> Path | None:
-    """Option callback: ``--fit`` names an existing file (said before any file is read)."""
-    if value is not None and not value.is_file():
+    """Option callback: ``--fit`` names an existing regular file (before any file is read)."""
+    if value is not None and not (value.exists() or value.is_symlink()):
         raise BayesIRError(f"--fit {value}: no saved fit there (write one with --save)")
+    if value is not None:
+        from bayes_ir.files import check_input
+
+        try:
+            check_input(value, what="saved fit")
+        except BayesIRError as exc:
+            raise BayesIRError(f"--fit {exc}") from None
     return value
 
 

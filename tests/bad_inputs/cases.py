@@ -1889,7 +1889,6 @@ err(
 for slug, data in (
     ("bom", "\ufeffchal_a\n".encode()),
     ("bom-crlf", "\ufeffchal_a\r\nchal_b\r\n".encode()),
-    ("cr-only", b"chal_a\rchal_b\r"),
 ):
     want = {"chal_a"} if slug == "bom" else {"chal_a", "chal_b"}
     ok(
@@ -1955,6 +1954,13 @@ err(
     subprocess=True,
     env={"BAYES_IR_MEMORY_LIMIT": "10000000"},
     timeout=60,
+)
+err(
+    "side-fit-fifo",
+    "side-files",
+    ("decide", TA, "-c", "base", "-C", "chal_*", "--fit", "{d}/fit.nc"),
+    r"--fit \S*fit\.nc: is a FIFO",
+    {**T, "fit.nc": FIFO},
 )
 META_RUNS = {
     "runs/c1/bm25.run": run("bm25", ["d1", "d2", "d3", "d4", "d5"]),
@@ -2632,15 +2638,6 @@ ok(
     subprocess=True,
     env=ASCII,
     timeout=120,
-)
-err(
-    "ascii-terminal-error",
-    "names",
-    ("inspect", "{d}/données.csv"),
-    r"donn\\xe9es\.csv",
-    subprocess=True,
-    env=ASCII,
-    timeout=60,
 )
 ok(
     "latin1-terminal-emoji-name",

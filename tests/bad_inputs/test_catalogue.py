@@ -312,18 +312,20 @@ def test_bad_input(case: Case, tmp_path: Path, capsys) -> None:
 
     if case.kind == "api":
         value, exc = _run_api(case, ctx)
-        _check_api_outcome(case, ctx, value, exc)
     else:
         argv = [_format(a, ctx) for a in case.argv]
         if case.subprocess or case.kind == "signal":
             _run_subprocess(case, argv, ctx)
         else:
             _run_in_process(argv, ctx, capsys, case.timeout)
-        _check_cli_outcome(case, ctx)
-
+    # a damaged input is the worst outcome: said before what the command printed
     assert _snapshot(ctx.d) == inputs_before, "an input file or the input folder was changed"
     if data_before is not None:
         assert _snapshot(ctx.data) == data_before, "a file of data/ was changed"
+    if case.kind == "api":
+        _check_api_outcome(case, ctx, value, exc)
+    else:
+        _check_cli_outcome(case, ctx)
     after = _snapshot(ctx.out)
     leftovers = [name for name in after if PARTIAL.search(Path(name.rstrip("/")).name)]
     assert not leftovers, f"partial or temporary files left behind: {leftovers}"
