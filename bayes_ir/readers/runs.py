@@ -43,7 +43,7 @@ def _is_float(text: str) -> bool:
 
 
 def looks_run(path: Path) -> bool:
-    """Return True when the first lines look like a TREC run (6, 5 or 4 fields)."""
+    """Return True when the first lines look like a TREC run (6, 5 or 4 fields) or MS MARCO's."""
     lines = head_lines(path, 5)
     if not lines:
         return False
@@ -53,6 +53,8 @@ def looks_run(path: Path) -> bool:
             ok = is_int(f[3]) and _is_float(f[4])
         elif len(f) == 4:
             ok = is_int(f[2]) and _is_float(f[3]) and not is_int(f[1])
+        elif len(f) == 3:  # MS MARCO: qid docid rank
+            ok = is_int(f[2]) and int(f[2]) >= 1
         else:
             ok = False
         if not ok:
@@ -66,6 +68,8 @@ class Run:
 
     docs: dict[str, dict[str, float]]
     tag: str | None
+    #: MS MARCO's ``qid docid rank`` lines: the score is minus the rank.
+    from_ranks: bool = False
 
 
 def read_run(path: Path) -> Run:
@@ -91,14 +95,29 @@ def read_run_tags(path: Path) -> list[Run]:
     -----
     Ranks are checked (non-negative integers) but, as in ``trec_eval``, documents are
     ordered by score when measures are computed. Lines without a tag (4 or 5 fields)
-    belong to the run of tag ``None``; a file may not mix them with tagged lines.
+    belong to the run of tag ``None``; a file may not mix them with tagged lines. MS
+    MARCO's run format, ``qid docid rank`` (3 fields, as pyserini's ``--output-format
+    msmarco`` writes it), has no score: each document scores minus its rank.
     """
     path = Path(path)
     source = str(path)
     by_tag: dict[str | None, dict[str, dict[str, float]]] = {}
+    ranks_only = None
     for number, f in split_lines(read_text(path)):
         tag = None
-        if len(f) == 6:
+        if ranks_only is None:
+            ranks_only = len(f) == 3
+        if (len(f) == 3) != ranks_only:
+            raise ScoreTableError(
+                f"MS MARCO lines 'qid docid rank' (3 fields) and TREC lines ({len(f)} fields) "
+                "are mixed",
+                source=source,
+                line=number,
+            )
+        if len(f) == 3:
+            qid, docid, rank = f
+            score = f"-{rank}"
+        elif len(f) == 6:
             qid, _, docid, rank, score, tag = f
         elif len(f) == 5:
             qid, _, docid, rank, score = f
@@ -107,7 +126,7 @@ def read_run_tags(path: Path) -> list[Run]:
         else:
             raise ScoreTableError(
                 f"a run line has 6 fields 'qid Q0 docid rank score tag' (or 4: "
-                f"'qid docid rank score'), found {len(f)}",
+                f"'qid docid rank score'; or MS MARCO's 3: 'qid docid rank'), found {len(f)}",
                 source=source,
                 line=number,
             )
@@ -130,7 +149,7 @@ def read_run_tags(path: Path) -> list[Run]:
         ranked[docid] = value
     if not by_tag:
         raise ScoreTableError("the run is empty", source=source)
-    return [Run(docs=docs, tag=tag) for tag, docs in by_tag.items()]
+    return [Run(docs=docs, tag=tag, from_ranks=bool(ranks_only)) for tag, docs in by_tag.items()]
 
 
 _QRELS_AFFIX = re.compile(r"(^qrels[_.-]?|[_.-]?qrels$)", re.IGNORECASE)
@@ -368,7 +387,7 @@ def _run_names(
         )
     for (path, _, parts), found in zip(read, names, strict=True):
         for run, system in zip(parts, found, strict=True):
-            _name_note(notes, path, run.tag, system, len(parts))
+            _name_note(notes, path, run, system, len(parts))
     return names
 
 
@@ -391,8 +410,13 @@ def _distinct_names(paths: Sequence[Path]) -> list[str]:
     return names
 
 
-def _name_note(notes: list[str], path: Path, tag: str | None, system: str, n_runs: int) -> None:
+def _name_note(notes: list[str], path: Path, run: Run, system: str, n_runs: int) -> None:
     """Say where a system's name came from when it is not plainly the file's name."""
+    if run.from_ranks:
+        notes.append(
+            f"{path}: MS MARCO run format (qid docid rank): documents ordered by their rank"
+        )
+    tag = run.tag
     stem = path.name.split(".")[0]
     if tag and system != tag:
         return  # named after the file: the note on the shared tag says so

@@ -46,10 +46,10 @@ def looks_trec_eval(path: Path) -> bool:
         return False
     for line in lines:
         fields = line.split()
+        if fields and fields[0] in _NON_SCORES:  # runid, relstring (-m all_trec): text
+            continue
         if len(fields) != 3:
             return False
-        if fields[0] == "runid":
-            continue
         try:
             float(fields[2])
         except ValueError:
@@ -125,6 +125,8 @@ def read_trec_eval(
         runid = None
         block_records = []
         for number, fields in block:
+            if fields[0] in _NON_SCORES and len(fields) != 3:  # relstring of no document
+                continue
             if len(fields) != 3:
                 raise ScoreTableError(
                     f"expected 3 fields 'measure topic value', found {len(fields)}",

@@ -2178,6 +2178,42 @@ for measure in ("P@0", "ndcg_cut_0", "nDCG@0"):
         timeout=60,
     )
 
+
+def all_trec(system: str, column) -> str:
+    """``trec_eval -q -m all_trec`` output: string-valued ``relstring`` lines among the scores."""
+    lines = []
+    for t, v in zip(topics(len(column)), column, strict=True):
+        lines += [f"num_ret\t{t}\t1000", f"relstring\t{t}\tRRNRN", f"map\t{t}\t{_num(v)}"]
+    return "\n".join([*lines, f"runid\tall\t{system}", "relstring\tall\tRRNRN"]) + "\n"
+
+
+ok(
+    "trec-eval-all-trec-relstring",
+    "tool-exports",
+    ("inspect", "{d}/base.txt", *OUT),
+    inspect_means({"base": MEANS["base"]}),
+    {"base.txt": all_trec("base", M[:, 0])},
+)
+MSMARCO = {
+    "bm25.tsv": "".join(
+        f"{q}\t{d}\t{r}\n"
+        for q in ("1", "2", "3")
+        for r, d in enumerate(["d1", "d2", "d3", "d4", "d5"], 1)
+    ),
+    "dense.tsv": "".join(
+        f"{q}\t{d}\t{r}\n"
+        for q in ("1", "2", "3")
+        for r, d in enumerate(["d5", "d4", "d3", "d2", "d1"], 1)
+    ),
+    "qrels.txt": qrels(),
+}
+ok(
+    "msmarco-run-format",
+    "tool-exports",
+    ("inspect", "{d}/bm25.tsv", "{d}/dense.tsv", "--qrels", "{d}/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means({"bm25": P5["sysA"], "dense": P5["sysB"]}),
+    MSMARCO,
+)
 META_SYS = META_SCORES.replace(",bm25,", ",010,").replace(",dense,", ",no,")
 for slug, config in (
     ("octal-name", META_OK.replace("bm25", "010").replace("dense", "no")),
