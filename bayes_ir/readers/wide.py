@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
+from bayes_ir.measures import is_measure_name
 from bayes_ir.readers._io import (
     delimited_head,
     guess_separator,
@@ -246,6 +247,15 @@ def wide_to_long(
         note = "no topic column: topics numbered by row from 1"
     if frame.shape[1] == 0:
         raise ScoreTableError("no system columns", source=source)
+    if all(is_measure_name(str(c)) for c in frame.columns):
+        named = f"column {topic_col!r}" if topic_col is not None else "the rows"
+        raise ScoreTableError(
+            f"the columns are measures ({_listed(frame.columns)}), not systems: this is a table "
+            f"of mean scores, one row per system ({named}), as pt.Experiment(...) without "
+            "perquery=True or a ranx report writes it; the tests need per-topic scores: "
+            "pt.Experiment(..., perquery=True), trec_eval -q, or the runs with their qrels",
+            source=source,
+        )
     codes, _ = pd.factorize(np.asarray(topics, dtype=object), use_na_sentinel=False)
     seen = np.bincount(codes) if len(codes) else np.zeros(0, dtype=int)
     if not has_lines and (seen > 1).any():  # a file's rows are named by line in from_frame

@@ -2214,6 +2214,24 @@ ok(
     inspect_means({"bm25": P5["sysA"], "dense": P5["sysB"]}),
     MSMARCO,
 )
+PT_MEANS = "name,map,ndcg_cut_10\nBM25,0.25,0.41\nBM25+RM3,0.28,0.43\nmonoT5,0.31,0.52\n"
+for slug, text in (
+    ("csv", PT_MEANS),
+    (
+        "to-csv-index",
+        ","
+        + PT_MEANS.replace("\n", "\n0,", 1)
+        .replace("\nBM25+", "\n1,BM25+")
+        .replace("\nmonoT5", "\n2,monoT5"),
+    ),
+):
+    err(
+        f"pyterrier-experiment-means-only-{slug}",
+        "tool-exports",
+        ("inspect", "{d}/pt.csv"),
+        r"pt\.csv: the columns are measures \(map, ndcg_cut_10\).*perquery=True",
+        {"pt.csv": text},
+    )
 META_SYS = META_SCORES.replace(",bm25,", ",010,").replace(",dense,", ",no,")
 for slug, config in (
     ("octal-name", META_OK.replace("bm25", "010").replace("dense", "no")),
