@@ -174,6 +174,18 @@ _CLI_WORDING = (
         lambda m: f"--{m.group(1).replace('_', '-')} must",
     ),
     (re.compile(r"\bn_resamples\b"), "--resamples"),
+    (re.compile(r"pass systems= with one name per file \(CLI: ([^)]*)\)"), r"\1"),
+    (
+        re.compile(r"pass systems= and collections="),
+        "put each system's files in a folder named after it (system/collection/file)",
+    ),
+    (re.compile(r"pass score_measure=\.\.\. to choose one"), "pick one with --measure"),
+    (re.compile(r"pass control=\.\.\. and treatment=\.\.\."), "pass --control and --treatment"),
+    (re.compile(r"ranger_compatible=True"), "--ranger-compatible"),
+    (re.compile(r"without hk\b"), "without --hk"),
+    (re.compile(r"use boundary='clip' or 'drop_systems'"), "use --boundary clip or drop_systems"),
+    (re.compile(r"pass collection= and measure= to pick one block"),
+     "pick one with --collection and --measure"),  # fmt: skip
     (re.compile(r"^sd must"), "--trisk-sd must"),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (

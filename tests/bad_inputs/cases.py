@@ -1962,14 +1962,33 @@ err(
     r"--fit \S*fit\.nc: is a FIFO",
     {**T, "fit.nc": FIFO},
 )
+
+
+def run_orders(tag: str, orders: dict[str, list[str]]) -> str:
+    """A run whose ranking differs per topic (``orders``: topic -> documents, best first)."""
+    return "".join(
+        f"{t} Q0 {d} {r} {10 - r}.5 {tag}\n"
+        for t, order in orders.items()
+        for r, d in enumerate(order, 1)
+    )
+
+
 META_RUNS = {
-    "runs/c1/bm25.run": run("bm25", ["d1", "d2", "d3", "d4", "d5"]),
-    "runs/c1/dense.run": run("dense", ["d1", "d3", "d2", "d4", "d5"]),
-    "runs/c2/bm25.run": run("bm25", ["d2", "d1", "d3", "d5", "d4"]),
-    "runs/c2/dense.run": run("dense", ["d3", "d1", "d2", "d4", "d5"]),
+    "runs/c1/bm25.run": run_orders(
+        "bm25", {"1": ["d1", "d2"], "2": ["d3", "d2"], "3": ["d2", "d1"]}
+    ),
+    "runs/c1/dense.run": run_orders(
+        "dense", {"1": ["d2", "d1"], "2": ["d2", "d3"], "3": ["d1", "d2"]}
+    ),
+    "runs/c2/bm25.run": run_orders(
+        "bm25", {"1": ["d3", "d1"], "2": ["d2", "d1"], "3": ["d4", "d1"]}
+    ),
+    "runs/c2/dense.run": run_orders(
+        "dense", {"1": ["d1", "d3"], "2": ["d1", "d2"], "3": ["d1", "d4"]}
+    ),
     "c1.csv": qrels(),
     "c2.csv": qrels(),
-    "cfg.yaml": "control: bm25\ntreatment: dense\nmeasure: P@5\ncollections:\n"
+    "cfg.yaml": "control: bm25\ntreatment: dense\nmeasure: RR\ncollections:\n"
     "  c1: {qrels: c1.csv, runs: {bm25: runs/c1/bm25.run, dense: runs/c1/dense.run}}\n"
     "  c2: {qrels: c2.csv, runs: {bm25: runs/c2/bm25.run, dense: runs/c2/dense.run}}\n",
 }
@@ -2522,7 +2541,7 @@ err(
         "--margin",
         "1.5",
         "--draws",
-        "200",
+        "2000",
         "--chains",
         "2",
         "--topics",
