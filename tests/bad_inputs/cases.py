@@ -2233,6 +2233,26 @@ ok(
     inspect_means({"bm25": P5["sysA"], "dense": P5["sysB"]}),
     MSMARCO,
 )
+
+
+def scoreddocs(order: list[str]) -> str:
+    """``ir_datasets export DATASET scoreddocs``: ranks from 0, every run tagged ``run``."""
+    return "".join(
+        f"{q} Q0 {d} {i} {9 - i}.0 run\n" for q in ("1", "2", "3") for i, d in enumerate(order)
+    )
+
+
+ok(
+    "ir-datasets-scoreddocs-tag-run",
+    "tool-exports",
+    ("inspect", "{d}/bm25.run", "{d}/dense.run", "--qrels", "{d}/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means({"bm25": P5["sysA"], "dense": P5["sysB"]}),
+    {
+        "bm25.run": scoreddocs(["d1", "d2", "d3", "d4", "d5"]),
+        "dense.run": scoreddocs(["d5", "d4", "d3", "d2", "d1"]),
+        "qrels.txt": qrels(),
+    },
+)
 PT_MEANS = "name,map,ndcg_cut_10\nBM25,0.25,0.41\nBM25+RM3,0.28,0.43\nmonoT5,0.31,0.52\n"
 for slug, text in (
     ("csv", PT_MEANS),
