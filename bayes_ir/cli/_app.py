@@ -579,6 +579,17 @@ def compact_table(title: str, **options) -> Table:
     )
 
 
+def save_fit(fit: Any, path: Path) -> None:
+    """Save ``fit`` (``--save``) with the SHA-256 of every input file in its provenance."""
+    from dataclasses import replace
+
+    from bayes_ir.files import declared_inputs
+    from bayes_ir.provenance import input_hashes
+
+    hashed = replace(fit, provenance={**fit.provenance, "inputs": input_hashes(declared_inputs())})
+    say_wrote(hashed.save(path))
+
+
 def save_output(frame, output: Path | None) -> None:
     """Write ``frame`` to ``output`` (if given) and say where."""
     if output is not None:

@@ -24,6 +24,7 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     number_list,
+    save_fit,
     save_output,
     say_wrote,
     status,
@@ -256,8 +257,7 @@ def fit(
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
-        path = result.save(save)
-        say_wrote(path)
+        save_fit(result, save)
     save_output(comparison.to_frame(), output)
     if strict and not passed:
         raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)

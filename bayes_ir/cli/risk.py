@@ -21,6 +21,7 @@ from bayes_ir.cli._app import (
     check_figure,
     compact_table,
     console,
+    save_fit,
     save_output,
     say_wrote,
     warn,
@@ -139,7 +140,7 @@ def risk(
     if choice is not None:  # --likelihood auto: how BRisk's model was chosen
         console.print(choice.summary(), highlight=False, markup=False, soft_wrap=True)
     if save is not None and review.brisk is not None:
-        say_wrote(review.brisk.fit.save(save))
+        save_fit(review.brisk.fit, save)
     if plot is not None:
         import matplotlib
 

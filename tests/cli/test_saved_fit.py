@@ -123,3 +123,21 @@ def test_missing_saved_fit_is_said_before_reading(capsys, tmp_path):
     code, out, err = run(capsys, "fit", "--fit", str(missing))
     assert code == 2 and out == ""
     assert err == f"error: --fit {missing}: no saved fit there (write one with --save)\n"
+
+
+def test_a_saved_fit_hashes_every_input(tmp_path, capsys):
+    """``--save`` records the SHA-256 of the scores and of a challenger list in the fit."""
+    from bayes_ir.hierarchical import HierarchicalFit
+
+    chosen = tmp_path / "challengers.txt"
+    chosen.write_text("chal_dense\n", encoding="utf-8")
+    path = tmp_path / "fit.nc"
+    with pytest.raises(SystemExit) as info:
+        main(["fit", str(EXAMPLE), "-c", "bm25", "-C", f"@{chosen}", *SETTINGS, "--save",
+              str(path), "--quiet"])  # fmt: skip
+    capsys.readouterr()
+    assert info.value.code == 0
+    inputs = {
+        item["name"]: item["sha256"] for item in HierarchicalFit.load(path).provenance["inputs"]
+    }
+    assert inputs == {str(chosen): sha256_file(chosen), str(EXAMPLE): sha256_file(EXAMPLE)}
