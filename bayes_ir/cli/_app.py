@@ -184,8 +184,10 @@ _CLI_WORDING = (
     (re.compile(r"ranger_compatible=True"), "--ranger-compatible"),
     (re.compile(r"without hk\b"), "without --hk"),
     (re.compile(r"use boundary='clip' or 'drop_systems'"), "use --boundary clip or drop_systems"),
-    (re.compile(r"pass collection= and measure= to pick one block"),
-     "pick one with --collection and --measure"),  # fmt: skip
+    (
+        re.compile(r"pass collection= and measure= to pick one block"),
+        "pick one with --collection and --measure",
+    ),  # fmt: skip
     (re.compile(r"^sd must"), "--trisk-sd must"),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (

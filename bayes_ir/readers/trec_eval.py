@@ -43,9 +43,7 @@ def looks_trec_eval(path: Path) -> bool:
             float(fields[2])
         except ValueError:
             return False
-    return any(
-        line.split()[0] in _NON_SCORES or is_measure_name(line.split()[0]) for line in lines
-    )
+    return any(line.split()[0] in _NON_SCORES or is_measure_name(line.split()[0]) for line in lines)
 
 
 def _blocks(rows: list[tuple[int, list[str]]]) -> list[list[tuple[int, list[str]]]]:
