@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -12,6 +13,7 @@ from bayes_ir.cli._app import (
     app,
     console,
     save_output,
+    say_next,
 )
 from bayes_ir.cli._inputs import Scores, uses_scores
 
@@ -63,6 +65,20 @@ def inspect(
     frame = inspect_frame(table)
     console.print(systems_table(frame))
     save_output(frame, output)
+    from bayes_ir.table_checks import DEFAULT_MEASURE
+
+    pick = []  # fit analyses one collection and one measure
+    if len(table.collections) > 1 and scores.collection is None:
+        pick += ["--collection", str(table.collections[0])]
+    if len(table.measures) > 1 and not scores.measure:
+        pick += ["-m", str(table.measures[0])]
+    elif list(table.measures) == [DEFAULT_MEASURE] and not scores.measure:
+        pick += ["-m", "MEASURE"]  # the file names none: say which it is
+    say_next((
+        "is a challenger better than the champion? (name yours: an exact name, a glob)",
+        replace(scores, missing="error").command_line("fit", *pick)
+        + " -c CHAMPION -C 'CHALLENGER*'",
+    ))  # fmt: skip
 
 
 def systems_table(frame: pd.DataFrame) -> Table:
