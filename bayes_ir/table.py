@@ -76,6 +76,7 @@ class ScoreTable:
         check_range: bool = True,
         notes: Sequence[str] = (),
         lines: Sequence[int] | np.ndarray | None = None,
+        sources: Sequence[str] | np.ndarray | None = None,
     ) -> ScoreTable:
         """Validate a long DataFrame of scores and build a table.
 
@@ -102,6 +103,10 @@ class ScoreTable:
         lines
             The 1-based line number in ``source`` of each row of ``frame`` (readers pass
             it so that errors name the line instead of the row).
+        sources
+            The file each row of ``frame`` was read from (readers of several files pass
+            it so that errors name the file, and with ``lines`` its line, instead of a row
+            of ``source``).
 
         Returns
         -------
@@ -115,6 +120,7 @@ class ScoreTable:
             source=source,
             check_range=check_range,
             lines=lines,
+            sources=sources,
         )
         return cls(data=df, source=source, missing=missing, notes=(*notes, *more))
 

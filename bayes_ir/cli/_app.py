@@ -229,7 +229,9 @@ _CLI_WORDING = (
     (re.compile(r"use table\.select\(measure=\.\.\.\) first"), "pick one with --measure"),
     (re.compile(r"use table\.select\(collection=\.\.\.\) first"), "pick one with --collection"),
     (re.compile(r"\(tune=\.\.\., draws=\.\.\.\)"), "(--tune, --draws)"),
+    (re.compile(r"\(draws=\.\.\., tune=\.\.\.\)"), "(--draws, --tune)"),
     (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
+    (re.compile(r"a higher target_accept\b"), "a higher --target-accept"),
     (re.compile(r"raise target_accept"), "raise --target-accept"),
     (
         re.compile(r"\b(tune|target_accept)=(\S+) is ignored"),
@@ -251,6 +253,20 @@ _CLI_WORDING = (
         "put each system's files in a folder named after it (system/collection/file)",
     ),
     (re.compile(r"pass score_measure=\.\.\. to choose one"), "pick one with --measure"),
+    (
+        re.compile(r"pass measure= to choose one \(or a list of several\)"),
+        "pick one with --measure (repeat it for several)",
+    ),
+    (re.compile(r"pass instances= \(the split's ids\)"), "pass --instances FILE (the split's ids)"),
+    (re.compile(r"not among instances="), "not among --instances"),
+    (re.compile(r"^instances=: "), "--instances: "),
+    (re.compile(r"pass split="), "pass --split"),
+    (
+        re.compile(r"format '(\w+)' does not take the option\(s\) ([\w, ]+); it takes [\w, ]+"),
+        lambda m: (
+            f"{', '.join('--' + o.strip() for o in m[2].split(','))} does not apply to {m[1]} input"
+        ),
+    ),
     (re.compile(r"pass control=\.\.\. and treatment=\.\.\."), "pass --control and --treatment"),
     (re.compile(r"ranger_compatible=True"), "--ranger-compatible"),
     (re.compile(r"without hk\b"), "without --hk"),
@@ -325,6 +341,53 @@ Measure = Annotated[
 ]
 Collection = Annotated[str | None, typer.Option("--collection", help="Collection to analyse.")]
 Qrels = Annotated[Path | None, typer.Option("--qrels", help="Qrels file, for TREC run inputs.")]
+
+
+def _check_split(value: str | None) -> str | None:
+    """Option callback: ``--split`` names a split (``test``, ``valid``)."""
+    if value is not None and not value.strip():
+        raise BayesIRError("--split must name a split (test, valid), got an empty name")
+    return value
+
+
+def check_file_option(option: str, value: Path | None, *, what: str) -> Path | None:
+    """Return ``value`` once it is a readable regular file (``None`` stays), before any work.
+
+    The errors of :func:`bayes_ir.files.check_input` (a FIFO, a device, a folder, a
+    missing file), each naming ``option`` as typed (``--instances ids.txt: is a FIFO``).
+    """
+    if value is not None:
+        from bayes_ir.files import check_input
+
+        try:
+            check_input(value, what=what)
+        except BayesIRError as exc:
+            raise BayesIRError(f"{option} {exc}") from None
+    return value
+
+
+def _check_instances(value: Path | None) -> Path | None:
+    """Option callback: ``--instances`` is a readable regular file (before any file is read)."""
+    return check_file_option("--instances", value, what="list of instances")
+
+
+Split = Annotated[
+    str | None,
+    typer.Option(
+        "--split",
+        help="HELM runs: the split whose statistics are read (default test).",
+        callback=_check_split,
+    ),
+]
+Instances = Annotated[
+    Path | None,
+    typer.Option(
+        "--instances",
+        help="SWE-bench results: the benchmark's instance ids, one per line (default: every "
+        "id the files name).",
+        callback=_check_instances,
+    ),
+]
 Missing = Annotated[
     str, typer.Option("--missing", help="Systems lacking topics: error, intersect or keep.")
 ]
@@ -505,26 +568,31 @@ def load(
     qrels: Path | None = None,
     missing: str = "error",
     check_range: bool = True,
+    split: str | None = None,
+    instances: Path | None = None,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measures.
 
     ``measure`` is one measure or several (``-m nDCG@10 -m AP``); runs scored against
-    ``qrels`` compute each of them.
+    ``qrels`` compute each of them, and the readers that pick measures among several
+    (trec_eval, PyTerrier, LLM logs) keep each of them. ``split`` (HELM) and
+    ``instances`` (SWE-bench) are passed to the reader when given.
     """
     from bayes_ir.readers import read_scores
     from bayes_ir.table_checks import DEFAULT_MEASURE
 
-    guard_outputs([*files, qrels])
+    guard_outputs([*files, qrels, instances])
     measures = [measure] if isinstance(measure, str) else list(measure or ())
     options: dict = {"missing": missing}
     if not check_range:
         options["check_range"] = False
     if len(measures) == 1:
         options["measure"] = measures[0]
-    elif measures and qrels is not None:  # runs: ir_measures computes every measure
-        options["measure"] = measures
-    if qrels is not None:
-        options["qrels"] = qrels
+    elif measures and (qrels is not None or _picks_measures(files, input_format)):
+        options["measure"] = measures  # runs: ir_measures computes every measure
+    for key, value in (("qrels", qrels), ("split", split), ("instances", instances)):
+        if value is not None:
+            options[key] = value
     table = read_scores(files, format=input_format, **options)
     if not measures and list(table.measures) == [DEFAULT_MEASURE]:
         say_note(
@@ -536,6 +604,18 @@ def load(
     elif collection is not None or measures:  # several: each must be in the scores
         table = table.select(collection=collection, measure=measures or None)
     return table
+
+
+def _picks_measures(files: list[Path], input_format: str | None) -> bool:
+    """Tell whether the reader of ``files`` keeps the measures named among several it reads."""
+    from bayes_ir.readers import READERS, detect_format
+
+    try:
+        name = input_format or detect_format(files[0])
+    except BayesIRError:  # a folder, or a file the reader will name in its own error
+        return False
+    reader = READERS.get(name)
+    return reader is not None and reader.picks_measures
 
 
 def assign_roles(

@@ -44,6 +44,7 @@ from bayes_ir.cli._app import (
     ExecutorName,
     Files,
     InputFormat,
+    Instances,
     Likelihood,
     Measure,
     Missing,
@@ -51,10 +52,12 @@ from bayes_ir.cli._app import (
     Quiet,
     RangeCheck,
     Scheduler,
+    Split,
     TargetAccept,
     TopM,
     Tune,
     assign_roles,
+    check_file_option,
     console_err,
     load,
     quieted,
@@ -74,14 +77,7 @@ def _check_saved(value: Path | None) -> Path | None:
     """Option callback: ``--fit`` names an existing regular file (before any file is read)."""
     if value is not None and not (value.exists() or value.is_symlink()):
         raise BayesIRError(f"--fit {value}: no saved fit there (write one with --save)")
-    if value is not None:
-        from bayes_ir.files import check_input
-
-        try:
-            check_input(value, what="saved fit")
-        except BayesIRError as exc:
-            raise BayesIRError(f"--fit {exc}") from None
-    return value
+    return check_file_option("--fit", value, what="saved fit")
 
 
 SavedFit = Annotated[
@@ -106,6 +102,8 @@ class Scores:
     qrels: Path | None = None
     missing: str = "error"
     check_range: bool = True
+    split: str | None = None
+    instances: Path | None = None
     champion: str | None = None
     challengers: list[str] | None = None
     artifacts: list[str] | None = None
@@ -177,6 +175,8 @@ class Scores:
             ("-f", self.input_format),
             ("--collection", self.collection),
             ("--qrels", self.qrels),
+            ("--split", self.split),
+            ("--instances", self.instances),
             ("--missing", None if self.missing == "error" else self.missing),
             ("-c", self.champion),
         )
@@ -213,6 +213,8 @@ class Scores:
             qrels=self.qrels,
             missing=self.missing,
             check_range=self.check_range,
+            split=self.split,
+            instances=self.instances,
         )
 
 
@@ -364,6 +366,8 @@ def _reading(missing: str) -> list[inspect.Parameter]:
         _option("qrels", Qrels, None),
         _option("missing", Missing, missing),
         _option("check_range", RangeCheck, True),
+        _option("split", Split, None),
+        _option("instances", Instances, None),
     ]
 
 
@@ -456,14 +460,14 @@ def uses_scores(
 
 
 def _side_inputs(given: dict[str, Any]) -> list[Path]:
-    """Return the files the command reads besides the scores: selector files, a saved fit."""
+    """Return the files the command reads besides the scores: selectors, a fit, instance ids."""
     from bayes_ir.roles import selector_files  # roles imports pandas: not at CLI start-up
 
     scores = given["scores"]
     out = [p for sel in (scores.challengers, scores.artifacts, scores.exclude)
            for p in selector_files(sel)]  # fmt: skip
     saved = getattr(given.get("sampler"), "fit_path", None)
-    return [*out, *([saved] if saved is not None else [])]
+    return [*out, *(p for p in (saved, scores.instances) if p is not None)]
 
 
 #: Exit statuses of a command run once per measure, most serious first (3: a posterior

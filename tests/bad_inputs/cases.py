@@ -12,6 +12,8 @@ options), ``saved-fit``, ``degenerate`` (data that make an answer meaningless), 
 from __future__ import annotations
 
 import io
+import json
+import math
 import re
 import signal
 from dataclasses import replace
@@ -2854,6 +2856,590 @@ api(
     ScoreTableError,
     r"cfg\.yaml:5: key 'control' appears twice",
     {"cfg.yaml": META_OK + "control: x\n"},
+)
+
+
+# ============================================================================ LLM logs (merge of
+# issue 31's readers into round 3): the files of lm-evaluation-harness, Inspect, HELM and
+# SWE-bench get the checks every score file gets, their JSON is read as what a hostile or
+# broken tool writes (wrong types, deep nesting, huge numbers), errors name the file (and
+# line) of the row at fault, and the reader options have their CLI words.
+def lm_line(doc, metrics=("acc",), **values) -> str:
+    """One ``--log_samples`` line of lm-evaluation-harness 0.4."""
+    row = {"doc_id": doc, "doc": {}, "target": "A", "arguments": {}, "resps": [],
+           "filtered_resps": [], "filter": "none", "metrics": list(metrics)}  # fmt: skip
+    return json.dumps(row | values) + "\n"
+
+
+LM_A, LM_B = [1, 0, 1, 1, 0, 1, 0, 1], [0, 0, 1, 0, 1, 1, 1, 1]
+LM_NAME = "samples_arc_2024-05-13T14-32-10.123456.jsonl"
+LM = {
+    f"a/{LM_NAME}": "".join(lm_line(i, acc=v) for i, v in enumerate(LM_A)),
+    f"b/{LM_NAME}": "".join(lm_line(i, acc=v) for i, v in enumerate(LM_B)),
+}
+LM_ARGS = (f"{{d}}/a/{LM_NAME}", f"{{d}}/b/{LM_NAME}")
+LM_MEANS = {"a": float(np.mean(LM_A)), "b": float(np.mean(LM_B))}
+
+
+def lm_with(text: str) -> dict:
+    """The two models' sample files, model a's replaced by ``text``."""
+    return {**LM, f"a/{LM_NAME}": text}
+
+
+ok("llm-lm-eval-valid", "llm-logs", ("inspect", *LM_ARGS, *OUT), inspect_means(LM_MEANS), LM)
+ok(
+    "llm-lm-eval-bom-crlf",
+    "llm-logs",
+    ("inspect", *LM_ARGS, *OUT),
+    inspect_means(LM_MEANS),
+    lm_with(("\ufeff" + LM[f"a/{LM_NAME}"]).replace("\n", "\r\n")),
+)
+err(
+    "llm-lm-eval-utf16",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*:1: UTF-16",
+    lm_with(LM[f"a/{LM_NAME}"].encode("utf-16")),
+)
+err(
+    "llm-lm-eval-fifo",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*: is a FIFO",
+    lm_with(FIFO),
+    timeout=60,
+)
+err(
+    "llm-lm-eval-dev-zero",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*: is a character device",
+    lm_with(Link("/dev/zero")),
+    subprocess=True,
+    memory_limit=True,
+    timeout=60,
+)
+err(
+    "llm-lm-eval-folder",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*: .*folder",
+    {f"b/{LM_NAME}": LM[f"b/{LM_NAME}"], f"a/{LM_NAME}/": None},
+)
+for slug, line, match in (
+    ("metrics-not-names", lm_line(8, metrics=[["acc"]], acc=1),
+     r":9: the 'metrics' list .*\['acc'\]"),
+    ("metrics-objects", lm_line(8, metrics=[{"a": 1}], acc=1), r":9: the 'metrics' list"),
+    ("filter-not-a-name", lm_line(8, filter=["x"], acc=1), r":9: filter \['x'\]"),
+    ("doc-id-boolean", lm_line(True, acc=1), r":9: doc_id True is not a document id"),
+    ("doc-id-object", lm_line({"i": 8}, acc=1), r":9: doc_id \{'i': 8\} is not"),
+    ("huge-integer", lm_line(8, acc=10**400),
+     r":9: metric 'acc' of doc_id 8 is 1000.*\.\.\., not a"),
+    ("integer-too-long", '{"doc_id": 8, "acc": ' + "1" * 5000 + "}\n",
+     r":9: not a JSON line.*digits"),
+    ("deep-nesting", '{"doc_id": 8, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     r":9: not a JSON line: nested deeper"),
+):  # fmt: skip
+    err(f"llm-lm-eval-{slug}", "llm-logs", ("inspect", *LM_ARGS), match,
+        lm_with(LM[f"a/{LM_NAME}"] + line))  # fmt: skip
+LM_AGAIN = LM_NAME.replace("13T14", "14T09")  # the same model and task run again a day later
+err(
+    "llm-lm-eval-model-run-twice-names-both-files",
+    "llm-logs",
+    ("inspect", *LM_ARGS, f"{{d}}/a/{LM_AGAIN}"),
+    rf"a/{re.escape(LM_NAME)}:1: duplicate score for system 'a', topic '0'.*again at "
+    rf"\S*a/{re.escape(LM_AGAIN)}:1",
+    {**LM, f"a/{LM_AGAIN}": LM[f"a/{LM_NAME}"]},
+)
+err(
+    "llm-lm-eval-out-of-range-names-file-line",
+    "llm-logs",
+    ("inspect", *LM_ARGS),
+    rf"b/{re.escape(LM_NAME)}:3: score 5(\.0)? of system 'b'",
+    {**LM, f"b/{LM_NAME}": LM[f"b/{LM_NAME}"].replace('"acc": 1}', '"acc": 5}', 1)},
+)
+LM2 = {
+    f"{m}/{LM_NAME}": "".join(
+        lm_line(i, metrics=("acc", "acc_norm"), acc=v, acc_norm=1 - v) for i, v in enumerate(vals)
+    )
+    for m, vals in (("a", LM_A), ("b", LM_B))
+}
+
+
+def means_by_measure(expected: dict[tuple[str, str], float]):
+    """Check ``inspect -o {o}/out.csv``: the mean of each (measure, system), to 1e-12."""
+
+    def check(ctx) -> None:
+        got = {
+            (r["measure"], r["system"]): float(r["mean"])
+            for r in read_csv_rows(ctx.out / "out.csv")
+        }
+        assert set(got) == set(expected), (sorted(got), sorted(expected))
+        for key, value in expected.items():
+            assert math.isclose(got[key], value, abs_tol=1e-12), (key, got[key], value)
+
+    return check
+
+
+ok(
+    "llm-lm-eval-two-measures-repeated-m",
+    "llm-logs",
+    ("inspect", *LM_ARGS, "-m", "acc", "-m", "acc_norm", *OUT),
+    means_by_measure({("acc", "a"): LM_MEANS["a"], ("acc", "b"): LM_MEANS["b"],
+                      ("acc_norm", "a"): 1 - LM_MEANS["a"], ("acc_norm", "b"): 1 - LM_MEANS["b"]}),
+    LM2,
+)  # fmt: skip
+err(
+    "llm-lm-eval-two-measures-cli-words",
+    "llm-logs",
+    ("inspect", *LM_ARGS),
+    r"2 measures \(acc, acc_norm\): pick one with --measure \(repeat it for several\)$",
+    LM2,
+)
+PT2 = "name,qid,measure,value\n" + "".join(
+    f"{s},{q},{m},{_num(round(0.1 + 0.2 * i + 0.05 * j + 0.01 * k, 4))}\n"
+    for i, s in enumerate(("bm25", "dense"))
+    for j, q in enumerate(("1", "2", "3"))
+    for k, m in enumerate(("map", "ndcg_cut_10"))
+)
+ok(
+    "pyterrier-two-measures-repeated-m",
+    "tool-exports",
+    ("inspect", "{d}/pt.csv", "-m", "AP", "-m", "nDCG@10", *OUT),
+    means_by_measure({("AP", "bm25"): 0.15, ("AP", "dense"): 0.35,
+                      ("nDCG@10", "bm25"): 0.16, ("nDCG@10", "dense"): 0.36}),
+    {"pt.csv": PT2},
+)  # fmt: skip
+
+
+# --- Inspect AI
+def inspect_log(model, values, **extra) -> str:
+    """An Inspect eval log (JSON, format version 2), one epoch per sample."""
+    log = {"version": 2, "status": "success", "eval": {"task": "gpqa", "model": model},
+           "samples": [{"id": i + 1, "epoch": 1, "scores": {"choice": {"value": v}}}
+                       for i, v in enumerate(values)]}  # fmt: skip
+    return json.dumps(log | extra)
+
+
+IN_A, IN_B = ["C", "I", "C", "C", "I", "C"], ["I", "I", "C", "C", "C", "P"]
+IN = {"a.json": inspect_log("org/a", IN_A), "b.json": inspect_log("org/b", IN_B)}
+IN_ARGS = ("{d}/a.json", "{d}/b.json")
+GRADE = {"C": 1.0, "P": 0.5, "I": 0.0}
+IN_MEANS = {"org/a": np.mean([GRADE[v] for v in IN_A]), "org/b": np.mean([GRADE[v] for v in IN_B])}
+ok("llm-inspect-valid", "llm-logs", ("inspect", *IN_ARGS, *OUT), inspect_means(IN_MEANS), IN)
+ok(
+    "llm-inspect-bom",
+    "llm-logs",
+    ("inspect", *IN_ARGS, *OUT),
+    inspect_means(IN_MEANS),
+    {**IN, "a.json": "\ufeff" + IN["a.json"]},
+)
+HEAD = {"version": 2, "status": "success", "eval": {"task": "t", "model": "org/a"}}
+for slug, log, match in (
+    ("samples-not-a-list", HEAD | {"samples": {"1": "C"}},
+     r"samples is not a list \(got an object\)"),
+    ("sample-a-string", HEAD | {"samples": ["C"]}, r"a sample is not an object \(got a string\)"),
+    ("eval-field-a-string", HEAD | {"eval": "gpqa", "samples": []},
+     r"'eval' field is not an object"),
+    ("scores-a-list", HEAD | {"samples": [{"id": 1, "scores": [1]}]},
+     r"scores of sample 1 .*not an object"),
+    ("reductions-an-object", HEAD | {"reductions": {"choice": 1}}, r"reductions is not a list"),
+    ("reduction-a-string", HEAD | {"reductions": ["choice"]}, r"a reduction is not an object"),
+    ("reduction-samples-a-string", HEAD | {"reductions": [{"scorer": "c", "samples": "1"}]},
+     r"samples of reduction 'c' is not a list"),
+    ("reduction-without-scorer", HEAD | {"reductions": [{"samples": []}]}, r"names no scorer"),
+    ("sample-without-id", HEAD | {"samples": [{"epoch": 1, "scores": {"c": 1}}]}, r"has no id"),
+    ("huge-integer-value", HEAD | {"samples": [{"id": 1, "scores": {"c": {"value": 10**400}}}]},
+     r"sample 1 epoch None, scorer 'c': score value 1000.*\.\.\. is not a number"),
+    ("no-scored-sample", HEAD | {"samples": []}, r"holds no scored sample"),
+):  # fmt: skip
+    err(f"llm-inspect-{slug}", "llm-logs", ("inspect", "-f", "inspect", *IN_ARGS),
+        r"a\.json: .*" + match, {**IN, "a.json": json.dumps(log)})  # fmt: skip
+err(
+    "llm-inspect-deep-nesting",
+    "llm-logs",
+    ("inspect", *IN_ARGS),
+    r"a\.json: not valid JSON: nested deeper",
+    {**IN, "a.json": IN["a.json"][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"},
+)
+ok(
+    "llm-inspect-no-model-named-after-file",
+    "llm-logs",
+    ("inspect", *IN_ARGS, *OUT),
+    both(
+        stdout_has("a.json: the log names no model (eval.model); named after the file"),
+        inspect_means({"a": IN_MEANS["org/a"], "org/b": IN_MEANS["org/b"]}),
+    ),
+    {**IN, "a.json": inspect_log(None, IN_A)},
+)
+err(
+    "llm-inspect-same-model-twice-names-both-files",
+    "llm-logs",
+    ("inspect", *IN_ARGS),
+    r"a\.json: duplicate score for system 'org/a', topic '1' .*again in \S*b\.json",
+    {**IN, "b.json": IN["a.json"]},
+)
+
+
+def eval_archive(header: str | bytes | None, members: dict[str, str | bytes]) -> bytes:
+    """An Inspect ``.eval`` archive: ``header.json`` (unless ``None``) and the other members."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        if header is not None:
+            archive.writestr("header.json", header)
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def summaries(values) -> str:
+    return json.dumps([{"id": i + 1, "epoch": 1, "scores": {"choice": {"value": v}}}
+                       for i, v in enumerate(values)])  # fmt: skip
+
+
+EVAL_HEAD = json.dumps(HEAD | {"eval": {"task": "gpqa", "model": "org/a"}})
+EV = {
+    "a.eval": eval_archive(EVAL_HEAD, {"summaries.json": summaries(IN_A)}),
+    "b.eval": eval_archive(
+        EVAL_HEAD.replace("org/a", "org/b"), {"summaries.json": summaries(IN_B)}
+    ),
+}
+EV_ARGS = ("{d}/a.eval", "{d}/b.eval")
+ok("llm-inspect-eval-valid", "llm-logs", ("inspect", *EV_ARGS, *OUT), inspect_means(IN_MEANS), EV)
+ok(
+    "llm-inspect-eval-header-bom",
+    "llm-logs",
+    ("inspect", *EV_ARGS, *OUT),
+    inspect_means(IN_MEANS),
+    {**EV, "a.eval": eval_archive("\ufeff" + EVAL_HEAD, {"summaries.json": summaries(IN_A)})},
+)
+for slug, archive, match in (
+    ("header-utf16", eval_archive(EVAL_HEAD.encode("utf-16"), {"summaries.json": "[]"}),
+     r"a\.eval: header\.json:1: UTF-16"),
+    ("header-a-list", eval_archive("[1]", {}), r"a\.eval: the log's header is not an object"),
+    ("summaries-an-object", eval_archive(EVAL_HEAD, {"summaries.json": "{}"}),
+     r"a\.eval: the log's samples is not a list"),
+    ("no-scored-sample", eval_archive(EVAL_HEAD, {"summaries.json": "[]"}),
+     r"a\.eval: the log holds no scored sample"),
+    ("sample-member-cut", eval_archive(EVAL_HEAD, {"samples/1_epoch_1.json": '{"id": 1, "sc'}),
+     r"a\.eval: samples/1_epoch_1\.json in the archive: not valid JSON \(.* at line 1 column"),
+    ("without-header", eval_archive(None, {"summaries.json": summaries(IN_A)}),
+     r"a\.eval: an \.eval archive without header\.json"),
+):  # fmt: skip
+    err(f"llm-inspect-eval-{slug}", "llm-logs", ("inspect", "-f", "inspect", *EV_ARGS), match,
+        {**EV, "a.eval": archive})  # fmt: skip
+err(
+    "llm-inspect-eval-zip-bomb",
+    "llm-logs",
+    ("inspect", *EV_ARGS),
+    r"a\.eval: the archive's logs hold 50 MB uncompressed, more than the memory limit",
+    {**EV, "a.eval": eval_archive(EVAL_HEAD, {"summaries.json": b" " * 50_000_000})},
+    subprocess=True,
+    memory_limit=True,
+    env={"BAYES_IR_MEMORY_LIMIT": "10000000"},
+    timeout=60,
+)
+err(
+    "llm-inspect-eval-fifo",
+    "llm-logs",
+    ("inspect", "-f", "inspect", *EV_ARGS),
+    r"a\.eval: is a FIFO",
+    {**EV, "a.eval": FIFO},
+    timeout=60,
+)
+
+
+# --- HELM
+def helm_stats(values, split="test", name="exact_match") -> str:
+    """``per_instance_stats.json`` of a run: one statistic per instance."""
+    return json.dumps([
+        {"instance_id": f"id{i}", "train_trial_index": 0,
+         "stats": [{"name": {"name": name, "split": split}, "count": 1, "sum": v, "mean": v}]}
+        for i, v in enumerate(values)
+    ])  # fmt: skip
+
+
+def helm_spec(model: str) -> str:
+    return json.dumps({"name": f"mmlu:subject=x,model={model.replace('/', '_')}",
+                       "adapter_spec": {"model": model}})  # fmt: skip
+
+
+HA, HB = "runs/mmlu:subject=x,model=org_a", "runs/mmlu:subject=x,model=org_b"
+HELM_A, HELM_B = [1, 0, 1, 1, 0], [0, 0, 1, 1, 1]
+HELM = {
+    f"{HA}/per_instance_stats.json": helm_stats(HELM_A),
+    f"{HA}/run_spec.json": helm_spec("org/a"),
+    f"{HB}/per_instance_stats.json": helm_stats(HELM_B),
+    f"{HB}/run_spec.json": helm_spec("org/b"),
+}
+HELM_ARGS = (f"{{d}}/{HA}/per_instance_stats.json", f"{{d}}/{HB}/per_instance_stats.json")
+HELM_MEANS = {"org/a": float(np.mean(HELM_A)), "org/b": float(np.mean(HELM_B))}
+ok("llm-helm-valid", "llm-logs", ("inspect", *HELM_ARGS, *OUT), inspect_means(HELM_MEANS), HELM)
+SPEC = f"{HA}/run_spec.json"
+for slug, content, match in (
+    ("fifo", FIFO, r"run_spec\.json: is a FIFO"),
+    ("dev-zero", Link("/dev/zero"), r"run_spec\.json: is a character device"),
+    ("folder", None, r"run_spec\.json: is a folder"),
+    ("a-list", "[1]", r"run_spec\.json: run_spec\.json is not an object \(got a list\)"),
+    ("adapter-spec-a-string", json.dumps({"name": "mmlu", "adapter_spec": "org/a"}),
+     r"run_spec\.json: its adapter_spec is not an object"),
+    ("utf16", helm_spec("org/a").encode("utf-16"), r"run_spec\.json:1: UTF-16"),
+    ("deep-nesting", "[" * 100_000 + "]" * 100_000, r"run_spec\.json: not valid JSON: nested"),
+):  # fmt: skip
+    files = {k: v for k, v in HELM.items() if k != SPEC}
+    files[SPEC + ("/" if content is None else "")] = content
+    err(f"llm-helm-run-spec-{slug}", "llm-logs", ("inspect", *HELM_ARGS), match, files,
+        timeout=60)  # fmt: skip
+ok(
+    "llm-helm-run-spec-bom",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, *OUT),
+    inspect_means(HELM_MEANS),
+    {**HELM, SPEC: "\ufeff" + helm_spec("org/a")},
+)
+err(
+    "llm-helm-output-over-run-spec",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, "-o", "{d}/" + SPEC),
+    r"run_spec\.json is the input file",
+    HELM,
+)
+STATS = f"{HA}/per_instance_stats.json"
+for slug, entry, match in (
+    ("trial-not-a-number", {"instance_id": "a", "train_trial_index": "x", "stats": []},
+     r"entry 1 \(instance 'a'\): train_trial_index 'x' is not a trial number"),
+    ("stats-a-string", {"instance_id": "a", "stats": "x"}, r"the stats of entry 1 is not a list"),
+    ("count-a-string", {"instance_id": "a", "stats": [
+        {"name": {"name": "exact_match", "split": "test"}, "count": "2", "sum": 1}]},
+     r"no statistic of split 'test' holds a number"),
+    ("huge-integer-mean", {"instance_id": "a", "stats": [
+        {"name": {"name": "exact_match", "split": "test"}, "mean": 10**400}]},
+     r"no statistic of split 'test' holds a number"),
+    ("instance-id-null", {"instance_id": None, "stats": []}, r"entry 1 has no instance_id"),
+):  # fmt: skip
+    err(f"llm-helm-{slug}", "llm-logs", ("inspect", *HELM_ARGS),
+        r"per_instance_stats\.json: " + match, {**HELM, STATS: json.dumps([entry])})  # fmt: skip
+err(
+    "llm-helm-stats-deep-nesting",
+    "llm-logs",
+    ("inspect", *HELM_ARGS),
+    r"per_instance_stats\.json: not valid JSON: nested deeper",
+    {**HELM, STATS: '[{"instance_id": "a", "stats": ' + "[" * 100_000 + "]" * 100_000 + "}]"},
+)
+err(
+    "llm-helm-no-test-split-cli-words",
+    "llm-logs",
+    ("inspect", *HELM_ARGS),
+    r"no statistic of split 'test' .*\(splits there: valid\); pass --split$",
+    {**HELM, STATS: helm_stats(HELM_A, split="valid")},
+)
+ok(
+    "llm-helm-split-option",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, "--split", "valid", *OUT),
+    inspect_means({"org/a": 0.25, "org/b": 0.75}),
+    {**HELM, STATS: helm_stats([0, 0, 1, 0], split="valid"),
+     f"{HB}/per_instance_stats.json": helm_stats([1, 1, 0, 1], split="valid")},
+)  # fmt: skip
+err(
+    "llm-helm-same-model-twice-names-both-files",
+    "llm-logs",
+    ("inspect", *HELM_ARGS),
+    r"org_a/per_instance_stats\.json: duplicate score for system 'org/a'.*again in "
+    r"\S*org_b/per_instance_stats\.json",
+    {**HELM, f"{HB}/run_spec.json": helm_spec("org/a")},
+)
+ok(
+    "llm-helm-two-measures-repeated-m",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, "-m", "exact_match", "-m", "f1", *OUT),
+    means_by_measure({("exact_match", "org/a"): 0.6, ("exact_match", "org/b"): 0.6,
+                      ("f1", "org/a"): 0.6, ("f1", "org/b"): 0.6}),
+    {**HELM, STATS: helm_stats(HELM_A)[:-1] + ", " + helm_stats(HELM_A, name="f1")[1:],
+     f"{HB}/per_instance_stats.json": helm_stats(HELM_B)[:-1] + ", "
+     + helm_stats(HELM_B, name="f1")[1:]},
+)  # fmt: skip
+
+
+# --- SWE-bench
+def swe_report(resolved: list[str], unresolved: list[str]) -> str:
+    """A harness report (``schema_version`` 2)."""
+    done = resolved + unresolved
+    return json.dumps({"schema_version": 2, "total_instances": len(done), "resolved_ids": resolved,
+                       "unresolved_ids": unresolved, "submitted_ids": done,
+                       "completed_ids": done})  # fmt: skip
+
+
+IDS = [f"repo__repo-{i}" for i in range(8)]
+SWE = {"a.run1.json": swe_report(IDS[:3], IDS[3:6]), "b.run1.json": swe_report(IDS[2:6], IDS[:2])}
+SWE_ARGS = ("{d}/a.run1.json", "{d}/b.run1.json")
+SWE_IDS = "\n".join(IDS + ["repo__repo-8", "repo__repo-9"]) + "\n"
+SWE_MEANS = {"a.run1": 3 / 10, "b.run1": 4 / 10}
+ok(
+    "llm-swebench-instances-option",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "--instances", "{d}/ids.txt", *OUT),
+    inspect_means(SWE_MEANS),
+    {**SWE, "ids.txt": SWE_IDS},
+)
+ok(
+    "llm-swebench-instances-bom-crlf",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "--instances", "{d}/ids.txt", *OUT),
+    inspect_means(SWE_MEANS),
+    {**SWE, "ids.txt": ("\ufeff" + SWE_IDS).replace("\n", "\r\n")},
+)
+ok(
+    "llm-swebench-note-cli-words",
+    "llm-logs",
+    ("inspect", *SWE_ARGS),
+    stdout_has("pass --instances FILE (the split's ids) to count"),
+    SWE,
+)
+for slug, content, match in (
+    ("fifo", FIFO, r"--instances \S*ids\.txt: is a FIFO"),
+    ("dev-zero", Link("/dev/zero"), r"--instances \S*ids\.txt: is a character device"),
+    ("folder", None, r"--instances \S*ids\.txt: is a folder"),
+    ("utf16", SWE_IDS.encode("utf-16"), r"ids\.txt:1: UTF-16"),
+    ("huge", Sparse(20_000_000), r"ids\.txt: the list of instances is larger than"),
+    ("id-twice", SWE_IDS + IDS[0] + "\n", r"ids\.txt: instance id 'repo__repo-0' is listed twice"),
+    ("other-split", "other-1\n", r"a\.run1\.json: resolves 3 instance\(s\) not among --instances"),
+):  # fmt: skip
+    err(f"llm-swebench-instances-{slug}", "llm-logs",
+        ("inspect", *SWE_ARGS, "--instances", "{d}/ids.txt"), match,
+        {**SWE, "ids.txt" + ("/" if content is None else ""): content}, timeout=60)  # fmt: skip
+err(
+    "llm-swebench-output-over-instances",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "--instances", "{d}/ids.csv", "-o", "{d}/ids.csv"),
+    r"--output \S*ids\.csv is the input file",
+    {**SWE, "ids.csv": SWE_IDS},
+)
+for option, value in (("--instances", "{d}/ids.txt"), ("--split", "valid")):
+    err(
+        f"llm-{option[2:]}-on-tidy-scores",
+        "llm-logs",
+        ("inspect", TA, option, value),
+        rf"{option} does not apply to tidy input",
+        {**T, "ids.txt": SWE_IDS},
+    )
+err("llm-split-empty", "llm-logs", ("inspect", *HELM_ARGS, "--split", " "), r"--split", HELM)
+for slug, report, match in (
+    ("ids-objects", {"schema_version": 2, "resolved_ids": [{"id": 1}]},
+     r"'resolved_ids' holds \{'id': 1\}, not an instance id"),
+    ("ids-lists", {"schema_version": 2, "resolved_ids": [["a"]]}, r"holds \['a'\], not an"),
+    ("resolved-null", {"schema_version": 2, "resolved_ids": None, "unresolved_ids": IDS},
+     r"'resolved_ids' is null"),
+):  # fmt: skip
+    err(f"llm-swebench-{slug}", "llm-logs", ("inspect", *SWE_ARGS), r"a\.run1\.json: .*" + match,
+        {**SWE, "a.run1.json": json.dumps(report)})  # fmt: skip
+err(
+    "llm-swebench-deep-nesting",
+    "llm-logs",
+    ("inspect", *SWE_ARGS),
+    r"a\.run1\.json: not valid JSON: nested deeper",
+    {**SWE, "a.run1.json": SWE["a.run1.json"][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000
+     + "}"},
+)  # fmt: skip
+
+
+def assert_equal(got, expected) -> None:
+    assert got == expected, (got, expected)
+
+
+SUBMISSIONS = {
+    f"evaluation/{split}/20240101_agent/results/results.json": json.dumps(
+        {"resolved": IDS[:k], "no_logs": IDS[6:]}
+    )
+    for split, k in (("lite", 2), ("verified", 3))
+}
+ok(
+    "llm-swebench-one-system-two-splits",
+    "llm-logs",
+    ("inspect", *(f"{{d}}/{p}" for p in SUBMISSIONS), *OUT),
+    lambda ctx: assert_equal(
+        {
+            (r["collection"], r["system"]): float(r["mean"])
+            for r in read_csv_rows(ctx.out / "out.csv")
+        },
+        {("lite", "20240101_agent"): 2 / 5, ("verified", "20240101_agent"): 3 / 5},
+    ),  # the instances: the 5 ids the two files name (2 and 3 of them resolved)
+    SUBMISSIONS,
+)
+err(
+    "llm-swebench-same-file-twice",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "{d}/a.run1.json"),
+    r"the file is given twice",
+    SWE,
+)
+
+
+# --- rank: the leaderboard of main's issue 31, under round 3's rules
+RANK = ("rank", TA, "--draws", "200", "--chains", "2", "-q")
+err("rank-rope-wider-than-range", "opt-rank", (*RANK, "--rope", "1.5"), r"--rope 1\.5 .*range")
+err("rank-output-over-input", "opt-rank", (*RANK, "-o", TA), r"--output .*input file")
+ok(
+    "rank-html-folder-of-runs-hashes-qrels-and-notes",
+    "notes",
+    ("rank", "{d}/runs", "--qrels", "{d}/qrels.txt", "-m", "P@5", "--draws", "200", "-o",
+     "{o}/board.html"),
+    file_has("board.html", "qrels.txt (SHA-256", "a.run (SHA-256", "did not retrieve 1 judged",
+             "How the data were read"),
+    {f"runs/{k}": v for k, v in NOTE_RUNS.items() if k != "qrels.txt"}
+    | {"qrels.txt": NOTE_RUNS["qrels.txt"]},
+)  # fmt: skip
+
+
+def no_api_words(ctx) -> None:
+    assert "DIAGNOSTICS FAILED" in ctx.stdout, ctx.stdout
+    assert "(--draws, --tune)" in ctx.stdout and "--target-accept" in ctx.stdout, ctx.stdout
+    assert not re.search(r"\b(draws|tune|target_accept)=", ctx.stdout), ctx.stdout
+
+
+ok(
+    "rank-failed-diagnostics-cli-words",
+    "opt-rank",
+    ("rank", TA, "--draws", "30", "--chains", "2", "-q"),
+    no_api_words,
+)
+add(
+    id="notes-api-leaderboard",
+    cls="notes",
+    kind="api",
+    expect="ok",
+    call=notes_of(lambda t: bayes_ir.hierarchical.leaderboard(bayes_ir.fit(t, draws=100,
+                                                                            chains=1))),
+    check=carries_notes,
+    files=NOTE_RUNS,
+)  # fmt: skip
+api(
+    "api-swebench-instances-fifo",
+    "llm-logs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "a.run1.json", format="swebench",
+                                     instances=ctx.d / "ids.txt"),
+    ScoreTableError,
+    r"ids\.txt: is a FIFO",
+    {**SWE, "ids.txt": FIFO},
+)  # fmt: skip
+api(
+    "api-swebench-instances-id-twice",
+    "llm-logs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "a.run1.json", format="swebench",
+                                     instances=[IDS[0], IDS[0]]),
+    ScoreTableError,
+    r"instances=: instance id 'repo__repo-0' is listed twice",
+    SWE,
+)  # fmt: skip
+api(
+    "api-helm-split-not-a-name",
+    "llm-logs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / STATS, format="helm", split=None),
+    OptionError,
+    r"split must be the name of a split",
+    HELM,
 )
 
 
