@@ -6,7 +6,9 @@ Classes: ``file-tidy``, ``file-wide``, ``file-trec_eval``, ``file-run``, ``file-
 options), ``output`` (output paths), ``meta-config`` (YAML configs and ``meta``'s
 options), ``saved-fit``, ``degenerate`` (data that make an answer meaningless), ``api``,
 ``inputs`` (objects in memory: ranx, ir_measures, PyTerrier, DataFrames, qrels),
-``signal``. Today's failures are listed in :data:`FAILS_TODAY` at the end.
+``signal``; round 3 (issue 32): ``side-files``, ``tool-exports``, ``notes``,
+``float-noise``, ``opt-early``; after main's LLM log readers and ``rank``: ``llm-logs``,
+``opt-rank``. Today's failures are listed in :data:`FAILS_TODAY` at the end.
 """
 
 from __future__ import annotations
