@@ -44,6 +44,7 @@ from bayes_ir.cli._app import (
     ExecutorName,
     Files,
     InputFormat,
+    Instances,
     Likelihood,
     Measure,
     Missing,
@@ -52,28 +53,32 @@ from bayes_ir.cli._app import (
     Quiet,
     RangeCheck,
     Scheduler,
+    Split,
     TargetAccept,
     TopM,
     Tune,
     assign_roles,
+    check_file_option,
     console_err,
     load,
     quieted,
     rule,
+    show_notes,
     warn,
 )
 from bayes_ir.cli._progress import reporter_for
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, BayesIRWarning
+from bayes_ir.files import declare_inputs
 
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
 
 
 def _check_saved(value: Path | None) -> Path | None:
-    """Option callback: ``--fit`` names an existing file (said before any file is read)."""
-    if value is not None and not value.is_file():
+    """Option callback: ``--fit`` names an existing regular file (before any file is read)."""
+    if value is not None and not (value.exists() or value.is_symlink()):
         raise BayesIRError(f"--fit {value}: no saved fit there (write one with --save)")
-    return value
+    return check_file_option("--fit", value, what="saved fit")
 
 
 SavedFit = Annotated[
@@ -98,6 +103,8 @@ class Scores:
     qrels: Path | None = None
     missing: str = "error"
     check_range: bool = True
+    split: str | None = None
+    instances: Path | None = None
     champion: str | None = None
     challengers: list[str] | None = None
     artifacts: list[str] | None = None
@@ -121,12 +128,25 @@ class Scores:
                 for name in names]  # fmt: skip
 
     def load(self, *, need_challenger: bool = False) -> ScoreTable:
-        """Read the files, select collection and measure, and assign the roles (if any)."""
-        if self._all:  # one view of :meth:`each_measure`: select from the shared read
-            self.read_once()
-            table = self._read["all"].select(measure=self.measure)
-        else:
-            table = self._table(self.measure)
+        """Read the files, select collection and measure, and assign the roles (if any).
+
+        The loader's notes are printed here (:func:`~bayes_ir.cli._app.show_notes`),
+        so that every command says them; a warning of the loader that is also a note is
+        said once, as the note.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", BayesIRWarning)
+            if self._all:  # one view of :meth:`each_measure`: select from the shared read
+                self.read_once()
+                table = self._read["all"].select(measure=self.measure)
+            else:
+                table = self._table(self.measure)
+        show_notes(table.notes)
+        for w in caught:  # a warning that is also a note was said as the note
+            if not issubclass(w.category, BayesIRWarning):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            elif str(w.message) not in table.notes:
+                warn(str(w.message))
         if self.champion is None:
             return table
         return assign_roles(
@@ -156,6 +176,8 @@ class Scores:
             ("-f", self.input_format),
             ("--collection", self.collection),
             ("--qrels", self.qrels),
+            ("--split", self.split),
+            ("--instances", self.instances),
             ("--missing", None if self.missing == "error" else self.missing),
             ("-c", self.champion),
         )
@@ -192,6 +214,8 @@ class Scores:
             qrels=self.qrels,
             missing=self.missing,
             check_range=self.check_range,
+            split=self.split,
+            instances=self.instances,
         )
 
 
@@ -348,6 +372,8 @@ def _reading(missing: str) -> list[inspect.Parameter]:
         _option("qrels", Qrels, None),
         _option("missing", Missing, missing),
         _option("check_range", RangeCheck, True),
+        _option("split", Split, None),
+        _option("instances", Instances, None),
     ]
 
 
@@ -417,6 +443,7 @@ def uses_scores(
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options
                                       if o.name in known})  # fmt: skip
+            declare_inputs(_side_inputs(given))  # checked against every output by load()
             views = given["scores"].each_measure() if roles else [given["scores"]]
             saved = getattr(given.get("sampler"), "fit_path", None)
             if saved is not None and len(views) > 1:
@@ -437,6 +464,17 @@ def uses_scores(
         return run
 
     return decorate
+
+
+def _side_inputs(given: dict[str, Any]) -> list[Path]:
+    """Return the files the command reads besides the scores: selectors, a fit, instance ids."""
+    from bayes_ir.roles import selector_files  # roles imports pandas: not at CLI start-up
+
+    scores = given["scores"]
+    out = [p for sel in (scores.challengers, scores.artifacts, scores.exclude)
+           for p in selector_files(sel)]  # fmt: skip
+    saved = getattr(given.get("sampler"), "fit_path", None)
+    return [*out, *(p for p in (saved, scores.instances) if p is not None)]
 
 
 #: Exit statuses of a command run once per measure, most serious first (3: a posterior

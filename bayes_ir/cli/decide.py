@@ -127,8 +127,11 @@ def decide(
 
     grid = _parse_topics(topics)
     mode = "non_inferiority" if non_inferiority else "superiority"
-    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
+    said = {"margin": "--margin", "r": "--r", "threshold": "--threshold", "p_min": "--p-min"}
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min, names=said)
     table = scores.load(need_challenger=True)
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,
+                  measure=table.measures[0], names=said)  # fmt: skip
     result = sampler.fit(table, seed=seed)
     decision = decide_fn(
         result,

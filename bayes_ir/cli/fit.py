@@ -26,6 +26,7 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     number_list,
+    save_fit,
     save_output,
     say_next,
     say_wrote,
@@ -355,7 +356,8 @@ def fit(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
     table = scores.load(need_challenger=True)
-    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
+    validate.measure_margin("--min-gain", min_gain, table.measures[0], what="minimal gain")
+    console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     result = sampler.fit(table, seed=seed)
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
@@ -379,8 +381,7 @@ def fit(
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
-        path = result.save(save)
-        say_wrote(path)
+        save_fit(result, save)
     save_output(comparison.to_frame(), output)
     if scores.last_view:
         margin = ["--margin", f"{min_gain:g}"] if min_gain > 0 else []

@@ -99,7 +99,7 @@ def test_exit_codes_are_distinct_from_bad_input_and_failed_diagnostics():
         (["--topics", "-5"], "--topics"),
         (["--margin", "-1"], "margin"),
         (["--r", "0.5"], "loss weight"),
-        (["--p-min", "0.3"], "p_min"),
+        (["--p-min", "0.3"], "--p-min"),
     ],
 )
 def test_bad_options_give_one_error_line(args, word):
