@@ -159,6 +159,9 @@ ELPD_SE_RULE: float = 2.0
 #: A candidate likelihood whose posterior predictive check of a challenger's mean
 #: difference from the champion gives a p-value below this is not chosen (issue 14).
 MEAN_CHECK_P: float = 0.01
+#: Across outcome spaces (issue 28), a family is adequate when its predictive share of
+#: exact 0s and of exact 1s are each within this of the observed share.
+POINT_MASS_TOLERANCE: float = 0.02
 
 #: Decimals of the numbers in LaTeX tables (:mod:`bayes_ir.report.latex`).
 LATEX_DIGITS: int = 4

@@ -204,11 +204,21 @@ def _check_output(value: Path | None) -> Path | None:
 
 
 def _check_likelihood(value: str) -> str:
-    """Option callback: normalise ``--likelihood`` (``skew-normal`` -> ``skew_normal``)."""
+    """Option callback: normalise ``--likelihood`` (``skew-normal`` -> ``skew_normal``).
+
+    Families with options keep them (``binomial(trials=10)``, ``zoib(inflation=system)``),
+    checked by :func:`bayes_ir.hierarchical.families.get_family`.
+    """
+    from bayes_ir.hierarchical.families import FAMILIES, get_family
+
     key = value.strip().lower().replace("-", "_")
-    if key not in LIKELIHOODS:
-        raise BayesIRError(f"unknown likelihood {value!r}: choose gaussian, skew_normal or auto")
-    return LIKELIHOODS[key]
+    if key in LIKELIHOODS:
+        return LIKELIHOODS[key]
+    try:
+        return get_family(value.strip()).spec
+    except BayesIRError:
+        names = ", ".join([*FAMILIES, "auto"])
+        raise BayesIRError(f"unknown likelihood {value!r}: choose {names}") from None
 
 
 def _check_pooling(value: str) -> str:
@@ -431,8 +441,10 @@ Likelihood = Annotated[
     typer.Option(
         "--likelihood",
         "-l",
-        help="Error distribution: gaussian, skew_normal, or auto (choose by PSIS-LOO among "
-        "gaussian, skew_normal and gaussian with one residual SD per system).",
+        help="Likelihood family: gaussian, skew_normal, bernoulli (0/1 per item), binomial "
+        "(k of n: P@10; binomial(trials=N)), zoib (scores in [0, 1] with exact 0s and 1s; "
+        "zoib(inflation=system)), or auto (by PSIS-LOO within an outcome space and the "
+        "posterior predictive checks across spaces). Contrasts are on the measure's scale.",
         callback=_check_likelihood,
     ),
 ]

@@ -297,12 +297,14 @@ def check_options(
 
 
 def _topic_variance(fit: Any, champion: str, challengers: Sequence[str]) -> np.ndarray:
-    """Draws of the per-topic difference variance sigma_c^2 + sigma_h^2, (n, challengers)."""
-    from bayes_ir.hierarchical import residual_sd_draws
+    """Draws of the per-topic difference variance (sigma_c^2 + sigma_h^2), (n, challengers).
 
-    flat = residual_sd_draws(fit).stack(sample=("chain", "draw")).transpose("sample", "system")
-    h = flat.sel(system=champion).values
-    return np.stack([flat.sel(system=c).values ** 2 + h**2 for c in challengers], axis=1)
+    On the measure's scale for every likelihood family
+    (:func:`bayes_ir.hierarchical.difference_variance_draws`).
+    """
+    from bayes_ir.hierarchical import difference_variance_draws
+
+    return difference_variance_draws(fit, champion, list(challengers))
 
 
 def _flagged(fit: Any) -> tuple[str, ...]:

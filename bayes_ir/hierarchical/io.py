@@ -393,7 +393,8 @@ def _rebuild(tree: xr.DataTree, attrs: dict, path: Path, table: ScoreTable):
         ll = tree["log_likelihood"].to_dataset()["score"]
     elif int(attrs.get("log_likelihood", 0)):
         posterior = assemble_datatree(post, design, sample_stats=None)["posterior"]
-        ll = log_likelihood_draws(posterior.to_dataset(), design, attrs["likelihood"])
+        family = prov.get("family", attrs["likelihood"])
+        ll = log_likelihood_draws(posterior.to_dataset(), design, family)
     tree = assemble_datatree(post, design, sample_stats=stats, log_likelihood=ll)
     thresholds = Thresholds(**json.loads(attrs["thresholds"]))
     fit = HierarchicalFit(

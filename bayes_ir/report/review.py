@@ -260,11 +260,14 @@ def review(
             result = fit
         comparison = compare(result, ci_prob=p, min_gain=margin)
         decision = decide(result, margin=margin, ci_prob=p, topics=topics, seed=seed)
+        # risk-adjusted scores leave [0, 1]: a bounded or discrete family's BRisk is Gaussian
+        continuous = result.likelihood in ("gaussian", "skew_normal")
+        risk_likelihood = result.likelihood if continuous else "gaussian"
         brisk = brisk_sweep(table, r_levels=r_levels, executor=executor,
-                            likelihood=result.likelihood, ci_prob=p, seed=seed,
+                            likelihood=risk_likelihood, ci_prob=p, seed=seed,
                             **sampler)  # fmt: skip
         at_r = {res.r: res for res in brisk.results}.get(float(r))
-        risk = risk_review(table, r=r, ci_prob=p, likelihood=result.likelihood, seed=seed,
+        risk = risk_review(table, r=r, ci_prob=p, likelihood=risk_likelihood, seed=seed,
                            n_resamples=n_resamples, brisk_result=at_r, **sampler)  # fmt: skip
     from bayes_ir.plots.hierarchical import predictive_systems
 
@@ -281,7 +284,8 @@ def review(
         "topics": len(table.topics),
         "likelihood": likelihood if fit is None else result.likelihood,
         "pooling": result.pooling,
-        "model": model_description(result),
+        "model": model_description(result)
+        + ("" if continuous else "; BRisk: gaussian model of the risk-adjusted scores"),
         "seed": seed,
         "margin": margin,
         "r": float(r),
