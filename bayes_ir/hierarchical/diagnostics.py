@@ -25,7 +25,14 @@ from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError, ConvergenceError, ConvergenceWarning
 from bayes_ir.hierarchical.model import posterior_with_roles
 
-__all__ = ["Diagnostics", "GateStatus", "Thresholds", "diagnose", "contrast_draws"]
+__all__ = [
+    "Diagnostics",
+    "GateStatus",
+    "Thresholds",
+    "diagnose",
+    "diagnose_columns",
+    "contrast_draws",
+]
 
 HYPERPARAMETERS = (
     "b0",
@@ -373,8 +380,6 @@ def diagnose(
 
     Kruschke, J. K. (2014). *Doing Bayesian Data Analysis*, 2nd ed., section 7.5.2.
     """
-    import arviz_stats as azs
-
     th = Thresholds.resolve(thresholds)
     post, stats = _posterior_of(fit_or_datatree)
     wanted = list(var_names) if var_names is not None else None
@@ -417,6 +422,38 @@ def diagnose(
             columns.append(con.values)
     if not columns:
         raise BayesIRError("nothing to diagnose: none of the requested quantities is present")
+    return diagnose_columns(names, kinds, columns, sample_stats=stats, thresholds=th)
+
+
+def diagnose_columns(
+    names: list[str],
+    kinds: list[str],
+    columns: list[np.ndarray],
+    *,
+    sample_stats: xr.Dataset | None = None,
+    thresholds: Thresholds | str | dict[str, Any] | None = None,
+) -> Diagnostics:
+    """Check R-hat, bulk/tail ESS and MCSE of quantities given as arrays (see :func:`diagnose`).
+
+    Parameters
+    ----------
+    names, kinds
+        The label and kind (``hyper``, ``system``, ``contrast``, ...) of every quantity.
+    columns
+        Draws, each (chain, draw, k_i); their last axes concatenated give the quantities.
+    sample_stats
+        NUTS statistics (divergences, energy), if any.
+    thresholds
+        As in :func:`diagnose`.
+
+    Returns
+    -------
+    Diagnostics
+    """
+    import arviz_stats as azs
+
+    th = Thresholds.resolve(thresholds)
+    stats = sample_stats
     n_chains, n_draws = columns[0].shape[:2]
     blocks = [
         {

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from fixed_priors import PRIORS, SBC_PRIORS, assert_calibrated
+from fixed_priors import PRIORS, SBC_PRIORS, agree, assert_calibrated
 from results.hierarchical import SBC_BINS, SBC_LEVEL, SBC_N_DATASETS
 
 import bayes_ir.hierarchical.gibbs as gibbs
@@ -54,29 +54,8 @@ def _cells(y: np.ndarray):
     return t, s, y[t, s], y.shape
 
 
-def _mcse(x: np.ndarray) -> np.ndarray:
-    """Monte Carlo SE of the mean of draws (chain, draw, ...) from ArviZ's ESS."""
-    import xarray as xr
-    from arviz_stats import ess
-
-    flat = x.reshape(x.shape[0], x.shape[1], -1)
-    da = xr.Dataset({"x": (("chain", "draw", "k"), flat)})
-    n_eff = ess(da)["x"].values
-    return flat.std(axis=(0, 1)) / np.sqrt(n_eff)
-
-
 def _agree(a: dict, b: dict, *, z_max=4.5, sd_tol=0.05, names=None) -> None:
-    """Posterior means agree within Monte Carlo error, SDs within ``sd_tol``."""
-    for name in names or (*SCALARS, "topic_effect", "system_effect"):
-        x, y = np.asarray(a[name]), np.asarray(b[name])
-        mx = x.reshape(x.shape[0], x.shape[1], -1).mean(axis=(0, 1))
-        my = y.reshape(y.shape[0], y.shape[1], -1).mean(axis=(0, 1))
-        se = np.hypot(_mcse(x), _mcse(y))
-        z = np.abs(mx - my) / se
-        assert z.max() < z_max, (name, z.max())
-        sx = x.reshape(x.shape[0], x.shape[1], -1).std(axis=(0, 1))
-        sy = y.reshape(y.shape[0], y.shape[1], -1).std(axis=(0, 1))
-        np.testing.assert_allclose(sx, sy, rtol=sd_tol, err_msg=name)
+    agree(a, b, names or (*SCALARS, "topic_effect", "system_effect"), z_max=z_max, sd_tol=sd_tol)
 
 
 @pytest.mark.parametrize("shape", [(40, 12), (8, 30)], ids=["topics>systems", "systems>topics"])
