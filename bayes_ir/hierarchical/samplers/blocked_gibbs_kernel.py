@@ -25,6 +25,32 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
+def _cholesky(m: np.ndarray, out: np.ndarray) -> None:
+    """Lower Cholesky factor of the symmetric positive definite ``m`` into ``out``.
+
+    Hand-written rather than ``np.linalg.cholesky``: LAPACK through a threaded BLAS
+    spins its threads on every call, which cost 50x the arithmetic on a shared
+    machine once the matrix passed BLAS's threading threshold (about 100 columns).
+    """
+    n = m.shape[0]
+    for j in range(n):
+        s = m[j, j]
+        for k in range(j):
+            s -= out[j, k] * out[j, k]
+        if not s > 0.0:
+            raise ValueError("the precision matrix is not positive definite")
+        d = math.sqrt(s)
+        out[j, j] = d
+        for i in range(j + 1, n):
+            s = m[i, j]
+            for k in range(j):
+                s -= out[i, k] * out[j, k]
+            out[i, j] = s / d
+        for i in range(j):
+            out[i, j] = 0.0
+
+
+@_jit
 def _residual_scale(sigma: float, a: float, b: float, n: int, rate: float) -> tuple[float, bool]:
     r"""MH step of a residual SD whose group's cells carry standardised effects.
 
@@ -179,6 +205,9 @@ def run_design_chain(
     a = np.empty(n_r)
     zr = np.empty(n_r)
     au = np.empty((n_c, n_c))
+    au_chol = np.empty((n_c, n_c))
+    lam = np.empty((n_c, 1))
+    chol = np.empty((n_k, n_k))
     ax = np.empty(n_c)
     e = np.empty(n)
     cfit = np.empty(n)
@@ -241,7 +270,7 @@ def run_design_chain(
         for c in range(n_cs):
             for p in range(cset_ptr[c], cset_ptr[c + 1]):
                 rhs[cset_idx[p], 1 + n_row_sets + c] = 1.0
-        chol = np.linalg.cholesky(m)
+        _cholesky(m, chol)
         for k in range(n_k):
             z[k] = np.random.standard_normal()
         for k in range(n_k):
@@ -281,11 +310,15 @@ def run_design_chain(
                 ax[i] += rhs[kp, 0]
                 for j in range(n_c):
                     au[i, j] += rhs[kp, 1 + j]
-        lam = np.linalg.solve(au, ax) if n_c > 0 else np.zeros(0)
+        if n_c > 0:  # A U = A Q^-1 A^T is symmetric positive definite
+            _cholesky(au, au_chol)
+            for i in range(n_c):
+                lam[i, 0] = ax[i]
+            _cholesky_solve(au_chol, lam)
         for k in range(n_k):
             acc = rhs[k, 0]
             for j in range(n_c):
-                acc -= rhs[k, 1 + j] * lam[j]
+                acc -= rhs[k, 1 + j] * lam[j, 0]
             w[k] = acc
         # ---- rows given the columns (conditioned on their sums), and the residuals
         for r in range(n_r):
@@ -302,7 +335,7 @@ def run_design_chain(
             gi = row_group[r]
             val = (row_y[r] - bw) * w8[q] * inv_d[gi] + zr[r]
             if row_set[r] >= 0:
-                val -= lam[row_set[r]] * inv_d[gi]
+                val -= lam[row_set[r], 0] * inv_d[gi]
             a[r] = val
             for i in range(row_ptr[r], row_ptr[r + 1]):
                 e[i] = y[i] - val - cfit[i]

@@ -14,8 +14,8 @@ A zero-sum set's effects are written :math:`\theta = s\,(z - \bar z_{\text{set}}
 :math:`x \sim N(0, s^2)` (centred): an i.i.d. normal minus its mean has the
 covariance :math:`s^2 (I - \tfrac1n 11^\top)` of ``ZeroSumNormal(s)``, and the mean
 left out is a free direction the likelihood does not see. A term is centred when its
-effects are well identified by the data (cells per level times
-:math:`s^2/\sigma^2` above 1, from moment estimates; Papaspiliopoulos et al. 2007).
+effects are well identified by the data (:func:`centred_terms`; Papaspiliopoulos et
+al. 2007).
 
 It is the reference the blocked Gibbs sampler is tested against, and the peer it is
 benchmarked against (nutpie, ``benchmarks/bench_collections.py``).
@@ -36,28 +36,35 @@ import xarray as xr
 from bayes_ir import validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors, Term
+from bayes_ir.hierarchical.model import CENTRED_RATIO
 from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample
 
 __all__ = ["build_design_model", "centred_terms", "sample_design_nuts"]
 
 
 def centred_terms(design: CrossedDesign) -> dict[str, bool]:
-    """Whether each random term is centred in the PyMC twin (see the module docstring)."""
+    r"""Whether each random term is centred in the PyMC twin (see the module docstring).
+
+    Centred when a level's noise variance :math:`\sigma^2/n` (``n`` its mean number of
+    cells) is below :data:`bayes_ir.hierarchical.model.CENTRED_RATIO` times the
+    variance of the effects, both from moment estimates (the spread of the level
+    means, less their noise, for the effects).
+    """
     from bayes_ir.hierarchical.samplers.blocked_gibbs import moment_scales
 
     scales = moment_scales(design)
     n_e = design.residual.n_levels
-    sigma = scales[:n_e]
+    noise = float(np.mean(scales[:n_e] ** 2))
+    unit = float(np.exp(np.mean(np.log(scales[:n_e]))))
     out = {}
     p = n_e
     for t in design.terms:
         if t.kind != "random":
             continue
-        s = scales[p : p + t.n_scales]
+        s = scales[p : p + t.n_scales] * (unit if t.standardized else 1.0)
         p += t.n_scales
-        cells = t.cells_per_level().mean()
-        ratio = cells * np.mean(s**2) * (1.0 if t.standardized else 1.0 / np.mean(sigma**2))
-        out[t.name] = bool(ratio > 1.0)
+        per_level = noise / t.cells_per_level().mean()
+        out[t.name] = bool(per_level < CENTRED_RATIO * (float(np.mean(s**2)) - per_level))
     return out
 
 

@@ -169,7 +169,7 @@ def test_across_collections_agrees_with_nuts(scale):
     d = collections_design(_collections(), scale=scale)
     pri = design_priors(d)
     g, _ = sample_design_gibbs(d, pri, chains=4, draws=5000, tune=300, seed=1)
-    n, st = sample_design_nuts(d, pri, chains=4, draws=3000, tune=1500, seed=2, target_accept=0.95)
+    n, st = sample_design_nuts(d, pri, chains=4, draws=4000, tune=2000, seed=2, target_accept=0.99)
     assert int(st["diverging"].sum()) <= 10
     names = [k for k in g if k != "topic"]
     agree(g, n, names, sd_tol=0.1)
