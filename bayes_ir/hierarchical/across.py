@@ -170,9 +170,12 @@ class AcrossFit:
 def _dataset(post: dict[str, np.ndarray], design: CrossedDesign) -> xr.Dataset:
     """Return the draws as a labelled Dataset (see :class:`AcrossFit`)."""
     colls = list(design.terms[0].levels)
+    per_collection = design.residual.levels == design.terms[0].levels
     data: dict[str, Any] = {
         "b0": (("chain", "draw", "collection"), post["b0"]),
-        "sigma": (("chain", "draw", "collection"), post["sigma"]),
+        "sigma": (("chain", "draw", "collection"), post["sigma"])
+        if per_collection
+        else (("chain", "draw"), post["sigma"][..., 0]),
     }
     coords: dict[str, Any] = {"collection": colls}
     for t in design.terms[1:]:
@@ -225,6 +228,7 @@ def fit_across(
     segments: Mapping[str, str] | None = None,
     measure: str | Mapping[str, str] | None = None,
     scale: str = "auto",
+    sigma: str = "collection",
     method: str = "auto",
     chains: int = defaults.CHAINS,
     draws: int | None = None,
@@ -257,6 +261,9 @@ def fit_across(
         every collection uses the same one, else ``"sd"``), ``"measure"``, or
         ``"sd"`` (each collection's effects in units of its own residual SD, the
         Bayesian sibling of a standardised mean difference).
+    sigma
+        ``"collection"`` (default): a residual SD and a topic SD per collection;
+        ``"pooled"``: one of each (lme4's ``lmer`` model; segments always pool).
     method
         ``"gibbs"`` (blocked Gibbs; ``"auto"``, the default) or ``"nuts"`` (NUTS on
         the PyMC twin: nutpie, or PyMC's own with ``sampler="pymc"``).
@@ -324,7 +331,7 @@ def fit_across(
             table, segments, measure=measure if isinstance(measure, str) else None
         )
     else:
-        design = collections_design(table, measure=measure, scale=scale)
+        design = collections_design(table, measure=measure, scale=scale, sigma=sigma)
     pri = design_priors(design, rates=priors)
     th = Thresholds.resolve(thresholds)
     if method == "gibbs":

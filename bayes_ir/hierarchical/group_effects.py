@@ -344,11 +344,12 @@ def contrasts_across(
     overall, group, labels = group_contrast_draws(post, design, champion=champ, challengers=chals)
     omega = fit.term_draws(term.scale_name)[:, 0]
     sigma_draws = fit.term_draws("sigma")
-    colls = list(design.terms[0].levels)
-    if design.by == "collection":
-        sigma = sigma_draws.mean(axis=0)[[colls.index(g) for g in labels]]
-    else:
-        sigma = np.repeat(sigma_draws.mean(axis=0)[0], len(labels))
+    colls = list(design.residual.levels)
+    means = sigma_draws.mean(axis=0)
+    if design.by == "collection" and len(colls) > 1:
+        sigma = means[[colls.index(g) for g in labels]]
+    else:  # one residual SD for every group
+        sigma = np.repeat(means[0], len(labels))
     obs, se, n = _observed(design, champ, chals)
     unit = sigma[None, :] if design.scale == "sd" else 1.0
     gate = fit.gate()

@@ -51,6 +51,7 @@ from bayes_ir.table_checks import natural_sorted
 
 __all__ = [
     "SCALES",
+    "SIGMAS",
     "CrossedDesign",
     "collections_design",
     "segments_design",
@@ -60,6 +61,8 @@ __all__ = [
 #: Common scales of the system effects across collections: the measure itself, or each
 #: collection's residual SD.
 SCALES: tuple[str, ...] = ("auto", "measure", "sd")
+#: Residual and topic SDs: one per collection, or one for all.
+SIGMAS: tuple[str, ...] = ("collection", "pooled")
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,6 +277,7 @@ def collections_design(
     *,
     measure: str | Mapping[str, str] | None = None,
     scale: str = "auto",
+    sigma: str = "collection",
 ) -> CrossedDesign:
     r"""Build the design of systems compared across collections (tasks, collections, years).
 
@@ -296,6 +300,9 @@ def collections_design(
     scale
         ``"auto"`` (default): ``"measure"`` when every collection uses the same
         measure, else ``"sd"``; ``"measure"``; or ``"sd"``.
+    sigma
+        ``"collection"`` (default): a residual SD and a topic SD per collection;
+        ``"pooled"``: one of each for all collections (lme4's ``lmer`` model).
 
     Returns
     -------
@@ -309,6 +316,8 @@ def collections_design(
             f"has {len(colls)} ({', '.join(colls)})"
         )
     resolved = _scale(long, scale, source=str(table.source))
+    validate.choice("sigma", sigma, SIGMAS)
+    per = "collection" if sigma == "collection" else None
     std = resolved == "sd"
     cells = long[["collection", "measure", "topic", "system"]].reset_index(drop=True)
     order = {"system": systems, "collection": colls}
@@ -318,7 +327,7 @@ def collections_design(
             "topic",
             cells,
             factors=("collection", "topic"),
-            scale_by="collection",
+            scale_by=per,
             zero_sum_by="collection",
         ),
         random_term("system", cells, zero_sum_by=True, standardized=std, order=order),
@@ -329,7 +338,7 @@ def collections_design(
     return CrossedDesign(
         y=long["score"].to_numpy(dtype=float),
         terms=terms,
-        residual=intercept_term(cells["collection"]),
+        residual=intercept_term(cells["collection"] if per else np.full(len(cells), "all")),
         cells=cells,
         systems=tuple(systems),
         roles=tuple(roles),
