@@ -71,6 +71,8 @@ _LAZY: dict[str, str] = {
     "compare_likelihoods": "bayes_ir.hierarchical",
     "artifact_sweep": "bayes_ir.hierarchical",
     "HierarchicalFit": "bayes_ir.hierarchical",
+    "fit_across": "bayes_ir.hierarchical",
+    "AcrossFit": "bayes_ir.hierarchical",
     "Priors": "bayes_ir.hierarchical",
     # decisions and the deployment review
     "decide": "bayes_ir.decision",
