@@ -94,6 +94,7 @@ _LAZY: dict[str, str] = {
     "brisk": "bayes_ir.risk",
     "brisk_sweep": "bayes_ir.risk",
     "risk_review": "bayes_ir.risk",
+    "segment_risk": "bayes_ir.risk",
     # frequentist
     "effect_size": "bayes_ir.frequentist",
     "meta_analysis": "bayes_ir.frequentist",

@@ -9,7 +9,7 @@ import numpy as np
 
 from bayes_ir.report.numbers import format_probability
 
-__all__ = ["plot_across"]
+__all__ = ["plot_across", "plot_segment_risk"]
 
 _RAW = "#7f7f7f"
 _SHRUNK = "#1f77b4"
@@ -117,6 +117,56 @@ def plot_across(result: Any, *, axes: Any = None, meta: Any = None) -> Any:
             loc="left",
             fontsize="medium",
         )
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_segment_risk(result: Any, *, axes: Any = None) -> Any:
+    """Draw each segment's BRisk- (pooled, with its interval) beside its URisk- (raw).
+
+    Parameters
+    ----------
+    result
+        A :class:`~bayes_ir.risk.SegmentRisk`.
+    axes
+        One axis per challenger (``None``: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    r = result
+    frame = r.to_frame()
+    n_chal = len(r.challengers)
+    if axes is None:
+        height = 0.38 * len(r.segments) * n_chal + 1.6
+        fig, axes = plt.subplots(n_chal, 1, figsize=(7.5, height), squeeze=False)
+        axes = axes[:, 0]
+    axes = np.ravel(axes)
+    fig = axes[0].figure
+    pct = f"{100 * r.ci_prob:g}%"
+    for ax, c in zip(axes, r.challengers, strict=False):
+        part = frame[frame["challenger"] == c].reset_index(drop=True)
+        y = -np.arange(len(part), dtype=float)
+        colour = np.where(part["harmed"], _POOLED, _SHRUNK)
+        ax.hlines(y - 0.15, part["brisk_lower"], part["brisk_upper"], color=colour, lw=2)
+        ax.scatter(
+            part["brisk_minus"], y - 0.15, color=colour, s=22, zorder=3, label="BRisk- (pooled)"
+        )
+        ax.scatter(part["urisk_minus"], y + 0.15, facecolor="white", edgecolor=_RAW, s=22,
+                   zorder=3, label="URisk- (segment alone)")  # fmt: skip
+        labels = [
+            f"{g} (n={n})" + (" HARMED" if h else "")
+            for g, n, h in zip(part["segment"], part["n_topics"], part["harmed"], strict=True)
+        ]
+        ax.set_yticks(y, labels)
+        ax.axvline(0.0, color="black", lw=0.8)
+        ax.set_xlabel(f"risk against {r.champion} (r = {r.r:g}; higher = riskier)")
+        ax.set_title(
+            f"{c}: risk per segment, BRisk- {pct} intervals", loc="left", fontsize="medium"
+        )
+        ax.legend(loc="best", fontsize="small", frameon=False)
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
