@@ -20,6 +20,8 @@ from bayes_ir.cli._app import (
     save_output,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
+from bayes_ir.cli.across import By, Over, Scale, SegmentsOption, wants_across
+from bayes_ir.errors import BayesIRError
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
 #: bad input and 3 a posterior that failed its diagnostics or a misfitting model).
@@ -106,13 +108,19 @@ def decide(
     ci_prob: CiProb = None,
     gate: Gate = False,
     output: Output = None,
+    by: By = None,
+    segments: SegmentsOption = None,
+    scale: Scale = "auto",
+    over: Over = "average",
 ) -> None:
     """Deploy, keep the champion, or collect more data? And how many more topics would settle it.
 
     Fits the Bayesian hierarchical model, then prints for each challenger P(better by more
     than the margin), P(practically equivalent), P(worse), the expected losses of
     deploying and keeping, the action, and for undecided challengers the probability that
-    k more topics settle it. --gate makes the exit status the decision (for CI).
+    k more topics settle it. --gate makes the exit status the decision (for CI). With
+    --by collection or --segments: one model across the groups, deciding on the average
+    contrast or, with --over new, on the contrast on a new collection (segment).
     """
     from bayes_ir.decision import check_options
     from bayes_ir.decision import decide as decide_fn
@@ -121,6 +129,20 @@ def decide(
     grid = _parse_topics(topics)
     mode = "non_inferiority" if non_inferiority else "superiority"
     check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
+    if wants_across(by, segments):
+        from bayes_ir.cli.across import fit_from_cli
+
+        if r != 1 or grid is not None:
+            raise BayesIRError("--r and --topics apply to one collection's decision")
+        across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
+                              strict=False)  # fmt: skip
+        decision = decide_fn(across, over=over, margin=margin, mode=mode, threshold=threshold,
+                             p_min=p_min, ci_prob=ci_prob, seed=seed)  # fmt: skip
+        _print(decision, format_probability)
+        save_output(decision.to_frame(), output)
+        if gate:
+            raise typer.Exit(GATE_EXIT[decision.overall])
+        return
     table = scores.load(need_challenger=True)
     result = sampler.fit(table, seed=seed)
     decision = decide_fn(
