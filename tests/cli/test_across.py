@@ -1,0 +1,104 @@
+"""``--by collection`` and ``--segments`` on ``fit``, ``decide`` and ``review``; their inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayes_ir.hierarchical.group_effects import ACROSS_COLUMNS
+
+DRAWS = ["--draws", "600", "--chains", "2", "--seed", "3", "--quiet"]
+
+
+def _frame(n_coll=3, measures=None):
+    rng = np.random.default_rng(2)
+    rows = []
+    for c in range(n_coll):
+        for t in range(14):
+            a = rng.normal(0, 0.1)
+            for s, shift in (("bm25", 0.0), ("dense", 0.04), ("other", 0.01)):
+                y = float(np.clip(0.4 + a + shift + rng.normal(0, 0.05), 0, 1))
+                rows.append((f"coll{c}", measures[c] if measures else "AP", s, f"{c}_{t}", y))
+    return pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"])
+
+
+@pytest.fixture
+def tidy(tmp_path):
+    path = tmp_path / "scores.csv"
+    _frame().to_csv(path, index=False)
+    return path
+
+
+def test_fit_by_collection_prints_and_writes(run_cli, tidy, tmp_path):
+    out = tmp_path / "across.csv"
+    figures = tmp_path / "figs"
+    figures.mkdir()
+    code, text, err = run_cli(["fit", str(tidy), "-c", "bm25", "-C", "dense", "--by", "collection",
+                               "-o", str(out), "--figures", str(figures), *DRAWS])  # fmt: skip
+    assert code == 0, err
+    assert "across 3 collections" in text and "on a new collection" in text
+    assert "wins on k of 3 collections" in text
+    frame = pd.read_csv(out)
+    assert tuple(frame.columns) == ACROSS_COLUMNS
+    assert set(frame["level"]) >= {"coll0", "coll1", "coll2", "overall"}
+    assert (figures / "forest_across.png").stat().st_size > 1000
+
+
+def test_folder_per_collection_and_sd_scale(run_cli, tmp_path):
+    frame = _frame(measures=["AP", "nDCG@10", "AP"])
+    root = tmp_path / "collections"
+    for c, part in frame.groupby("collection"):
+        (root / c).mkdir(parents=True)
+        part.drop(columns="collection").to_csv(root / c / "scores.csv", index=False)
+    code, text, err = run_cli(
+        ["fit", str(root), "-c", "bm25", "-C", "dense", "--by", "collection", *DRAWS]
+    )
+    assert code == 0, err
+    assert "residual SDs of each collection" in text and "coll2" in text
+
+
+def test_segments_from_a_pattern_and_a_file(run_cli, tmp_path):
+    path = tmp_path / "one.csv"
+    one = _frame().assign(collection="c")
+    one.to_csv(path, index=False)
+    code, text, err = run_cli(["decide", str(path), "-c", "bm25", "-C", "dense",
+                               "--segments", r"re:^(\d+)_", "--over", "new", *DRAWS])  # fmt: skip
+    assert code == 0, err
+    assert "on a new segment" in text
+    seg = tmp_path / "segments.csv"
+    pd.DataFrame({"topic": one["topic"], "segment": one["topic"].str[0]}).drop_duplicates().to_csv(
+        seg, index=False
+    )
+    code, text, err = run_cli(
+        ["fit", str(path), "-c", "bm25", "-C", "dense", "--segments", str(seg), *DRAWS]
+    )
+    assert code == 0, err
+    assert "across 3 segments" in text
+
+
+def test_review_across(run_cli, tidy, tmp_path):
+    out = tmp_path / "review.html"
+    args = ["-c", "bm25", "-C", "dense", "--by", "collection", "-o", str(out), *DRAWS]
+    code, text, err = run_cli(["review", str(tidy), *args])
+    assert code == 0, err
+    html = out.read_text()
+    assert "On the average contrast" in text
+    for part in ("REML", "DL", "between-collection SD", "Provenance", "<svg"):
+        assert part in html
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--by", "topic"], "--by 'topic': choose 'collection' or 'segment'"),
+        (["--by", "segment"], "--by segment needs --segments"),
+        (["--by", "collection", "--save", "x.nc"], "--sweep and --save apply to one collection"),
+        (["--by", "collection", "--likelihood", "skew_normal"], "the model is Gaussian"),
+        (["--segments", "re:^(x)"], "does not match topic"),
+    ],
+)
+def test_bad_options_say_so_in_one_line(run_cli, tidy, args, message):
+    code, out, err = run_cli(["fit", str(tidy), "-c", "bm25", "-C", "dense", *args, *DRAWS])
+    assert code == 2
+    assert message in err and "Traceback" not in err
