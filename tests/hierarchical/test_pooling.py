@@ -4,7 +4,8 @@ Known truth: 6 segments of 14 to 50 topics, 4 systems, system x segment effects 
 0.02 (a contrast's between-segment SD 0.028), topic SD 0.15, residual SD 0.15; each
 replication draws new topic and segment effects and noise. The model's per-segment
 contrasts (posterior means) have at most 80% of the RMSE of the raw per-segment mean
-differences, and their 95% intervals cover at least 93% of the true contrasts.
+differences, and their 95% intervals cover at least 93% of the true contrasts (measured:
+RMSE 0.0267 against 0.0410, ratio 0.65, coverage 94.1% over 100 replications).
 """
 
 from __future__ import annotations
@@ -60,8 +61,5 @@ def test_pooled_segment_contrasts_beat_the_raw_ones():
     rmse_raw = float(np.sqrt(np.mean(np.square(raw_err))))
     coverage = float(np.mean(covered))
     ratio = rmse_pooled / rmse_raw
-    print(
-        f"RMSE pooled {rmse_pooled:.4f}, raw {rmse_raw:.4f}, ratio {ratio:.3f}, coverage {coverage:.3f}"
-    )
     assert ratio <= 0.8, (rmse_pooled, rmse_raw, ratio, coverage)
     assert coverage >= 0.93, (rmse_pooled, rmse_raw, ratio, coverage)
