@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bayes_ir.cli._app import console, guard_outputs, load, save_output, say_wrote, status
+from bayes_ir.cli._app import console, guard_outputs, save_output, say_wrote, status
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import atomic_path
 
@@ -95,15 +95,7 @@ def load_across(scores: Scores, segments: str | None) -> tuple[ScoreTable, dict 
         options: dict[str, Any] = {"missing": scores.missing, "format": scores.input_format}
         table = read_collections(files[0], **{k: v for k, v in options.items() if v is not None})
     else:
-        table = load(
-            files,
-            input_format=scores.input_format,
-            measure=None,
-            collection=scores.collection,
-            qrels=scores.qrels,
-            missing=scores.missing,
-            check_range=scores.check_range,
-        )
+        table = scores._table(None)  # every measure; one is chosen below
     if len(measures) == 1:
         table = table.select(measure=measures[0])
     elif measures:

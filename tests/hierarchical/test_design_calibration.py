@@ -90,25 +90,17 @@ def test_a_quick_calibration_across_collections():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scale", ["measure", "sd"])
-def test_calibration_across_collections(scale):
-    design, priors = _collections(scale)
+@pytest.mark.parametrize(
+    ("case", "n_reported"),
+    [("collections/measure", 2 + 1 + 2 * 4), ("collections/sd", 2 + 1 + 2 * 4),
+     ("segments", 3 + 1 + 3 * 5)],
+)  # fmt: skip
+def test_calibration_and_coverage(case, n_reported):
+    design, priors = _segments() if case == "segments" else _collections(case.split("/")[1])
     res = calibrate_across(
         design, priors, n_datasets=N_COVERAGE, seed=1, max_workers=2, draws=DRAWS
     )
     assert res.failures(alpha=SBC_ALPHA, bins=SBC_BINS_SLOW) == [], res.summary()
     coverage = _reported(res, design)
-    assert len(coverage) == 2 + 1 + 2 * 4
-    assert coverage.between(SBC_LEVEL - 0.03, SBC_LEVEL + 0.03).all(), coverage
-
-
-@pytest.mark.slow
-def test_calibration_across_segments():
-    design, priors = _segments()
-    res = calibrate_across(
-        design, priors, n_datasets=N_COVERAGE, seed=2, max_workers=2, draws=DRAWS
-    )
-    assert res.failures(alpha=SBC_ALPHA, bins=SBC_BINS_SLOW) == [], res.summary()
-    coverage = _reported(res, design)
-    assert len(coverage) == 3 + 1 + 3 * 5
+    assert len(coverage) == n_reported
     assert coverage.between(SBC_LEVEL - 0.03, SBC_LEVEL + 0.03).all(), coverage

@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -238,6 +239,22 @@ def _scale(long: pd.DataFrame, scale: str, *, source: str) -> str:
     return scale
 
 
+def _crossed(
+    long: pd.DataFrame, cells: pd.DataFrame, terms: tuple[Term, ...], roles: tuple, **fields: Any
+) -> CrossedDesign:
+    """Return the design of ``long``'s scores with ``terms``; ``roles`` = (systems, roles)."""
+    residual = fields.pop("residual", None)
+    return CrossedDesign(
+        y=long["score"].to_numpy(dtype=float),
+        terms=terms,
+        residual=intercept_term(cells["collection"]) if residual is None else residual,
+        cells=cells,
+        systems=tuple(roles[0]),
+        roles=tuple(roles[1]),
+        **fields,
+    )
+
+
 def two_way_design(table: ScoreTable, *, measure: str | None = None) -> CrossedDesign:
     r"""Build the one-collection design :math:`y_{ts} = b_0 + a_t + c_s + e_{ts}`.
 
@@ -258,18 +275,8 @@ def two_way_design(table: ScoreTable, *, measure: str | None = None) -> CrossedD
         random_term("topic", cells, zero_sum_by=True),
         random_term("system", cells, zero_sum_by=True, order=order),
     )
-    return CrossedDesign(
-        y=long["score"].to_numpy(dtype=float),
-        terms=terms,
-        residual=intercept_term(cells["collection"]),
-        cells=cells,
-        systems=tuple(systems),
-        roles=tuple(roles),
-        by=None,
-        groups=(),
-        scale="measure",
-        source=str(table.source),
-    )
+    return _crossed(long, cells, terms, (systems, roles), by=None, groups=(), scale="measure",
+                    source=str(table.source))  # fmt: skip
 
 
 def collections_design(
@@ -335,18 +342,9 @@ def collections_design(
             "system:collection", cells, zero_sum_by="collection", standardized=std, order=order
         ),
     )
-    return CrossedDesign(
-        y=long["score"].to_numpy(dtype=float),
-        terms=terms,
-        residual=intercept_term(cells["collection"] if per else np.full(len(cells), "all")),
-        cells=cells,
-        systems=tuple(systems),
-        roles=tuple(roles),
-        by="collection",
-        groups=tuple(colls),
-        scale=resolved,
-        source=str(table.source),
-    )
+    residual = intercept_term(cells["collection"] if per else np.full(len(cells), "all"))
+    return _crossed(long, cells, terms, (systems, roles), residual=residual, by="collection",
+                    groups=tuple(colls), scale=resolved, source=str(table.source))  # fmt: skip
 
 
 def segments_design(
@@ -409,15 +407,5 @@ def segments_design(
         random_term("system", cells, zero_sum_by=True, order=order),
         random_term("system:segment", cells, zero_sum_by="segment", order=order),
     )
-    return CrossedDesign(
-        y=long["score"].to_numpy(dtype=float),
-        terms=terms,
-        residual=intercept_term(cells["collection"]),
-        cells=cells,
-        systems=tuple(systems),
-        roles=tuple(roles),
-        by="segment",
-        groups=tuple(groups),
-        scale="measure",
-        source=str(table.source),
-    )
+    return _crossed(long, cells, terms, (systems, roles), by="segment", groups=tuple(groups),
+                    scale="measure", source=str(table.source))  # fmt: skip

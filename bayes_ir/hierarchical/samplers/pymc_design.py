@@ -37,7 +37,7 @@ from bayes_ir import validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors, Term
 from bayes_ir.hierarchical.model import CENTRED_RATIO
-from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample
+from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample, pymc_nuts
 
 __all__ = ["build_design_model", "centred_terms", "sample_design_nuts"]
 
@@ -170,8 +170,6 @@ def sample_design_nuts(
         sample_design_gibbs` (``{term name: (chains, draws, levels)}`` and the
         scales) and NUTS's sample statistics.
     """
-    import pymc as pm
-
     validate.choice("sampler", sampler, ("nutpie", "pymc"))
     model = build_design_model(design, priors, centred=centred)
     if sampler == "nutpie":
@@ -193,18 +191,8 @@ def sample_design_nuts(
             target_accept=target_accept,
         )
     else:
-        with model:
-            trace = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                target_accept=target_accept,
-                progressbar=False,
-                nuts_sampler="pymc",
-                compute_convergence_checks=False,
-            )
+        trace = pymc_nuts(model, draws=draws, tune=tune, chains=chains, seed=seed,
+                          target_accept=target_accept)  # fmt: skip
     post = trace["posterior"].to_dataset()
     stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
 
