@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -102,3 +104,12 @@ def test_bad_options_say_so_in_one_line(run_cli, tidy, args, message):
     code, out, err = run_cli(["fit", str(tidy), "-c", "bm25", "-C", "dense", *args, *DRAWS])
     assert code == 2
     assert message in err and "Traceback" not in err
+
+
+def test_a_ranger_yaml_config(run_cli):
+    config = Path(__file__).resolve().parents[2] / "data" / "example_meta.yaml"
+    code, text, err = run_cli(
+        ["fit", str(config), "-c", "bm25", "-C", "dense", "--by", "collection", *DRAWS]
+    )
+    assert code == 0, err
+    assert "across 6 collections" in text and "webis-touche2020" in text and "nDCG@10" in text
