@@ -204,7 +204,8 @@ def _diagnose(
     columns: list[np.ndarray] = []
 
     def add(label: str, kind: str, values: np.ndarray, levels) -> None:
-        names.extend(f"{label}[{lev}]" if len(levels) > 1 else label for lev in levels)
+        one = len(levels) == 1 and kind != "group_contrast"
+        names.extend(label if one else f"{label}[{lev}]" for lev in levels)
         kinds.extend([kind] * len(levels))
         columns.append(values)
 
@@ -217,7 +218,9 @@ def _diagnose(
     for j, chal in enumerate(design.challengers):
         name = f"{chal} - {design.champion}"
         add(name, "contrast", overall[..., j : j + 1], [""])
-        add(name, "group_contrast", groups[..., j, :], labels)
+        seen = ~np.isnan(groups[0, 0, j])  # a group without both systems has no contrast
+        observed = [g for g, s in zip(labels, seen, strict=True) if s]
+        add(name, "group_contrast", groups[..., j, seen], observed)
     return diagnose_columns(names, kinds, columns, sample_stats=stats, thresholds=th)
 
 

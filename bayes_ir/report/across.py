@@ -32,10 +32,11 @@ def wins_line(probabilities: np.ndarray, n: int, by: str) -> str:
     """``wins on k of n``: the most likely k, P(all n), P(at least half) and E[k]."""
     k = np.arange(probabilities.size)
     half = int(np.ceil(n / 2))
+    mode = int(probabilities.argmax())
+    every = "" if mode == n else f"; P(k = {n}) = {format_probability(float(probabilities[-1]))}"
     return (
-        f"wins on k of {n} {by}s: most likely k = {int(probabilities.argmax())} "
-        f"(P = {format_probability(float(probabilities.max()))}); P(k = {n}) = "
-        f"{format_probability(float(probabilities[-1]))}; P(k >= {half}) = "
+        f"wins on k of {n} {by}s: most likely k = {mode} "
+        f"(P = {format_probability(float(probabilities.max()))}){every}; P(k >= {half}) = "
         f"{format_probability(float(probabilities[half:].sum()))}; "
         f"E[k] = {float((k * probabilities).sum()):.2f}"
     )
@@ -93,6 +94,12 @@ def across_summary(result: Any) -> str:
             )
         header = [r.by, "topics", "raw (SE)", f"shrunken [{pct}]", "P(win)"]
         lines += ["", *table_lines(header, rows)]
+        absent = [str(g) for k, g in enumerate(r.groups) if np.isnan(r.group[0, j, k])]
+        if absent:
+            lines.append(
+                f"  not compared in {', '.join(absent)}: no topic has scores of both "
+                f"{chal} and {r.champion} there (left out of the {r.by}s counted)"
+            )
     if r.scale == "sd":
         lines += [
             "",

@@ -109,6 +109,9 @@ def test_a_system_missing_from_a_collection(monkeypatch):
     assert (wins.loc[wins["challenger"] == "s2", "n_groups"] == 3).all()
     frame = c.to_frame()
     assert ((frame["challenger"] == "s2") & (frame["level"] == "c1")).sum() == 0
+    checked = set(f.diagnostics.table["parameter"])  # no contrast where s2 has no score
+    assert "s2 - s0[c0]" in checked and "s2 - s0[c1]" not in checked
+    assert "not compared in c1: no topic has scores of both s2 and s0" in c.summary()
 
 
 def test_summary_and_plot(across):
