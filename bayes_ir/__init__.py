@@ -66,6 +66,8 @@ _LAZY: dict[str, str] = {
     "many_vs_one": "bayes_ir.hierarchical",
     "pairwise_probabilities": "bayes_ir.hierarchical",
     "rank_probabilities": "bayes_ir.hierarchical",
+    "leaderboard": "bayes_ir.hierarchical",
+    "Leaderboard": "bayes_ir.hierarchical",
     "posterior_predictive": "bayes_ir.hierarchical",
     "check_model": "bayes_ir.hierarchical",
     "compare_likelihoods": "bayes_ir.hierarchical",
@@ -103,6 +105,7 @@ _LAZY: dict[str, str] = {
     "tukey_hsd": "bayes_ir.frequentist",
     "compare_links": "bayes_ir.frequentist",
     "paired_tests": "bayes_ir.frequentist",
+    "friedman_nemenyi": "bayes_ir.frequentist",
     # reliability
     "kendall_tau": "bayes_ir.reliability",
     "tau_ap": "bayes_ir.reliability",

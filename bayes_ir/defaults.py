@@ -16,7 +16,8 @@ RISK_LEVELS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0)
 # MCMC defaults of the hierarchical model.
 #: Number of MCMC chains.
 CHAINS: int = 4
-#: Posterior draws per chain of NUTS fits (the exact sampler draws 10,000).
+#: Posterior draws per chain of NUTS fits (the exact and Gibbs samplers choose theirs from
+#: :data:`DRAWS_ESS`).
 DRAWS: int = 2000
 #: Tuning (warm-up) draws per chain of NUTS fits.
 TUNE: int = 1000
@@ -29,6 +30,12 @@ RHAT_MAX: float = 1.01
 ESS_MIN: float = 400.0
 #: Kruschke's bar for stable 95% interval limits, the Bayesian-risk paper's standard.
 ESS_MIN_PAPER: float = 10_000.0
+#: Bulk and tail ESS the default draws of the exact and Gibbs samplers aim at (or the
+#: gate's, when higher): what the decision rules need, a Monte Carlo SE of 0.002 on a
+#: probability near the decision probability 0.95 and of 0.01 posterior SDs on a mean.
+DRAWS_ESS: float = 10_000.0
+#: Margin of the default draws over the ESS they aim at.
+DRAWS_ESS_MARGIN: float = 1.25
 #: Fraction of artifact runs dropped from the bottom by mean (Benham et al. 2020; Urbano 2016).
 ARTIFACT_DROP_BOTTOM: float = 0.25
 #: Default seed of stochastic methods when the caller gives none.
@@ -121,6 +128,18 @@ MORE_TOPICS: tuple[int, ...] = (10, 25, 50, 100, 200)
 MORE_TOPICS_SIMULATIONS: int = 4000
 #: Decision probability: an action needs at least this posterior probability of being right.
 DECISION_PROBABILITY: float = 0.95
+# Leaderboards (bayes_ir.leaderboard, issue 31): the region of practical equivalence in
+# the measure's units, the k of P(top k), the probability at which a system is shown
+# behind its group's leader, and the level of the Friedman-Nemenyi companion.
+#: Region of practical equivalence of a leaderboard's tie groups, in the measure's units.
+LEADERBOARD_ROPE: float = 0.01
+#: The k of a leaderboard's P(in the top k).
+LEADERBOARD_TOP: int = 10
+#: A system leaves its leader's tie group when it is behind the leader by more than the
+#: rope with at least this posterior probability.
+LEADERBOARD_P_MIN: float = 0.95
+#: Significance level of the Friedman test and the Nemenyi critical difference.
+FRIEDMAN_ALPHA: float = 0.05
 # Likelihood comparison by PSIS-LOO (issue 14): posterior draws used for the pointwise
 # log-likelihood (a seeded subset, so a fit stays small), and the selection rule: the
 # simplest candidate whose ELPD is within ``ELPD_SE_RULE`` standard errors of the

@@ -45,15 +45,23 @@ class ScoreTableError(BayesIRError, ValueError):
 
 
 class UnknownSystemError(ScoreTableError, KeyError):
-    """A system name (champion, challenger, artifact) that is not in the data."""
+    """A system name (champion, challenger, artifact) that is not in the data.
 
-    def __init__(self, name: str, known: Iterable[str], *, role: str = "system"):
+    ``message`` replaces the default sentence (a pattern that matched nothing says so,
+    :func:`bayes_ir.roles.match_systems`).
+    """
+
+    def __init__(
+        self, name: str, known: Iterable[str], *, role: str = "system", message: str | None = None
+    ):
         known = list(known)
-        close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
-        hint = f" Close matches: {', '.join(close)}." if close else ""
-        if not close and len(known) <= 12:
-            hint = f" Known systems: {', '.join(known)}."
-        super().__init__(f"{role} {name!r} is not in the data.{hint}")
+        if message is None:  # a name: say which names are close to it
+            close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
+            hint = f" Close matches: {', '.join(close)}." if close else ""
+            if not close and len(known) <= 12:
+                hint = f" Known systems: {', '.join(known)}."
+            message = f"{role} {name!r} is not in the data.{hint}"
+        super().__init__(message)
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return self.args[0]

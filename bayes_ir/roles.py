@@ -17,6 +17,7 @@ a file of that name exists.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
@@ -142,9 +143,51 @@ def match_systems(
         else:
             hits = set()
         if not hits:
-            raise UnknownSystemError(sel, known, role=role)
+            raise UnknownSystemError(sel, known, role=role, message=_unmatched(sel, known, role))
         chosen |= hits
     return [s for s in known if s in chosen]
+
+
+#: Names listed after a suggested pattern (the rest are counted).
+_LISTED = 8
+
+
+def _listed(names: list[str]) -> str:
+    more = len(names) - _LISTED
+    return ", ".join(names[:_LISTED]) + (f" and {more} more" if more > 0 else "")
+
+
+def _unmatched(selector: str, known: list[str], role: str) -> str:
+    """Say that a selector matched nothing, with what it may have meant.
+
+    A name is "not in the data", with close names. A glob "matched no system", with the
+    nearest glob that matches and all its matches: the same ignoring case, with ``*``
+    at the end, or with its literal start shortened (``chall_*`` -> ``chal*``); else the
+    names closest to its literal text, or the first systems. A ``re:`` pattern likewise,
+    with the close names.
+    """
+    if selector.startswith("re:"):
+        close = difflib.get_close_matches(selector[3:], known, n=5, cutoff=0.3)
+        hint = f"; close names: {', '.join(close)}" if close else ""
+        return f"{role} regex {selector!r} matched no system{hint}"
+    if not _is_glob(selector):
+        return UnknownSystemError(selector, known, role=role).args[0]
+    tries = [selector.lower(), selector if selector.endswith("*") else selector + "*"]
+    start = re.split(r"[*?\[]", selector, maxsplit=1)[0]
+    tries += [start[:k] + "*" for k in range(len(start), 0, -1)]
+    for pattern in tries:
+        hits = [s for s in known if fnmatch.fnmatch(s.lower() if pattern is tries[0] else s,
+                                                    pattern)]  # fmt: skip
+        if hits:
+            said = "ignoring case, it" if pattern is tries[0] else repr(pattern)
+            return (
+                f"{role} glob {selector!r} matched no system; {said} matches {len(hits)}: "
+                f"{_listed(hits)}"
+            )
+    text = re.sub(r"[*?\[\]]", "", selector)
+    close = difflib.get_close_matches(text, known, n=5, cutoff=0.4)
+    hint = f"close names: {', '.join(close)}" if close else f"the systems: {_listed(known)}"
+    return f"{role} glob {selector!r} matched no system; {hint}"
 
 
 def check_known(names: Iterable[str], known: Iterable[str]) -> None:

@@ -1,4 +1,4 @@
-"""Speed off the complete-Gaussian path (issue 21): one table, every workload, with references.
+"""Speed of the everyday commands and of the samplers (issues 21, 33), with references.
 
 Each workload runs end to end in a fresh Python process (imports, building or reading
 the table, compilation or loading of compiled code, sampling, diagnostics and the
@@ -10,18 +10,33 @@ tail ESS over every hyperparameter, system effect and challenger - champion cont
 printed for the reference: the full PyMC model (``bayes_ir.hierarchical.build_model``,
 the same priors) sampled by nutpie, with the ratio of ESS per second.
 
-Workloads (targets from the issue; ``../shared/data`` must be present):
+Workloads (targets from the issues; ``../shared/data`` must be present):
 
 1. rb04 with 10% of the cells missing at random, Gaussian: ESS >= 10,000 in <= 15 s;
 2. a pooled table shaped like TREC DL 2019 + 2020 passage (43 + 54 topics in two
    disjoint sets, 90 systems: 10 in both years, 30 in 2019 only, 50 in 2020 only, and
    3% of the remaining cells missing), Gaussian: ESS >= 10,000 in <= 20 s;
-3. rb04 skew-normal: ESS >= 10,000 in <= 30 s;
-4. Robust04 AP skew-normal (249 x 110) with 5 seeds: each ESS >= 4,000 in <= 60 s;
-5. 5,000 topics x 1,000 systems complete Gaussian: ESS >= 10,000 in <= 120 s and
-   peak memory <= 4 GB (no reference: nutpie on 5M cells would take hours);
+3. rb04 skew-normal: ESS >= 10,000 in <= 15 s;
+4. Robust04 AP skew-normal (249 x 110) with 5 seeds: each ESS >= 4,000 in <= 30 s;
+5. 5,000 topics x 1,000 systems complete Gaussian, default options: <= 20 s and peak
+   memory <= 2 GB (no reference: nutpie on 5M cells would take hours);
 6. a sweep of 10 rb04-shaped tables with gaps (Gibbs) and 10 with the skew-normal:
-   compiled-code cost of the whole sweep against one fit's.
+   compiled-code cost of the whole sweep against one fit's;
+7. the diagnostics (R-hat, bulk and tail ESS, MCSE) of 1,000 quantities x 4 chains x
+   10,000 draws: <= 2 s; reference ArviZ (arviz_stats) on 50 of them, times 20;
+8. ``bayes-ir fit`` on rb04 (50 x 45), default options, process start to printed
+   summary: <= 3 s; reference: the same model in PyMC sampled by nutpie (4 x 1,000);
+9. the same on Robust04 AP (249 x 110): <= 6 s;
+10. ``bayes-ir review`` on a TREC DL-shaped table (54 topics x 59 runs, 3 challengers,
+    BRisk at r = 1, 2, 5, 10): <= 20 s;
+11. ``bayes-ir risk --r 5`` on rb04: <= 5 s;
+12. ``compare_likelihoods`` on Robust04 AP: <= 180 s and <= 2 GB;
+13. Gaussian, 2,000 topics x 500 systems with 10% of the cells missing: ESS >= 10,000
+    in <= 120 s (the blocked Gibbs sampler is O(K^3) per iteration in the smaller
+    dimension: minutes; not run by default, ``--only 13``).
+
+Rows 8-12 run the command line (or the function) end to end in a fresh process; their
+ESS columns are empty (``-``).
 
 Run: ``python benchmarks/bench_speed.py [--no-reference] [--no-stan] [--only N ...]
 [--seeds K]``. Our rows use the package defaults (draws included); a reference whose
@@ -35,11 +50,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("BAYES_IR_DATA", ROOT.parent / "shared" / "data"))
@@ -88,6 +106,18 @@ def robust():
     from bayes_ir.readers import read_scores
     t = read_scores(DATA + "/robust2004/robust2004_ap.csv", measure="AP")
     return t.with_roles(champion="sys1", challengers=["sys2", "sys3", "sys4", "sys5"])
+
+
+def gaps_at_scale(n_t=2000, n_s=500, seed=0):
+    from bayes_ir.table import ScoreTable
+    rng = np.random.default_rng(seed)
+    y = (0.3 + rng.normal(0, 0.2, (n_t, 1)) + rng.normal(0, 0.02, (1, n_s))
+         + rng.normal(0, 0.1, (n_t, n_s)))
+    y[rng.uniform(size=y.shape) < 0.10] = np.nan
+    y[:, :2] = np.where(np.isnan(y[:, :2]), 0.3, y[:, :2])
+    names = ["champ", "chal"] + [f"r{i}" for i in range(n_s - 2)]
+    return ScoreTable.from_matrix(y, systems=names, measure="sim", missing="keep").with_roles(
+        champion="champ", challengers=["chal"])
 
 
 def big(n_t=5000, n_s=1000, seed=0):
@@ -162,7 +192,7 @@ def reference(table, likelihood, draws, tune, seed):
 warnings.simplefilter("ignore")
 kind = spec["table"]
 table = {"rb04": lambda: rb04(), "rb04_gaps": lambda: rb04(0.10), "pooled": pooled,
-         "robust": robust, "big": big}[kind]()
+         "robust": robust, "big": big, "gaps_at_scale": gaps_at_scale}[kind]()
 out = {}
 if spec["who"] == "ours":
     out["compile_s"] = compiled_code(spec.get("code", ""))
@@ -172,6 +202,12 @@ if spec["who"] == "ours":
     d = f.diagnostics
     out["method"] = f.method
     out["divergences"] = int(f.provenance.get("divergences", 0) or 0)
+elif spec["who"] == "compare":
+    from bayes_ir.hierarchical import compare_likelihoods
+    out["compile_s"] = 0.0
+    res = compare_likelihoods(table, seed=spec["seed"])
+    d = res.chosen_fit.diagnostics
+    out["method"] = f"compare_likelihoods -> {res.chosen}"
 elif spec["who"] == "rstanarm":
     import subprocess, tempfile
     with tempfile.TemporaryDirectory() as tmp:
@@ -277,6 +313,16 @@ def show(label: str, sampler: str, rep: dict, wall: float, cpu: float, mem: floa
     return rate
 
 
+def reference_row(label: str, table: str, likelihood: str, draws: int, tune: int,
+                  ours_wall: float) -> None:  # fmt: skip
+    """The PyMC model sampled by nutpie, end to end in a fresh process, beside a command."""
+    spec = {"who": "ref", "table": table, "likelihood": likelihood, "seed": 20200725,
+            "draws": draws, "tune": tune}  # fmt: skip
+    rep, wall, cpu, mem = run_child(CHILD, spec)
+    show(label, f"PyMC+nutpie {draws}+{tune}", rep, wall, cpu, mem)
+    print(f"{'':<34} {'ratio of wall s (ref/ours)':<26} {wall / ours_wall:7.1f}x", flush=True)
+
+
 def workload(label, table, likelihood, code, target, ref, seed=20200725, stan=False):
     """Ours, then (unless ``ref`` is None) the reference, then the ratio.
 
@@ -325,6 +371,87 @@ def sweep(likelihood: str) -> None:
     )
 
 
+DIAGNOSTICS = r"""
+import json, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+spec = json.loads(sys.argv[1])
+rng = np.random.default_rng(0)
+x = rng.standard_normal((4, 10_000, 1000))
+x[..., ::10] = np.cumsum(x[..., ::10], axis=1) / 30  # every 10th quantity mixes slowly
+t0 = time.process_time()
+if spec["who"] == "ours":
+    from bayes_ir.hierarchical import draw_diagnostics
+    draw_diagnostics(x[:, :100, :2])  # load the compiled loop
+    t0 = time.process_time()
+    draw_diagnostics(x)
+    share = 1
+else:
+    from arviz_stats.base import array_stats as azs
+    xa = np.moveaxis(x[..., :50], -1, 0)
+    t0 = time.process_time()
+    azs.rhat(xa), azs.ess(xa, method="bulk"), azs.ess(xa, method="tail", prob=0.05)
+    azs.mcse(xa, method="mean"), azs.mcse(xa, method="sd")
+    share = 20
+print("@@" + json.dumps({"cpu": (time.process_time() - t0) * share, "share": share}))
+"""
+
+
+def run_command(argv: list[str]) -> tuple[float, float, float]:
+    """Run a command in a fresh process; return wall s, CPU s (with children) and peak MB."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=ROOT)  # fmt: skip
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) not in (0, 3):  # 3: a --strict gate failure
+        raise SystemExit(f"command failed: {' '.join(argv)}")
+    # children of the command (the sweep's worker processes) are counted by RUSAGE_CHILDREN
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def command_row(label: str, argv: list[str], wall_max: float, mem_max: float | None = None):
+    """One row for a command run end to end (no ESS: the command's own gate decides)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, _, mem = run_command(argv)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    ok = wall <= wall_max and (mem_max is None or mem <= mem_max)
+    bound = f"<={wall_max:g}s" + (f", <={mem_max / 1024:.0f} GB" if mem_max else "")
+    print(f"{label:<34} {'bayes_ir (command line)':<26} {wall:7.1f} {cpu:7.1f} {'-':>7} "
+          f"{'-':>7} {'-':>7} {'-':>6} {'-':>7} {mem:8.0f}  "
+          f"{'MET' if ok else 'MISSED'} ({bound})", flush=True)  # fmt: skip
+    return wall
+
+
+def dl_shaped(path: Path) -> None:
+    """Write a TREC DL 2020-shaped nDCG@10 table: 54 topics x 59 runs, 3 challengers."""
+    rng = np.random.default_rng(0)
+    n_t, n_s = 54, 59
+    y = 0.55 + rng.normal(0, 0.18, (n_t, 1)) + rng.normal(0, 0.05, (1, n_s))
+    y = np.clip(y + rng.normal(0, 0.12, (n_t, n_s)), 0, 1)
+    systems = ["bm25", "chal_dense", "chal_splade", "chal_colbert"]
+    systems += [f"run{i:02d}" for i in range(n_s - 4)]
+    lines = ["topic,system,score"] + [
+        f"q{t},{s},{float(y[t, j])!r}" for t in range(n_t) for j, s in enumerate(systems)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def diagnostics_rows() -> None:
+    """Workload 7: ours on 1,000 quantities, ArviZ on 50 of them (times 20)."""
+    for who, name in (("ours", "bayes_ir draw_diagnostics"), ("arviz", "ArviZ, 50 x 20")):
+        rep, wall, cpu, mem = run_child(DIAGNOSTICS, {"who": who})
+        target = "MET" if rep["cpu"] <= 2 else "MISSED"
+        print(f"{'diagnostics 1000 x 4 x 10,000':<34} {name:<26} {'-':>7} {rep['cpu']:7.1f} "
+              f"{'-':>7} {'-':>7} {'-':>7} {'-':>6} {'-':>7} {mem:8.0f}  "
+              + (f"{target} (CPU <=2s; process wall {wall:.1f}s)" if who == "ours" else ""),
+              flush=True)  # fmt: skip
+        if who == "ours":
+            ours = rep["cpu"]
+    print(f"{'':<34} {'ratio of CPU s':<26} {rep['cpu'] / ours:7.1f}x", flush=True)
+
+
 def _has_rstanarm() -> bool:
     """True when ``Rscript`` can load rstanarm (the Stan reference of the Gaussian rows)."""
     try:
@@ -339,7 +466,7 @@ def _has_rstanarm() -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-reference", action="store_true", help="skip PyMC+nutpie")
-    parser.add_argument("--only", type=int, nargs="*", help="workload numbers to run (1-6)")
+    parser.add_argument("--only", type=int, nargs="*", help="workload numbers to run (1-13)")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of workload 4")
     parser.add_argument(
         "--no-stan", action="store_true", help="skip Stan (rstanarm, when R has it installed)"
@@ -347,7 +474,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (DATA / "bayesian_risk" / "rb04_data.csv").exists():
         raise SystemExit(f"data not found under {DATA} (set BAYES_IR_DATA)")
-    run = set(args.only or range(1, 7))
+    run = set(args.only or range(1, 13))
     ref = not args.no_reference
     stan = ref and not args.no_stan and _has_rstanarm()
     if ref and not stan:
@@ -361,21 +488,56 @@ def main() -> None:
         workload("pooled DL19+20-shaped, Gaussian", "pooled", "gaussian", "gibbs",
                  (10_000, 20, None), (2000, 1000) if ref else None, stan=False)  # fmt: skip
     if 3 in run:
-        workload("rb04 skew-normal", "rb04", "skew_normal", "skew", (10_000, 30, None),
+        workload("rb04 skew-normal", "rb04", "skew_normal", "skew", (10_000, 15, None),
                  (4000, 500) if ref else None)  # fmt: skip
     if 4 in run:
         for seed in range(args.seeds):
             workload(f"Robust04 AP skew-normal, seed {seed}", "robust", "skew_normal", "skew",
-                     (4_000, 60, None), (2000, 500) if ref and seed == 0 else None,
+                     (4_000, 30, None), (2000, 500) if ref and seed == 0 else None,
                      seed=seed)  # fmt: skip
     if 5 in run:
         workload("5000 x 1000 complete, Gaussian", "big", "gaussian", "",
-                 (10_000, 120, 4096), None)  # fmt: skip
+                 (10_000, 20, 2048), None)  # fmt: skip
         print(f"{'':<34} reference not run: nutpie on 5M cells needs hours (one gradient "
               "is a pass over 5M cells, times ~10^5-10^6 gradients)")  # fmt: skip
     if 6 in run:
         sweep("gaussian")
         sweep("skew_normal")
+    if 7 in run:
+        diagnostics_rows()
+    cli = [sys.executable, "-m", "bayes_ir"]
+    rb04_file = str(DATA / "bayesian_risk" / "rb04_data.csv")
+    robust_file = str(DATA / "robust2004" / "robust2004_ap.csv")
+    if 8 in run:
+        wall = command_row("rb04 fit, command line", [*cli, "fit", rb04_file, "-c",
+                           "Champion", "-C", "Chal.*"], 3)  # fmt: skip
+        if ref:
+            reference_row("rb04 fit, command line", "rb04", "gaussian", 1000, 1000, wall)
+    if 9 in run:
+        wall = command_row("Robust04 AP fit, command line", [*cli, "fit", robust_file, "-c",
+                           "sys1", "-C", "sys2", "-C", "sys3", "-C", "sys4", "-C", "sys5"],
+                           6)  # fmt: skip
+        if ref:
+            reference_row("Robust04 AP fit, command line", "robust", "gaussian", 1000, 1000,
+                          wall)  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        if 10 in run:
+            table = Path(tmp) / "dl.csv"
+            dl_shaped(table)
+            command_row("review, DL-shaped 54 x 59", [*cli, "review", str(table), "-c", "bm25",
+                        "-C", "chal_*", "-m", "nDCG@10", "--r", "1,2,5,10", "-o",
+                        str(Path(tmp) / "review.html")], 20)  # fmt: skip
+        if 11 in run:
+            command_row("risk --r 5, rb04", [*cli, "risk", rb04_file, "-c", "Champion", "-C",
+                        "Chal.*", "--r", "5"], 5)  # fmt: skip
+    if 12 in run:
+        spec = {"who": "compare", "table": "robust", "likelihood": "auto", "seed": 1}
+        rep, wall, cpu, mem = run_child(CHILD, spec)
+        show("compare_likelihoods Robust04 AP", rep["method"][:26], rep, wall, cpu, mem,
+             (400, 180, 2048))  # fmt: skip
+    if 13 in (args.only or ()):
+        workload("2000 x 500, 10% missing", "gaps_at_scale", "gaussian", "gibbs",
+                 (10_000, 120, None), None)  # fmt: skip
 
 
 if __name__ == "__main__":

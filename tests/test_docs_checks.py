@@ -121,3 +121,21 @@ def test_every_public_name_of_bayes_ir_has_a_docstring():
 )
 def test_only_names_bayes_ir_defines_count_as_existing(dotted, defined):
     assert docs._defined_in_package(dotted) is defined
+
+
+def test_a_default_in_a_docstring_shows_its_value():
+    """The API pages showed "(default bayes_ir.defaults.DECISION_MARGIN)" rather than 0.01."""
+    from bayes_ir import defaults
+
+    lines = [
+        "margin (default :data:`bayes_ir.defaults.DECISION_MARGIN`); grid",
+        ":data:`~bayes_ir.defaults.MORE_TOPICS`, and :data:`bayes_ir.defaults.NO_SUCH_NAME`",
+    ]
+    docs.defaults_as_values(None, "function", "f", None, {}, lines)
+    assert lines == [
+        f"margin (default :data:`{defaults.DECISION_MARGIN!r} "
+        "<bayes_ir.defaults.DECISION_MARGIN>`); grid",
+        f":data:`{defaults.MORE_TOPICS!r} <bayes_ir.defaults.MORE_TOPICS>`, and "
+        ":data:`bayes_ir.defaults.NO_SUCH_NAME`",  # not a default: the build says so
+    ]
+    assert "0.01 <" in lines[0]

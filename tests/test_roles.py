@@ -76,10 +76,29 @@ def test_overlapping_roles(table):
         table.with_roles(champion="bm25", challengers="chal_dense", artifacts="chal_*")
 
 
+@pytest.mark.parametrize(
+    ("selector", "said"),
+    [
+        # a glob was "not in the data" with a few of the close names, picked by spelling
+        ("chall_*", "challenger glob 'chall_*' matched no system; 'chal*' matches 2: "
+                    "chal_dense, chal_fusion"),
+        ("CHAL_*", "ignoring case, it matches 2: chal_dense, chal_fusion"),
+        ("chal_?x", "'chal_*' matches 2: chal_dense, chal_fusion"),
+        ("*uogZ*", "matched no system; close names: input.uogB, input.uogA"),
+        ("re:^chall", "challenger regex 're:^chall' matched no system; close names: chal_"),
+    ],
+)  # fmt: skip
+def test_a_pattern_that_matches_nothing_says_so_and_what_would(table, selector, said):
+    with pytest.raises(UnknownSystemError) as info:
+        table.with_roles(champion="bm25", challengers=selector)
+    message = str(info.value)
+    assert said in message and "is not in the data" not in message, message
+
+
 def test_empty_roles(table):
-    with pytest.raises(UnknownSystemError, match="challenger 'zzz\\*' is not in the data"):
+    with pytest.raises(UnknownSystemError, match="challenger glob 'zzz\\*' matched no system"):
         table.with_roles(champion="bm25", challengers="zzz*")
-    with pytest.raises(UnknownSystemError, match="artifact 're:\\^nomatch'"):
+    with pytest.raises(UnknownSystemError, match="artifact regex 're:\\^nomatch' matched no"):
         table.with_roles(champion="bm25", artifacts="re:^nomatch")
     with pytest.raises(RoleError, match="leave no artifact run"):
         table.with_roles(champion="bm25", artifacts="input.uogA", exclude="input.uogA")

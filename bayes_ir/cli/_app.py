@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, overload
+from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import typer
 from rich import box
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleDimensions, RenderableType
 from rich.markup import escape
+from rich.rule import Rule
 from rich.table import Table
 from typer._click.globals import get_current_context
+from typer.core import TyperCommand, TyperGroup
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
@@ -23,7 +25,83 @@ from bayes_ir.files import TABLE_FORMATS, check_output_path, declare_inputs
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
 
-app = typer.Typer(
+#: Width of output that is not a terminal (a file, a pipe, a CI log): wide enough that
+#: no table is wrapped or split; each line is as wide as its own content.
+UNWRAPPED_WIDTH = 10_000
+#: Width of the rule lines between measures (``-m AP -m nDCG@10``) outside a terminal.
+RULE_WIDTH = 80
+
+
+class _Console(Console):
+    """A rich console that fits a terminal, and never wraps output that is not one.
+
+    On a terminal the width is the terminal's, as rich finds it. Written to a file, a
+    pipe or a CI log, the width is :data:`UNWRAPPED_WIDTH`, whatever ``COLUMNS`` says:
+    rich would otherwise take 80 columns (or the width of another stream that is a
+    terminal) and wrap table cells ("collect more / data") or split a wide table in two.
+    A width given explicitly (``width=``, or set later) is kept.
+    """
+
+    def __init__(self, *args: Any, width: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, width=width, **kwargs)
+        self._fixed_width = width is not None
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The terminal's size, or :data:`UNWRAPPED_WIDTH` columns off a terminal."""
+        size = super().size
+        if not self._fixed_width and not self.is_terminal:
+            return ConsoleDimensions(UNWRAPPED_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._fixed_width = True
+        self._width, self._height = new_size
+
+    @property
+    def width(self) -> int:
+        """The width of :attr:`size`."""
+        return self.size.width
+
+    @width.setter
+    def width(self, width: int) -> None:
+        self._fixed_width = True
+        self._width = width
+
+
+def _flags_untyped(params: list) -> list:
+    """Show flags (``--version``, ``--strict``, ``--help``) in ``--help`` without ``<bool>``."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(TyperCommand):
+    """A command whose ``--help`` lists flags without a value type."""
+
+    def get_params(self, ctx):  # noqa: D102 (typer's)
+        return _flags_untyped(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    """The ``bayes-ir`` group, whose ``--help`` lists flags without a value type."""
+
+    def get_params(self, ctx):  # noqa: D102 (typer's)
+        return _flags_untyped(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    """The application: every command is a :class:`_Command`."""
+
+    def command(self, *args, **kwargs):  # noqa: D102 (typer's)
+        kwargs.setdefault("cls", _Command)
+        return super().command(*args, **kwargs)
+
+
+app = _Typer(
+    cls=_Group,
     name="bayes-ir",
     help=(
         "Is the new system really better, and how risky is it to deploy? "
@@ -35,8 +113,8 @@ app = typer.Typer(
     rich_markup_mode="rich",
     add_completion=False,
 )
-console = Console()
-console_err = Console(stderr=True)
+console = _Console()
+console_err = _Console(stderr=True)
 
 #: Likelihoods of the hierarchical model, and the spellings the CLI accepts for them.
 LIKELIHOODS = {"gaussian": "gaussian", "normal": "gaussian", "skew_normal": "skew_normal",
@@ -137,15 +215,18 @@ def check_figure(value: Path | None) -> Path | None:
 
 Files = Annotated[
     list[Path],
-    typer.Argument(help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, or runs."),
+    typer.Argument(
+        help="Score files: tidy CSV/TSV/Parquet, wide matrix, trec_eval -q, runs, or per-item "
+        "LLM evaluation logs (lm-evaluation-harness samples, Inspect, HELM, SWE-bench)."
+    ),
 ]
 InputFormat = Annotated[
     str | None,
     typer.Option(
         "--input-format",
         "-f",
-        help="Override detection: tidy, wide, trec_eval, run, lines or pyterrier "
-        "(see docs/inputs.md).",
+        help="Override detection: tidy, wide, trec_eval, run, lines, pyterrier, lm_eval, "
+        "inspect, helm or swebench (see docs/inputs.md).",
     ),
 ]
 Measure = Annotated[
@@ -211,8 +292,9 @@ Draws = Annotated[
     typer.Option(
         "--draws",
         min=1,
-        help="Posterior draws per chain (default: 10,000 for the exact and Gibbs samplers "
-        "and for the skew-normal up to 10,000 cells, fewer above in proportion, at least "
+        help="Posterior draws per chain (default: enough for bulk and tail ESS >= "
+        f"{defaults.DRAWS_ESS:,.0f} with a margin for the exact and Gibbs samplers, "
+        "10,000 for the skew-normal up to 10,000 cells, fewer above in proportion, at least "
         f"2,000; {defaults.DRAWS:,} for other NUTS fits).",
     ),
 ]
@@ -244,6 +326,14 @@ Strict = Annotated[
 ]
 Quiet = Annotated[
     bool, typer.Option("--quiet", "-q", help="Show no progress (warnings and errors still show).")
+]
+Explain = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="Also print how the numbers were reached: the rule and its formulas, the method "
+        "notes, the model choice (the default output is the answer and how to read it).",
+    ),
 ]
 ExecutorName = Annotated[
     str,
@@ -334,6 +424,7 @@ def load(
     ``qrels`` compute each of them.
     """
     from bayes_ir.readers import read_scores
+    from bayes_ir.table_checks import DEFAULT_MEASURE
 
     guard_outputs([*files, qrels])
     measures = [measure] if isinstance(measure, str) else list(measure or ())
@@ -347,6 +438,11 @@ def load(
     if qrels is not None:
         options["qrels"] = qrels
     table = read_scores(files, format=input_format, **options)
+    if not measures and list(table.measures) == [DEFAULT_MEASURE]:
+        say_note(
+            f"{', '.join(str(f) for f in files)} names no measure, so tables and figures say "
+            f"{DEFAULT_MEASURE!r}: pass -m with its name (-m AP, -m nDCG@10)"
+        )
     if len(measures) == 1:
         table = table.select(collection=collection, measure=_measure_label(table, measures[0]))
     elif collection is not None or measures:  # several: each must be in the scores
@@ -468,9 +564,11 @@ def compact_table(title: str, **options) -> Table:
     """Return a rich table without side borders or edge padding, its title on the left.
 
     Wide result tables (risk review, meta-analysis) fit an 80-column terminal this way;
+    the table is at least as wide as its title (which a narrower terminal still wraps);
     ``options`` go to :class:`rich.table.Table` (``caption``, ``min_width``, ...). Text is
     shown as written (:class:`EscapedTable`).
     """
+    options.setdefault("min_width", len(title))  # the title on one line, never wrapped
     return EscapedTable(
         title=title,
         title_justify="left",
@@ -491,6 +589,30 @@ def save_output(frame, output: Path | None) -> None:
         say_wrote(write_table(frame, output))
 
 
+def write_figures(figures: Mapping[str, Callable[[], Any]], folder: Path) -> list[Path]:
+    """Draw each figure and write it as ``folder / name`` (PNG, atomically); return the paths.
+
+    ``figures`` maps a file name to a function that returns a matplotlib Figure; each
+    figure is closed once written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bayes_ir.files import atomic_path
+
+    paths = []
+    for name, draw in figures.items():
+        fig = draw()
+        path = folder / name
+        with atomic_path(path, what="--figures") as tmp:
+            fig.savefig(tmp, dpi=120)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
 def warn(message: str, *, style: str = "yellow") -> None:
     """Print ``warning: message`` on stderr as one line, in the CLI's words, shown as written."""
     text = " ".join(cli_wording(message).split())
@@ -501,6 +623,60 @@ def warn_failed_checks(messages: Iterable[str]) -> None:
     """Print one ``warning: diagnostics failed: ...`` line per failed diagnostics check."""
     for message in messages:
         warn(f"diagnostics failed: {message}", style="bold red")
+
+
+def say_next(*steps: tuple[str, str | None]) -> None:
+    """Print what to do next: ``next:``, then ``  COMMAND  # WHY`` per step (shown as written).
+
+    A step without a command is advice, printed as ``  WHY``. Each command is whole on
+    its line, so that it can be copied into a shell with its comment.
+    """
+    console.print("[bold]next:[/]", highlight=False)
+    for why, command in steps:
+        line = f"  {command}  # {why}" if command else f"  {why}"
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def typed_command(command: str, *, exclude: Iterable[str] = ()) -> str:
+    """``bayes-ir COMMAND ...`` with the arguments and options typed for this run.
+
+    Only what the user gave (not defaults), minus the options named in ``exclude``
+    (parameter names: ``"plot"``, ``"output"``), each word quoted for a POSIX shell: the
+    start of a next step that adds an option.
+    """
+    import shlex
+
+    context = get_current_context(silent=True)
+    words = ["bayes-ir", command]
+    if context is None:  # not run from the command line
+        return " ".join(words)
+    for param in context.command.params:
+        name = param.name
+        source = context.get_parameter_source(name) if name else None
+        if name in set(exclude) or source is None or source.name != "COMMANDLINE":
+            continue
+        value = context.params.get(name)
+        values = list(value) if isinstance(value, list | tuple) else [value]
+        if param.param_type_name == "argument":
+            words += [str(v) for v in values]
+        elif getattr(param, "is_flag", False):
+            words.append(param.opts[0] if value else param.secondary_opts[0])
+        else:
+            for v in values:
+                words += [param.opts[0], str(v)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def say_note(message: str) -> None:
+    """Print ``note: message`` on stderr as one line, in the CLI's words, shown as written."""
+    text = " ".join(cli_wording(message).split())
+    console_err.print(f"note: {text}", highlight=False, markup=False, soft_wrap=True)
+
+
+def rule(title: str) -> None:
+    """Print a rule line with ``title`` (between measures): the terminal's width, else 80."""
+    width = console.width if console.is_terminal else RULE_WIDTH
+    console.print(Rule(escape(title), characters="=", style="bold"), width=width)
 
 
 def say_wrote(path: str | Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import shlex
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -54,10 +55,10 @@ from bayes_ir.cli._app import (
     TopM,
     Tune,
     assign_roles,
-    console,
     console_err,
     load,
     quieted,
+    rule,
     warn,
 )
 from bayes_ir.cli._progress import reporter_for
@@ -138,6 +139,44 @@ class Scores:
             need_challenger=need_challenger,
         )
 
+    @property
+    def last_view(self) -> bool:
+        """Whether this is the last measure run (or the only one): where next steps are said."""
+        return not self._all or list(self.measure or ()) == [self._all[-1]]
+
+    def command_line(self, command: str, *extra: str) -> str:
+        """``bayes-ir COMMAND FILES ...`` with these scores' reading options and roles as given.
+
+        ``extra`` are further options of the command (``"-o", "review.html"``); every
+        word is quoted for a POSIX shell (``-C 'chal_*'``).
+        """
+        words: list[str] = ["bayes-ir", command, *map(str, self.files)]
+        given = (
+            ("-f", self.input_format),
+            ("--collection", self.collection),
+            ("--qrels", self.qrels),
+            ("--missing", None if self.missing == "error" else self.missing),
+            ("-c", self.champion),
+        )
+        for option, value in given:
+            if value is not None:
+                words += [option, str(value)]
+        for option, values in (
+            ("-m", list(self._all or self.measure or ())),
+            ("-C", self.challengers or ()),
+            ("-a", self.artifacts or ()),
+            ("--exclude", self.exclude or ()),
+        ):
+            for value in values:
+                words += [option, value]
+        if not self.check_range:
+            words.append("--no-range-check")
+        if self.drop_bottom:
+            words += ["--drop-bottom", f"{self.drop_bottom:g}"]
+        if self.top_m is not None:
+            words += ["--top-m", str(self.top_m)]
+        return " ".join(shlex.quote(w) for w in [*words, *extra])
+
     def read_once(self) -> None:
         """Read the files for every measure of :meth:`each_measure` (once for all views)."""
         if "all" not in self._read:
@@ -174,6 +213,26 @@ class Sampler:
             if getattr(self, key) is not None:
                 given[key] = getattr(self, key)
         return given
+
+    def words(
+        self, *, seed: int | None, saved: Path | None = None, reuse: bool = True
+    ) -> list[str]:
+        """Return the options that reproduce this fit in another command (its next step).
+
+        ``--fit PATH`` when the fit is saved at ``saved`` (or was read from one, unless
+        ``reuse`` is false: BRisk's fit is not one the other commands take), otherwise
+        the likelihood and sampler settings given and ``--seed``.
+        """
+        saved = saved or (self.fit_path if reuse else None)
+        if saved is not None:
+            return ["--fit", str(saved)]
+        words = [] if self.likelihood == "gaussian" else ["--likelihood", self.likelihood]
+        if self.chains != defaults.CHAINS:
+            words += ["--chains", str(self.chains)]
+        for key in ("draws", "tune", "target_accept"):
+            if getattr(self, key) is not None:
+                words += [f"--{key.replace('_', '-')}", f"{getattr(self, key):g}"]
+        return words + ([] if seed is None else ["--seed", str(seed)])
 
     def fit(self, table: ScoreTable, *, seed: int | None) -> Any:
         """Fit the model (its progress is shown by the reporter of :func:`uses_scores`).
@@ -390,7 +449,7 @@ def _each_measure(command: Callable, given: dict[str, Any], views: list[Scores])
     codes = []
     for view in views:
         measure = view.measure[0] if view.measure else ""
-        console.rule(f"measure {measure}", characters="=", style="bold")
+        rule(f"measure {measure}")
         call = dict(given, scores=view)
         for key in (*OUTPUT_OPTIONS, "figures"):
             if call.get(key) is not None:

@@ -11,6 +11,7 @@ from bayes_ir import defaults
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     CiProb,
+    Explain,
     Output,
     Seed,
     app,
@@ -18,9 +19,11 @@ from bayes_ir.cli._app import (
     console,
     number_list,
     save_output,
+    say_next,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.cli.across import By, Over, Scale, SegmentsOption, wants_across
+from bayes_ir.cli.fit import print_legend
 from bayes_ir.errors import BayesIRError
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
@@ -107,6 +110,7 @@ def decide(
     seed: Seed = None,
     ci_prob: CiProb = None,
     gate: Gate = False,
+    explain: Explain = False,
     output: Output = None,
     by: By = None,
     segments: SegmentsOption = None,
@@ -118,13 +122,16 @@ def decide(
     Fits the Bayesian hierarchical model, then prints for each challenger P(better by more
     than the margin), P(practically equivalent), P(worse), the expected losses of
     deploying and keeping, the action, and for undecided challengers the probability that
-    k more topics settle it. --gate makes the exit status the decision (for CI). With
-    --by collection or --segments: one model across the groups, deciding on the average
-    contrast or, with --over new, on the contrast on a new collection (segment).
+    k more topics settle it, and what to do next. --explain adds the rule with its
+    formulas and the reason for each action. --gate makes the exit status the decision
+    (for CI). With --by collection or --segments: one model across the groups, deciding
+    on the average contrast or, with --over new, on the contrast on a new collection
+    (segment).
     """
     from bayes_ir.decision import check_options
     from bayes_ir.decision import decide as decide_fn
-    from bayes_ir.report.decision import format_probability
+    from bayes_ir.report.marks import choice_line
+    from bayes_ir.report.numbers import format_probability
 
     grid = _parse_topics(topics)
     mode = "non_inferiority" if non_inferiority else "superiority"
@@ -156,41 +163,104 @@ def decide(
         topics=grid,
         seed=seed,
     )
-    if result.likelihood_choice is not None:
-        console.print(result.likelihood_choice.choice_text(), highlight=False, markup=False,
-                      soft_wrap=True)  # fmt: skip
-    _print(decision, format_probability)
+    if result.likelihood_choice is not None:  # --likelihood auto: which model
+        text = (
+            result.likelihood_choice.summary() if explain else choice_line(result.likelihood_choice)
+        )
+        console.print(text, highlight=False, markup=False, soft_wrap=explain)
+    _print(decision, format_probability, result, explain=explain)
     save_output(decision.to_frame(), output)
     if output is not None and len(decision.more_topics):
         save_output(decision.more_topics, output.with_stem(f"{output.stem}_more_topics"))
+    if scores.last_view:
+        say_next(*decide_steps(decision, scores, sampler, seed=seed))
     if gate:
         raise typer.Exit(GATE_EXIT[decision.overall])
 
 
-def _print(decision, fmt) -> None:
-    """Print the decision table, the reasons and the more-topics table."""
+#: Probability that more topics settle an undecided challenger, above which the next
+#: step names that many topics.
+SETTLED = 0.8
+
+
+def _more_topics_advice(decision) -> list[tuple[str, str | None]]:
+    """Advice for each undecided challenger: how many more topics would likely settle it."""
+    from bayes_ir.report.numbers import format_probability
+
+    steps: list[tuple[str, str | None]] = []
+    for name, group in decision.more_topics.groupby("challenger", sort=False):
+        enough = group[group["p_decisive"] >= SETTLED]
+        row = enough.iloc[0] if len(enough) else group.iloc[-1]
+        k, p = int(row["topics_added"]), format_probability(row["p_decisive"])
+        if len(enough):
+            steps.append((f"judge about {k} more topics: {name} would then be settled with "
+                          f"probability {p}; then decide again", None))  # fmt: skip
+        else:
+            steps.append((f"{k} more topics would settle {name} with probability {p} only "
+                          "(--topics with larger numbers looks further)", None))  # fmt: skip
+    return steps
+
+
+def decide_steps(decision, scores, sampler, *, seed) -> list[tuple[str, str | None]]:
+    """Return the next steps after a decision: a better model, more topics, the review."""
+    d = decision
+    steps: list[tuple[str, str | None]] = []
+    if not d.diagnostics_passed:
+        steps.append(("refit with more draws, the posterior failed its diagnostics",
+                      scores.command_line("decide", *sampler.words(seed=seed),
+                                          "--draws", "20000")))  # fmt: skip
+    elif d.misfit and sampler.likelihood != "auto":
+        seeded = [] if seed is None else ["--seed", str(seed)]
+        steps.append((f"a model that describes {', '.join(d.misfit)}",
+                      scores.command_line("decide", "--likelihood", "auto", *seeded)))  # fmt: skip
+    if len(d.more_topics):
+        steps += _more_topics_advice(d)
+    margin = [] if d.margin == defaults.DECISION_MARGIN else ["--min-gain", f"{d.margin:g}"]
+    steps.append(("the whole review (risk, model check, provenance) in one page",
+                  scores.command_line("review", *sampler.words(seed=seed), *margin, "-o",
+                                      "review.html")))  # fmt: skip
+    return steps
+
+
+def _print(decision, fmt, fit, *, explain: bool) -> None:
+    """Print the decision table, its legend and, for undecided challengers, the more-topics table.
+
+    ``explain`` adds the rule with its formulas, the reason for each action and the
+    assumptions of the more-topics analysis.
+    """
+    from bayes_ir.report.marks import marked
+
     d = decision
     unit = f" {d.measure}" if d.measure else ""
     if not d.diagnostics_passed:
         console.print("DIAGNOSTICS FAILED: do not act on these numbers", style="bold red")
-    for name in d.misfit:
-        console.print(f"MODEL MISFIT: the model does not describe {name}", style="bold red",
-                      markup=False)  # fmt: skip
+    misfit = d.misfit
     kind = "superiority" if d.mode == "superiority" else "non-inferiority"
+    caption = (
+        "mean: posterior mean of challenger minus champion; P(>m), P(|d|<=m), P(<-m): "
+        "probability that it is better by more than the margin, within it, worse by more; "
+        "L: expected loss of deploying or keeping"
+    )
+    caption += (
+        f". Rule: {d.rule}"
+        if explain
+        else f" (deploy when P(>m) >= {d.p_min:g} and L_deploy <= {d.threshold:g}; "
+        "--explain gives the rule)"
+    )
     view = compact_table(
-        f"Decision vs champion {d.champion!r} ({kind}, margin m = {d.margin:g}{unit}"
+        f"Decision vs champion {marked(d.champion, misfit, text=repr(d.champion))} ({kind}, "
+        f"margin m = {d.margin:g}{unit}"
         + (f", risk weight r = {d.r:g}" if d.r != 1 else "")
         + f"): {d.overall.upper()}",
-        caption=f"mean: posterior mean of challenger minus champion; L: expected loss. "
-        f"Rule: {d.rule}",
+        caption=caption,
     )
     for col in ("challenger", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy", "L_keep",
                 "action"):  # fmt: skip
         view.add_column(col, justify="left" if col in ("challenger", "action") else "right",
-                        no_wrap=col != "action")  # fmt: skip
+                        no_wrap=True)  # fmt: skip
     for row in d.table.itertuples(index=False):
         view.add_row(
-            str(row.challenger),
+            marked(str(row.challenger), misfit),
             f"{row.mean:+.4f}",
             fmt(row.p_better),
             fmt(row.p_equivalent),
@@ -200,21 +270,32 @@ def _print(decision, fmt) -> None:
             Text(str(row.action), style=_style(row.action)),
         )
     console.print(view)
-    for row in d.table.itertuples(index=False):
-        console.print(f"  {row.challenger}: {row.action}: {row.reason}", markup=False,
-                      highlight=False, soft_wrap=True)  # fmt: skip
+    print_legend(fit, misfit, champion=d.champion,
+                 consequence="no decision is taken (unreliable)")  # fmt: skip
+    if explain:
+        for row in d.table.itertuples(index=False):
+            console.print(f"  {row.challenger}: {row.action}: {row.reason}", markup=False,
+                          highlight=False, soft_wrap=True)  # fmt: skip
     if len(d.more_topics):
         from bayes_ir.decision.more_topics import ASSUMPTIONS
 
-        more = compact_table(
-            "How many more topics would settle it",
-            caption=f"Assumes {ASSUMPTIONS}. Sakai n: total topics a paired t-test (alpha "
-            "0.05, power 0.8) needs to detect a difference of the margin.",
+        caption = (
+            "P(deploy), P(keep), P(undecided): probability that judging that many more "
+            "topics (+topics) makes the decision deploy, keep the champion, or leaves it "
+            "open; E[loss]: expected loss after them"
         )
-        for col in ("challenger", "+topics", "P(deploy)", "P(keep)", "P(undecided)",
-                    "E[loss]", "Sakai n"):  # fmt: skip
-            more.add_column(col, justify="left" if col == "challenger" else "right")
+        if explain:
+            caption += (
+                f". Assumes {ASSUMPTIONS}. Sakai n: total topics a paired t-test (alpha 0.05, "
+                "power 0.8) needs to detect a difference of the margin."
+            )
+        more = compact_table("How many more topics would settle it", caption=caption)
+        columns = ["challenger", "+topics", "P(deploy)", "P(keep)", "P(undecided)", "E[loss]"]
+        for col in [*columns, *(["Sakai n"] if explain else [])]:
+            more.add_column(col, justify="left" if col == "challenger" else "right",
+                            no_wrap=True)  # fmt: skip
         for row in d.more_topics.itertuples(index=False):
+            sakai = row.sakai_total_topics
             more.add_row(
                 str(row.challenger),
                 str(row.topics_added),
@@ -222,7 +303,6 @@ def _print(decision, fmt) -> None:
                 fmt(row.p_keep),
                 fmt(row.p_undecided),
                 f"{row.expected_loss:.4f}",
-                "" if row.sakai_total_topics != row.sakai_total_topics
-                else str(int(row.sakai_total_topics)),
-            )  # fmt: skip
+                *([("" if sakai != sakai else str(int(sakai)))] if explain else []),
+            )
         console.print(more)

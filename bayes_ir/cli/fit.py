@@ -16,6 +16,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     CiProb,
+    Explain,
     Output,
     Seed,
     Strict,
@@ -25,10 +26,12 @@ from bayes_ir.cli._app import (
     console,
     number_list,
     save_output,
+    say_next,
     say_wrote,
     status,
     warn_failed_checks,
 )
+from bayes_ir.cli._app import write_figures as write_figure_files
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
@@ -114,7 +117,9 @@ _VERDICT_STYLE = {
 
 
 def _style(verdict: str) -> str:
-    if verdict.startswith(("UNRELIABLE", "MODEL MISFIT")):
+    from bayes_ir.decision.rules import MISFIT_VERDICT
+
+    if verdict.startswith(("UNRELIABLE", MISFIT_VERDICT)):
         return "bold white on red"
     for key, style in _VERDICT_STYLE.items():
         if verdict.startswith(key):
@@ -124,61 +129,161 @@ def _style(verdict: str) -> str:
 
 def write_figures(fit, comparison, folder: Path, *, ci_prob: float, seed: int | None) -> list[Path]:
     """Write the decision figures of a fit into ``folder`` and return their paths."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from bayes_ir.hierarchical.contrasts import rank_probabilities
     from bayes_ir.hierarchical.predictive import posterior_predictive
-    from bayes_ir.plots.hierarchical import plot_system_topic_intervals
+    from bayes_ir.plots.hierarchical import plot_system_topic_intervals, predictive_systems
+    from bayes_ir.report.marks import misfit_systems
 
+    drawn = predictive_systems(fit)  # simulated for these systems only
     figures = {
         "system_topic_intervals": lambda: plot_system_topic_intervals(fit, ci_prob=ci_prob),
         "contrasts": comparison.plot,
-        "predictive": lambda: posterior_predictive(fit, ci_prob=ci_prob, seed=seed).plot(),
-        "rank_probabilities": lambda: rank_probabilities(fit).plot(),
+        "predictive": lambda: posterior_predictive(
+            fit, ci_prob=ci_prob, seed=seed, systems=drawn
+        ).plot(),
+        "rank_probabilities": lambda: rank_probabilities(fit).plot(misfit=misfit_systems(fit)),
     }
-    paths = []
-    for key, draw in figures.items():
-        fig = draw()
-        path = folder / FIGURE_FILES[key]
-        with atomic_path(path, what="--figures") as tmp:
-            fig.savefig(tmp, dpi=120)
-        plt.close(fig)
-        paths.append(path)
-    return paths
+    return write_figure_files({FIGURE_FILES[k]: draw for k, draw in figures.items()}, folder)
 
 
-def decision_table(comparison) -> Table:
-    """Build the rich table of a :class:`~bayes_ir.hierarchical.contrasts.Comparison`."""
+def decision_table(comparison, *, misfit: tuple[str, ...] = (), explain: bool = False) -> Table:
+    """Build the rich table of a :class:`~bayes_ir.hierarchical.contrasts.Comparison`.
+
+    Systems in ``misfit`` carry the misfit mark (the champion's is in the title);
+    ``explain`` adds to the caption how the verdict is read from the interval.
+    """
+    from bayes_ir.report.marks import marked
+    from bayes_ir.report.numbers import format_probability
+
     frame = comparison.to_frame()
     pct = f"{100 * comparison.ci_prob:g}%"
-    view = compact_table(
-        f"Challengers vs champion {comparison.champion!r} (difference of system means)",
-        caption=(
-            f"{pct} equal-tailed credible intervals of challenger minus champion; "
-            "P(>x): posterior probability that the difference exceeds x"
-        ),
-    )
     gain = comparison.min_gain != 0
+    caption = (
+        f"mean, interval: challenger minus champion, posterior mean and {pct} equal-tailed "
+        "credible interval; P(>x): posterior probability that the difference exceeds x"
+    )
+    if explain:
+        caption += (
+            "; verdict: read from the interval, better (worse) when it lies above (below) 0"
+            + (f", worthwhile gain when above --min-gain {comparison.min_gain:g}" if gain else "")
+            + ", uncertain when it holds 0"
+        )
+    measure = f", {comparison.measure}" if comparison.measure else ""
+    champion = comparison.champion
+    view = compact_table(
+        f"Challengers vs champion {marked(champion, misfit, text=repr(champion))} "
+        f"(difference of system means{measure})",
+        caption=caption,
+    )
     columns = ["challenger", "mean", f"{pct} interval", "P(>0)"]
     columns += [f"P(>{comparison.min_gain:g})"] if gain else []
-    for col in [*columns, "verdict"]:
-        if col == "verdict":
-            view.add_column(col, justify="left", min_width=10, overflow="fold")
-        else:
-            view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)
+    for col in columns:
+        view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)
+    view.add_column("verdict", justify="left", min_width=10, overflow="fold")  # terminal: wraps
     for row in frame.itertuples(index=False):
         cells = [
-            row.challenger,
+            marked(row.challenger, misfit),
             f"{row.mean:+.4f}",
             f"[{row.ci_lower:+.4f}, {row.ci_upper:+.4f}]",
-            f"{row.p_better:.3f}",
+            format_probability(row.p_better),
         ]
-        cells += [f"{row.p_gain:.3f}"] if gain else []
+        cells += [format_probability(row.p_gain)] if gain else []
         view.add_row(*cells, Text(row.verdict, style=_style(row.verdict)))
     return view
+
+
+def model_line(fit) -> str:
+    """One line: the model fitted, the sampler, and the diagnostics that passed."""
+    from bayes_ir.report.marks import model_description, sampler_description
+
+    diag = fit.diagnostics
+    ess = min(diag.min_ess_bulk, diag.min_ess_tail)
+    return (
+        f"Model: {model_description(fit)} ({sampler_description(fit)}); diagnostics PASS "
+        f"(max R-hat {diag.max_rhat:.4f}, min ESS {ess:,.0f}; --explain shows each check)"
+    )
+
+
+def diagnostics_panel(fit, comparison) -> Panel:
+    """Box the diagnostics of ``fit``: each check, and what to do when one failed."""
+    from bayes_ir.report.marks import model_description, sampler_description
+
+    passed = comparison.diagnostics_passed
+    diag_text = escape(fit.diagnostics.summary()) if hasattr(fit.diagnostics, "summary") else ""
+    if hasattr(fit, "describe_draws"):  # chains x draws, and the ESS they were chosen for
+        diag_text += "\n  " + escape(fit.describe_draws())
+    if not passed:
+        problems = "\n".join(f"- {escape(cli_wording(m))}" for m in comparison.gate.messages)
+        diag_text = (
+            "[bold red]The posterior is not reliable: do not act on these numbers.[/]\n"
+            f"{problems}\nRefit with more draws (--draws, --tune), more chains (--chains) "
+            "or, after divergences, a higher --target-accept.\n" + diag_text
+        )
+    return Panel(
+        diag_text or escape(comparison.gate.banner()),
+        title="Diagnostics: PASS" if passed else "Diagnostics: FAILED (do not act on this)",
+        subtitle=escape(f"{model_description(fit)}, {sampler_description(fit)}"),
+        border_style="green" if passed else "bold red",
+        expand=False,
+    )
+
+
+def print_model(fit, comparison, *, explain: bool) -> None:
+    """Print the model and its diagnostics: one line when they passed, the box otherwise.
+
+    With ``--likelihood auto`` one more line says which model was chosen; ``explain``
+    prints the box and the PSIS-LOO comparison of every candidate.
+    """
+    from bayes_ir.report.marks import choice_line
+
+    if explain or not comparison.diagnostics_passed:
+        console.print(diagnostics_panel(fit, comparison), highlight=False)
+    else:
+        console.print(model_line(fit), highlight=False, markup=False)  # a terminal: words wrap
+    choice = fit.likelihood_choice
+    if choice is not None:  # --likelihood auto: how the model was chosen
+        text = choice.summary() if explain else choice_line(choice)
+        console.print(text, highlight=False, markup=False, soft_wrap=explain)  # a table: whole
+
+
+def print_legend(fit, misfit: tuple[str, ...], *, champion: str, consequence: str = "") -> None:
+    """Print the line that says what the misfit mark means (nothing when nothing is marked)."""
+    from bayes_ir.report.marks import misfit_legend
+
+    legend = misfit_legend(fit, misfit, champion=champion, consequence=consequence)
+    if legend:
+        console.print(legend, style="bold red", highlight=False, markup=False)
+
+
+def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> list:
+    """Return the next steps after a fit: a better model when needed, then decide, review.
+
+    ``extra`` are options the next commands share (``--margin``); a fit saved with
+    ``--save`` is reused by them (``--fit``).
+    """
+    steps = []
+    if not fit.diagnostics.passed:
+        draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
+        steps.append((
+            "refit with more draws, the posterior failed its diagnostics",
+            scores.command_line("fit", *sampler.words(seed=seed), "--draws", str(draws)),
+        ))  # fmt: skip
+    elif misfit and sampler.likelihood != "auto":
+        seeded = [] if seed is None else ["--seed", str(seed)]
+        steps.append((
+            f"a model that describes {', '.join(misfit)}",
+            scores.command_line("fit", "--likelihood", "auto", *seeded),
+        ))  # fmt: skip
+    common = [*sampler.words(seed=seed, saved=saved), *extra]
+    steps.append((
+        "deploy, keep the champion or collect more data",
+        scores.command_line("decide", *common),
+    ))  # fmt: skip
+    steps.append((
+        "the whole review (risk, model check, provenance) in one page",
+        scores.command_line("review", *common, "-o", "review.html"),
+    ))  # fmt: skip
+    return steps
 
 
 @app.command()
@@ -195,6 +300,7 @@ def fit(
     sweep_effects: SweepEffects = "mean",
     save: SavePath = None,
     strict: Strict = False,
+    explain: Explain = False,
     output: Output = None,
     by: By = None,
     segments: SegmentsOption = None,
@@ -202,12 +308,13 @@ def fit(
 ) -> None:
     """Is each challenger better than the champion? Fit the Bayesian hierarchical model.
 
-    Prints the diagnostics verdict and the decision table (difference from the champion,
-    credible interval, P(better), P(gain > --min-gain), verdict); writes the figures,
-    the saved fit and the table on request. With --by collection or --segments: one
-    model across the collections (or segments), printing the overall contrast, each
-    group's shrunken contrast beside its raw one, the contrast on a new group and the
-    number of groups won.
+    Prints the model and its diagnostics, the decision table (difference from the
+    champion, credible interval, P(better), P(gain > --min-gain), verdict) and what to
+    run next; writes the figures, the saved fit and the table on request. --explain adds
+    each diagnostics check and, with --likelihood auto, the comparison of the models.
+    With --by collection or --segments: one model across the collections (or segments),
+    printing the overall contrast, each group's shrunken contrast beside its raw one, the
+    contrast on a new group and the number of groups won.
     """
     if wants_across(by, segments):
         from bayes_ir.cli.across import fit_from_cli, report_fit
@@ -224,6 +331,7 @@ def fit(
         return
     from bayes_ir.hierarchical.artifact_sweep import EFFECTS
     from bayes_ir.hierarchical.contrasts import compare
+    from bayes_ir.report.marks import misfit_systems
 
     p = defaults.ci_prob(ci_prob)
     m_values = list(number_list(sweep, "--sweep")) if sweep is not None else None
@@ -238,28 +346,10 @@ def fit(
     passed = comparison.diagnostics_passed
     if not passed:
         warn_failed_checks(comparison.gate.messages)
-    diag_text = (
-        escape(result.diagnostics.summary()) if hasattr(result.diagnostics, "summary") else ""
-    )
-    if not passed:
-        problems = "\n".join(f"- {escape(cli_wording(m))}" for m in comparison.gate.messages)
-        diag_text = (
-            "[bold red]The posterior is not reliable: do not act on these numbers.[/]\n"
-            f"{problems}\nRefit with more draws (--draws, --tune), more chains (--chains) "
-            "or, after divergences, a higher --target-accept.\n" + diag_text
-        )
-    console.print(
-        Panel(
-            diag_text or escape(comparison.gate.banner()),
-            title="Diagnostics: PASS" if passed else "Diagnostics: FAILED (do not act on this)",
-            subtitle=_model_line(result),
-            border_style="green" if passed else "bold red",
-        ),
-        highlight=False,
-    )
-    console.print(decision_table(comparison))
-    if result.likelihood_choice is not None:  # --likelihood auto
-        console.print(result.likelihood_choice.summary(), highlight=False, soft_wrap=True)
+    print_model(result, comparison, explain=explain)
+    misfit = misfit_systems(result, [comparison.champion, *comparison.challengers])
+    console.print(decision_table(comparison, misfit=misfit, explain=explain))
+    print_legend(result, misfit, champion=comparison.champion)
     if figures is not None:
         with status("Drawing figures..."):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
@@ -276,19 +366,12 @@ def fit(
         path = result.save(save)
         say_wrote(path)
     save_output(comparison.to_frame(), output)
+    if scores.last_view:
+        margin = ["--margin", f"{min_gain:g}"] if min_gain > 0 else []
+        say_next(*fit_steps(scores, sampler, result, seed=seed, misfit=misfit, saved=save,
+                            extra=margin))  # fmt: skip
     if strict and not passed:
         raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
-
-
-def _model_line(result) -> str:
-    """Say which model and sampler the diagnostics are about (n/a rows puzzle otherwise)."""
-    method = str(getattr(result, "method", "nuts"))
-    sampler = {
-        "exact": "exact sampler, no NUTS",
-        "gibbs": "Gibbs sampler, no NUTS",
-        "nuts": "NUTS",
-    }.get(method, method)
-    return f"{getattr(result, 'likelihood', '')} likelihood, {sampler}"
 
 
 def _run_sweep(

@@ -13,10 +13,12 @@ from rich.text import Text
 from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EscapedTable,
+    Explain,
     Output,
     app,
     console,
     save_output,
+    say_next,
 )
 from bayes_ir.cli._inputs import Scores, Workers, uses_scores
 
@@ -58,13 +60,16 @@ def glm(
         Path | None,
         typer.Option("--pairs", help="Write every Tukey pair (.csv, .json, .md or .tex)."),
     ] = None,
+    explain: Explain = False,
     output: Output = None,
 ) -> None:
     """Fit Gaussian GLMs score ~ topic + system per link; print deviance and significant pairs.
 
     The tables follow Faggioli, Ferro and Fuhr (CIKM 2022): one row per link, one column
-    per collection and measure, the best link marked ◀. --output writes the tidy table
-    (deviance, AIC, BIC, logLik, iterations, convergence, significant pairs per link).
+    per collection and measure, the best link marked ◀; then which system pairs differ
+    under the link of lowest deviance (the first systems; --explain lists them all, --pairs
+    writes every pair). --output writes the tidy table (deviance, AIC, BIC, logLik,
+    iterations, convergence, significant pairs per link).
     """
     names = [name.strip() for item in (links or []) for name in item.split(",") if name.strip()]
     validate.choice("--boundary", boundary, ("clip", "drop_systems", "none"))
@@ -104,9 +109,55 @@ def glm(
             + escape(f"{row.collection} {row.measure} did not converge: {row.message}"),
             highlight=False,
         )
+    _print_pairs(result, alpha=alpha, explain=explain)
     save_output(frame, output)
     if pairs is not None:
         save_output(_pairs_frame(result), pairs)
+    if not scores.last_view:
+        return
+    steps: list[tuple[str, str | None]] = []
+    if pairs is None:
+        steps.append(("every pair with its difference, interval and adjusted p-value",
+                      scores.command_line("glm", "--pairs", "pairs.csv")))  # fmt: skip
+    if not explain:
+        steps.append(("every system that differs, and how the numbers were computed",
+                      scores.command_line("glm", "--explain")))  # fmt: skip
+    if steps:
+        say_next(*steps)
+
+
+def _print_pairs(result: LinkComparison, *, alpha: float, explain: bool) -> None:
+    """Print, per collection and measure, which systems differ under the lowest-deviance link."""
+    from bayes_ir.report.glm import pairs_lines
+
+    best = result.best("deviance")
+    frame = result.to_frame()
+    for column, links in best.items():
+        if not links:
+            continue
+        link = links.split(", ")[0]
+        row = frame[(frame["collection"] + " " + frame["measure"] == column)
+                    & (frame["link"] == link)].iloc[0]  # fmt: skip
+        tukey = result.get_tukey(link, collection=row["collection"], measure=row["measure"])
+        n = int(tukey.to_frame()["significant"].sum())
+        console.print(
+            Text(f"Pairs that differ under the {link} link (lowest deviance), {column}: "
+                 f"{n:,} of {len(tukey.to_frame()):,}", style="bold"),
+            soft_wrap=True,
+        )  # fmt: skip
+        limits = {"systems": None, "names": None} if explain else {}
+        for line in pairs_lines(tukey, **limits) or ["no pair differs"]:
+            console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+    if explain:
+        console.print(
+            f"  A > n: A's score is significantly higher than each system named (topic-blocked "
+            f"Tukey HSD of the GLM score ~ topic + system on the link's scale, family-wise "
+            f"alpha {alpha:g}); deviance: residual deviance of that GLM (Faggioli, Ferro and "
+            "Fuhr, CIKM 2022)",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def _rich_table(result: LinkComparison, stat: str, title: str) -> Group:

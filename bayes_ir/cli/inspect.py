@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -14,6 +15,7 @@ from bayes_ir.cli._app import (
     console,
     console_err,
     save_output,
+    say_next,
 )
 from bayes_ir.cli._inputs import Scores, uses_scores
 from bayes_ir.errors import BayesIRWarning
@@ -74,6 +76,20 @@ def inspect(
             console_err.print(f"warning: {w.message}", highlight=False, markup=False,
                               soft_wrap=True)  # fmt: skip
     save_output(frame, output)
+    from bayes_ir.table_checks import DEFAULT_MEASURE
+
+    pick = []  # fit analyses one collection and one measure
+    if len(table.collections) > 1 and scores.collection is None:
+        pick += ["--collection", str(table.collections[0])]
+    if len(table.measures) > 1 and not scores.measure:
+        pick += ["-m", str(table.measures[0])]
+    elif list(table.measures) == [DEFAULT_MEASURE] and not scores.measure:
+        pick += ["-m", "MEASURE"]  # the file names none: say which it is
+    say_next((
+        "is a challenger better than the champion? (name yours: an exact name, a glob)",
+        replace(scores, missing="error").command_line("fit", *pick)
+        + " -c CHAMPION -C 'CHALLENGER*'",
+    ))  # fmt: skip
 
 
 def systems_table(frame: pd.DataFrame) -> Table:

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from bayes_ir.cli._app import (
     CiProb,
+    Explain,
     InputFormat,
     Measure,
     Missing,
@@ -24,7 +25,9 @@ from bayes_ir.cli._app import (
     guard_outputs,
     load,
     save_output,
+    say_next,
     say_wrote,
+    typed_command,
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
 from bayes_ir.errors import BayesIRError
@@ -80,6 +83,7 @@ def meta(
     leave_one_out: Annotated[
         bool, typer.Option("--leave-one-out", help="Also print the leave-one-out table.")
     ] = False,
+    explain: Explain = False,
     plot: Annotated[
         Path | None,
         typer.Option(
@@ -91,8 +95,14 @@ def meta(
     check_range: RangeCheck = True,
     output: Output = None,
 ) -> None:
-    """Pool a treatment-vs-control effect over collections; print metafor-style results."""
+    """Pool a treatment-vs-control effect over collections; say what it means in plain words.
+
+    Prints the effect per collection with the pooled rows, a plain-language conclusion
+    (the pooled effect, how sure, whether the collections agree) and what to run next;
+    --explain adds metafor's printout (tau^2, I^2, H^2, the test for heterogeneity).
+    """
     from bayes_ir.frequentist.meta_analysis import effect_size, meta_analysis, read_meta_config
+    from bayes_ir.report.meta import meta_conclusion
 
     labels: dict[str, str] = {}
     order = None
@@ -161,9 +171,11 @@ def meta(
         )
     except ValueError as exc:  # option clashes: report them like bad input
         raise BayesIRError(str(exc)) from None
-    console.print(cli_wording(result.summary()), highlight=False, markup=False, soft_wrap=True)
+    if explain:
+        console.print(cli_wording(result.summary()), highlight=False, markup=False, soft_wrap=True)
     frame = result.to_frame()
     console.print(collections_table(result, frame))
+    console.print(meta_conclusion(result), highlight=False, markup=False)  # words wrap
     if len(effects.unpaired):
         console_err.print(
             f"note: {len(effects.unpaired)} topic(s) scored for only one system were excluded"
@@ -177,6 +189,17 @@ def meta(
         result.plot(path=plot)
         say_wrote(plot)
     save_output(frame, output)
+    command = typed_command("meta", exclude=("plot", "output", "leave_one_out", "explain"))
+    steps: list[tuple[str, str | None]] = []
+    if not leave_one_out and result.k >= 3:
+        steps.append(("does one collection drive it?", f"{command} --leave-one-out"))
+    if plot is None:
+        steps.append(("the forest plot", f"{command} --plot forest.pdf"))
+    if not explain:
+        steps.append(("tau^2, I^2, the test for heterogeneity (metafor's printout)",
+                      f"{command} --explain"))  # fmt: skip
+    if steps:
+        say_next(*steps)
 
 
 def collections_table(result, frame) -> Table:

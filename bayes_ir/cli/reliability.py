@@ -12,6 +12,7 @@ from bayes_ir.cli._app import (
     app,
     console,
     save_output,
+    say_next,
 )
 from bayes_ir.cli._inputs import Scores, uses_scores
 from bayes_ir.defaults import RELIABILITY_ESTIMATOR
@@ -82,3 +83,6 @@ def reliability(
             frame[f"{prefix}_ci_prob"] = interval.ci_prob
         frames.append(frame)
     save_output(pd.concat(frames, ignore_index=True), output)
+    if not intervals:
+        say_next(("how sure is this estimate (a bootstrap interval over topics)",
+                  scores.command_line("reliability", "--intervals")))  # fmt: skip

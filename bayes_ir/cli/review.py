@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from bayes_ir import defaults
-from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_wrote
+from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_next, say_wrote
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
 from bayes_ir.errors import BayesIRError
@@ -117,3 +117,8 @@ def review(
                                      **options)  # fmt: skip
     console.print(result.headline(), highlight=False, markup=False, soft_wrap=True)
     say_wrote(result.to_html(output))
+    say_next(
+        (f"read it in a browser (one file, no network): {output}", None),
+        ("the same decision as an exit status, for a CI pipeline",
+         scores.command_line("decide", *sampler.words(seed=seed), "--gate")),
+    )  # fmt: skip

@@ -14,6 +14,7 @@ from bayes_ir import defaults
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     CiProb,
+    Explain,
     Output,
     Seed,
     Strict,
@@ -22,6 +23,7 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     save_output,
+    say_next,
     say_wrote,
     warn,
     warn_failed_checks,
@@ -77,10 +79,13 @@ def risk(
     plot: Plot = None,
     strict: Strict = False,
     save: SavePath = None,
+    explain: Explain = False,
     output: Output = None,
 ) -> None:
     """Deployment risk review of the challengers against the champion (higher = riskier).
 
+    Prints one line saying what the table holds, the table (URisk-, TRisk-, BCa-, BRisk-,
+    ZRisk-, GeoRisk-) and what to run next; --explain says how each measure was computed.
     BRisk is a fit of the risk-adjusted scores at --r: ``--save`` writes it and
     ``--fit`` reuses one so written (a fit saved by ``bayes-ir fit`` is of the raw scores).
     """
@@ -118,12 +123,20 @@ def risk(
             warn(str(w.message))
     if review.brisk is not None and not review.brisk.diagnostics_passed:
         warn_failed_checks(review.brisk.diagnostics_messages)
-    console.print(review.header, highlight=False, markup=False, soft_wrap=True)
-    for view in risk_tables(review.display_frame(), width=console.width):
-        console.print(view)
+    from bayes_ir.report.marks import choice_line
+    from bayes_ir.report.risk import risk_header, risk_legend, risk_title
+
+    head = risk_header(review, legend=False) if explain else risk_title(review)
+    console.print(head, highlight=False, markup=False, soft_wrap=True)
     choice = getattr(getattr(review.brisk, "fit", None), "likelihood_choice", None)
     if choice is not None:  # --likelihood auto: how BRisk's model was chosen
-        console.print(choice.summary(), highlight=False, soft_wrap=True)
+        text = choice.summary() if explain else choice_line(choice)
+        console.print(text, highlight=False, markup=False, soft_wrap=explain)
+    for view in risk_tables(review.display_frame(), width=console.width):
+        console.print(view)
+    legend = risk_legend(review)
+    if legend:
+        console.print(legend, style="bold red", highlight=False, markup=False)
     if save is not None and review.brisk is not None:
         say_wrote(review.brisk.fit.save(save))
     if plot is not None:
@@ -137,12 +150,33 @@ def risk(
         say_wrote(output)
     else:
         save_output(review.to_frame(), output)
+    if scores.last_view:
+        say_next(*_risk_steps(review, scores, sampler, seed=seed, explain=explain))
     if strict and review.brisk is not None and not review.brisk.diagnostics_passed:
         raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
 
 
+def _risk_steps(review, scores, sampler, *, seed, explain) -> list[tuple[str, str | None]]:
+    """Return the next steps after the risk review: a model that fits, the settings, the review."""
+    from bayes_ir.report.risk import risk_misfit
+
+    steps: list[tuple[str, str | None]] = []
+    misfit = risk_misfit(review)
+    if misfit and sampler.likelihood != "auto":
+        seeded = [] if seed is None else ["--seed", str(seed)]
+        steps.append((f"a BRisk model that describes {', '.join(misfit)}",
+                      scores.command_line("risk", "--likelihood", "auto", *seeded)))  # fmt: skip
+    if not explain:
+        steps.append(("how each measure was computed (TRisk's SD, BCa's Bonferroni, BRisk's "
+                      "model)", scores.command_line("risk", "--explain")))  # fmt: skip
+    steps.append(("the decision with the risk, in one page",
+                  scores.command_line("review", *sampler.words(seed=seed, reuse=False), "-o",
+                                      "review.html")))  # fmt: skip
+    return steps
+
+
 def _risk_table(display: pd.DataFrame, title: str) -> Table:
-    view = compact_table(title, min_width=len(title))
+    view = compact_table(title)
     for col in display.columns:
         if col == "System":
             view.add_column(col, justify="left", no_wrap=True)

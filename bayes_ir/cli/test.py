@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from bayes_ir.cli._app import Output, Seed, app, console, save_output
+from bayes_ir.cli._app import Explain, Output, Seed, app, console, save_output, say_next
 from bayes_ir.cli._inputs import Scores, uses_scores
 
 Tests = Annotated[
@@ -37,13 +37,15 @@ def test_command(
     alternative: Alternative = "two-sided",
     resamples: Resamples = 10_000,
     seed: Seed = None,
+    explain: Explain = False,
     output: Output = None,
 ) -> None:
     """What does the t-test say? Paired tests of each challenger against the champion.
 
     Paired t, Fisher randomisation (exact for few topics), Wilcoxon signed-rank, sign and
     bootstrap tests, with Holm, Bonferroni or Benjamini-Hochberg correction over the
-    challengers; a ranx-style table with significance marks.
+    challengers; a ranx-style table with significance marks, then what to run next.
+    --explain says how each test and the adjustment were computed.
     """
     from bayes_ir.frequentist.paired import paired_tests
 
@@ -58,4 +60,14 @@ def test_command(
         seed=seed,
     )
     console.print(result.summary(), highlight=False, markup=False, soft_wrap=True)
+    if explain:
+        from bayes_ir.report.paired import paired_notes
+
+        for line in paired_notes(result):
+            console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     save_output(result.to_frame(), output)
+    if scores.last_view:
+        say_next((
+            "how likely each challenger is better, and by how much (the Bayesian model)",
+            scores.command_line("fit", *([] if seed is None else ["--seed", str(seed)])),
+        ))  # fmt: skip

@@ -31,9 +31,8 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir import defaults, validate
-from bayes_ir.decision.decide import DECISION_COLUMNS, Decision, check_options
+from bayes_ir.decision.decide import DECISION_COLUMNS, Decision, _reason, check_options
 from bayes_ir.decision.rules import (
-    ACTIONS,
     choose,
     expected_losses,
     reliable_action,
@@ -45,6 +44,16 @@ __all__ = ["OVER", "decide_across"]
 
 #: What a decision across groups is taken on: the average contrast or a new group's.
 OVER: tuple[str, ...] = ("average", "new")
+
+
+def _fit_status(check: Any, name: str, champion: str) -> str:
+    """Return the ``fit`` column: ``ok``, the failed checks (with their groups), or ``n/a``."""
+    if check is None:
+        return "n/a"
+    parts = [", ".join(check.failed(name))] if check.failed(name) else []
+    if check.failed(champion):
+        parts.append(f"champion {champion}: {', '.join(check.failed(champion))}")
+    return "; ".join(parts) or "ok"
 
 
 def decide_across(
@@ -96,6 +105,11 @@ def decide_across(
     loss_deploy, loss_keep = expected_losses(d, shift)
     raw = choose((d > shift).mean(axis=0), loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
     passed = res.gate.passed
+    misfit = res.misfit
+    check = res.model_check
+    # the raw counterpart of the overall contrast: the mean of the groups' raw differences
+    with np.errstate(invalid="ignore"):
+        observed = np.nanmean(np.where(res.n_topics > 0, res.observed, np.nan), axis=1)
     # P(best) on the overall contrasts: the champion's is 0 in every draw
     theta = np.column_stack([np.zeros(d.shape[0]), res.overall])
     best = np.bincount(theta.argmax(axis=1), minlength=theta.shape[1]) / theta.shape[0]
@@ -103,38 +117,33 @@ def decide_across(
     lo, hi = (1 - res.ci_prob) / 2, (1 + res.ci_prob) / 2
     rows = []
     for j, name in enumerate(res.challengers):
-        action = reliable_action(str(raw[j]), diagnostics_passed=passed, model_fits=True)
-        if action != str(raw[j]):
-            reason = "the posterior failed its diagnostics: refit with more draws before deciding"
-        elif action == ACTIONS[0]:
-            reason = f"P(d > s) >= {p_min:g} and L_deploy <= {threshold:g}"
-        elif action == ACTIONS[1]:
-            reason = f"P(d < s) >= {p_min:g} and L_keep <= {threshold:g}"
-        else:
-            reason = (
-                f"neither P(d > s) nor P(d < s) reaches {p_min:g} with its loss <= {threshold:g}"
-            )
+        bad = [s for s in (res.champion, name) if s in misfit]
+        action = reliable_action(str(raw[j]), diagnostics_passed=passed, model_fits=not bad)
+        mean = float(d[:, j].mean())
         rows.append(
-            (
-                name,
-                res.champion,
-                mode,
-                margin,
-                1.0,
-                float(d[:, j].mean()),
-                float(np.quantile(d[:, j], lo)),
-                float(np.quantile(d[:, j], hi)),
-                float(p_better[j]),
-                float(p_equiv[j]),
-                float(p_worse[j]),
-                float((d[:, j] > -margin).mean()),
-                float(best[1 + j]),
-                float(loss_deploy[j]),
-                float(loss_keep[j]),
-                threshold,
-                action,
-                reason,
-            )  # fmt: skip
+            {
+                "challenger": name,
+                "champion": res.champion,
+                "mode": mode,
+                "margin": margin,
+                "r": 1.0,
+                "observed": float(observed[j]),
+                "mean": mean,
+                "pooled_share": 1.0 - mean / float(observed[j]) if observed[j] else np.nan,
+                "ci_lower": float(np.quantile(d[:, j], lo)),
+                "ci_upper": float(np.quantile(d[:, j], hi)),
+                "p_better": float(p_better[j]),
+                "p_equivalent": float(p_equiv[j]),
+                "p_worse": float(p_worse[j]),
+                "p_noninferior": float((d[:, j] > -margin).mean()),
+                "p_best": float(best[1 + j]),
+                "loss_deploy": float(loss_deploy[j]),
+                "loss_keep": float(loss_keep[j]),
+                "threshold": threshold,
+                "fit": _fit_status(check, name, res.champion),
+                "action": action,
+                "reason": _reason(action, str(raw[j]), threshold, p_min, passed, bad),
+            }
         )
     measures = sorted(set(res.measures.values()))
     return Decision(
@@ -152,7 +161,7 @@ def decide_across(
         ),
         more_topics=pd.DataFrame(),
         diagnostics_passed=passed,
-        misfit=(),
+        misfit=misfit,
         header=res.header,
         measure=res.units if res.scale == "sd" else ", ".join(measures),
         collection=f"{len(res.groups)} {res.by}s",

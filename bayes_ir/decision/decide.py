@@ -34,7 +34,9 @@ DECISION_COLUMNS = (
     "mode",
     "margin",
     "r",
+    "observed",
     "mean",
+    "pooled_share",
     "ci_lower",
     "ci_upper",
     "p_better",
@@ -45,6 +47,7 @@ DECISION_COLUMNS = (
     "loss_deploy",
     "loss_keep",
     "threshold",
+    "fit",
     "action",
     "reason",
 )
@@ -85,6 +88,11 @@ class Decision:
         Whether the posterior passed its diagnostics gate.
     misfit
         Systems (champion or challengers) the model check flagged.
+    borderline
+        Systems (champion or challengers) whose model check is borderline (a p-value
+        within its Monte Carlo band of the cut-off; see
+        :mod:`bayes_ir.hierarchical.adequacy`): not flagged, so their decision stands,
+        and the ``reason`` says so.
     header
         One line naming the data and the model.
     measure
@@ -98,6 +106,19 @@ class Decision:
         otherwise.
     by
         ``"collection"`` or ``"segment"`` with ``over``.
+    comparison
+        The :class:`~bayes_ir.hierarchical.Comparison` the decision was read from (its
+        ``pooling`` says why ``mean`` differs from ``observed``).
+
+    Notes
+    -----
+    Columns of :meth:`to_frame` beside the decision's: ``fit`` is the model check of the
+    challenger and the champion, as in :meth:`bayes_ir.hierarchical.Comparison.to_frame`
+    (``ok``, the failed checks, ``borderline: checks`` or ``n/a``); ``observed`` is the raw mean
+    difference over the topics both systems have (the paired tests' mean difference),
+    ``pooled_share`` is ``1 - d / observed`` for the posterior mean ``d`` of the plain
+    difference of system means (as in :meth:`bayes_ir.hierarchical.Comparison.to_frame`;
+    with ``r > 1``, ``mean`` is the risk-adjusted difference instead).
     """
 
     champion: str
@@ -118,6 +139,13 @@ class Decision:
     collection: str | None = None
     over: str | None = None
     by: str | None = None
+    comparison: Any = None
+    borderline: tuple[str, ...] = ()
+
+    @property
+    def pooling(self) -> Any:
+        """How the fit pooled the system effects (:class:`~bayes_ir.hierarchical.Pooling`)."""
+        return None if self.comparison is None else self.comparison.pooling
 
     @property
     def actions(self) -> dict[str, str]:
@@ -173,10 +201,20 @@ class Decision:
         return result_to_latex(self, **options)
 
     def summary(self) -> str:
-        """Header, rule, the decision table and the more-topics table (text; never prints)."""
+        """Header, rule, the decision table, the more-topics table, and what the model did.
+
+        Text; never prints. The last lines give each challenger's observed difference
+        beside the model's and why they differ
+        (:func:`bayes_ir.hierarchical.shrinkage_lines`).
+        """
+        from bayes_ir.hierarchical import shrinkage_lines
         from bayes_ir.report.decision import decision_summary
 
-        return decision_summary(self)
+        text = decision_summary(self)
+        if self.comparison is None:
+            return text
+        lines = shrinkage_lines(self.comparison.to_frame(), self.pooling)
+        return "\n".join([text, "", *lines])
 
     def __str__(self) -> str:
         return self.summary()
@@ -247,6 +285,19 @@ def _topic_variance(fit: Any, champion: str, challengers: Sequence[str]) -> np.n
 def _flagged(fit: Any) -> tuple[str, ...]:
     """Systems the fit's model check flagged (none when the fit was made without one)."""
     return tuple(fit.model_check.flagged) if fit.model_check is not None else ()
+
+
+def _borderline_note(check: Any, systems: Sequence[str]) -> str:
+    """Clause of a reason: the borderline checks of ``systems`` and why they do not count."""
+    parts = [
+        f"{name} {c} {check.p_value(name, c)}"
+        for name in systems
+        for c in check.borderline_of(name)
+    ]
+    return (
+        f"; model check borderline ({'; '.join(parts)}): not flagged, so the decision "
+        "stands; look at the residuals before acting"
+    )
 
 
 def decide(
@@ -360,6 +411,7 @@ def decide(
     if n_sim < 1:
         raise OptionError(f"n_sim must be a positive number of simulations, got {n_sim}")
     comparison = compare(fit, champion=champion, challengers=challengers, ci_prob=ci_prob)
+    contrasts = comparison.to_frame().set_index("challenger")
     names = list(comparison.challengers)
     champ = comparison.champion
     d = comparison.differences.stack(sample=("chain", "draw")).transpose("sample", ...).values
@@ -371,6 +423,9 @@ def decide(
     p_above = (dr > shift).mean(axis=0)
     raw = choose(p_above, loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
     misfit = tuple(s for s in _flagged(fit) if s in (champ, *names))
+    check = getattr(fit, "model_check", None)
+    near = () if check is None else tuple(s for s in check.borderline if s in (champ, *names))
+    fit_status = comparison.fit_status()
     passed = comparison.gate.passed
 
     means = fit.system_mean_draws().sel(system=[champ, *names])
@@ -390,6 +445,8 @@ def decide(
         )
         reason = _reason(action, str(raw[j]), threshold, p_min, passed,
                          [s for s in (champ, name) if s in misfit])  # fmt: skip
+        if action != UNRELIABLE and {name, champ} & set(near):
+            reason += _borderline_note(check, [s for s in (champ, name) if s in near])
         rows.append(
             {
                 "challenger": name,
@@ -397,7 +454,9 @@ def decide(
                 "mode": mode,
                 "margin": margin,
                 "r": r,
+                "observed": float(contrasts.loc[name, "observed"]),
                 "mean": float(dr[:, j].mean()),
+                "pooled_share": float(contrasts.loc[name, "pooled_share"]),
                 "ci_lower": float(np.quantile(dr[:, j], lo)),
                 "ci_upper": float(np.quantile(dr[:, j], hi)),
                 "p_better": float(p_better[j]),
@@ -408,6 +467,7 @@ def decide(
                 "loss_deploy": float(loss_deploy[j]),
                 "loss_keep": float(loss_keep[j]),
                 "threshold": threshold,
+                "fit": fit_status[j],
                 "action": action,
                 "reason": reason,
             }
@@ -441,6 +501,8 @@ def decide(
         header=comparison.header,
         measure=measure,
         collection=comparison.collection or None,
+        comparison=comparison,
+        borderline=near,
     )
 
 

@@ -59,7 +59,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from bayes_ir import defaults
 from bayes_ir.decision.rules import (
@@ -88,7 +88,7 @@ MORE_TOPICS_COLUMNS = (
     "expected_loss",
     "mc_se",
 )
-_NODES = stats.norm.ppf((np.arange(512) + 0.5) / 512)
+_NODES = special.ndtri((np.arange(512) + 0.5) / 512)  # scipy.stats.norm.ppf
 
 
 def _break_even(shift: float, sd_topic: float, r: float) -> float:
@@ -175,7 +175,7 @@ def more_topics(
         v_new = 1.0 / (1.0 / v + k / s2_hat)
         mu_new = v_new * (mu / v + k * mean_new / s2_hat)
         loss_deploy, loss_keep = _losses(mu_new, np.sqrt(v_new), shift, np.sqrt(s2_hat), r)
-        p_above = stats.norm.sf(break_even, mu_new, np.sqrt(v_new))
+        p_above = special.ndtr(-(break_even - mu_new) / np.sqrt(v_new))  # norm.sf
         action = choose(p_above, loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
         p = {a: float(np.mean(action == a)) for a in ACTIONS}
         decisive = p[ACTIONS[0]] + p[ACTIONS[1]]

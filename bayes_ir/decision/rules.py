@@ -53,11 +53,11 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 __all__ = [
     "ACTIONS",
-    "MISFIT_PREFIX",
+    "MISFIT_VERDICT",
     "VERDICTS",
     "interval_verdict",
     "MODES",
@@ -118,7 +118,8 @@ def gaussian_positive_part(mu: np.ndarray | float, tau: np.ndarray | float) -> n
     tau = np.asarray(tau, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = mu / tau
-        out = mu * stats.norm.cdf(z) + tau * stats.norm.pdf(z)
+        # Phi and phi as scipy.stats.norm computes them (scipy.stats takes a second to load)
+        out = mu * special.ndtr(z) + tau * np.exp(-(z**2) / 2.0) / np.sqrt(2 * np.pi)
     return np.where(tau > 0, out, np.maximum(mu, 0.0))
 
 
@@ -208,8 +209,9 @@ VERDICTS: tuple[str, ...] = (
     "worse by more than min_gain",
     "worse",
 )
-#: Prefix of the verdict of a challenger (or champion) the model does not describe.
-MISFIT_PREFIX = "MODEL MISFIT: "
+#: Verdict of a challenger compared with a champion when the model does not describe one of
+#: them: its interval is not read, since it is not to be acted on.
+MISFIT_VERDICT = "unreliable: model misfit"
 
 
 def interval_verdict(lower: float, upper: float, min_gain: float) -> str:

@@ -1,5 +1,11 @@
-"""Frequentist siblings of the Bayesian analysis: meta-analysis, GLMs and paired tests."""
+"""Frequentist siblings of the Bayesian analysis: meta-analysis, GLMs, paired tests, Friedman."""
 
+from bayes_ir.frequentist.friedman import (  # noqa: F401  (leaderboard companion)
+    FriedmanNemenyi,
+    cd_groups,
+    critical_difference,
+    friedman_nemenyi,
+)
 from bayes_ir.frequentist.glm import (  # noqa: F401  (GLM part)
     GLMFitResult,
     LinkComparison,

@@ -36,13 +36,16 @@ from bayes_ir.hierarchical.contrasts import (
     Comparison,
     ManyVsOne,
     PairwiseProbabilities,
+    Pooling,
     RankProbabilities,
     compare,
     interval_stats,
     many_vs_one,
     pairwise_probabilities,
+    pooling_of,
     rank_probabilities,
     residual_sd_draws,
+    shrinkage_lines,
     system_mean_draws,
     topic_draws,
 )
@@ -52,10 +55,12 @@ from bayes_ir.hierarchical.diagnostics import (
     Thresholds,
     contrast_draws,
     diagnose,
+    draw_diagnostics,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
 from bayes_ir.hierarchical.group_effects import AcrossContrasts, contrasts_across
 from bayes_ir.hierarchical.io import check_fit, load_fit, save_fit
+from bayes_ir.hierarchical.leaderboard import Leaderboard, leaderboard
 from bayes_ir.hierarchical.likelihoods import (
     LikelihoodComparison,
     MeanDifferenceCheck,
@@ -86,6 +91,7 @@ __all__ = [
     "topic_draws",
     "residual_sd_draws",
     "diagnose",
+    "draw_diagnostics",
     "fit",
     "check_fit",
     "load_fit",
@@ -108,12 +114,17 @@ __all__ = [
     "Comparison",
     "ManyVsOne",
     "PairwiseProbabilities",
+    "Leaderboard",
+    "Pooling",
     "PredictiveIntervals",
     "RankProbabilities",
     "artifact_sweep",
     "compare",
+    "leaderboard",
     "many_vs_one",
     "pairwise_probabilities",
+    "pooling_of",
     "posterior_predictive",
     "rank_probabilities",
+    "shrinkage_lines",
 ]

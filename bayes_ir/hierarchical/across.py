@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,6 +77,9 @@ class AcrossFit:
     provenance
         Data hash, design, scale, method, seed, sampler settings, acceptance rates,
         versions, timestamp.
+    model_check
+        The :class:`~bayes_ir.hierarchical.across_check.AcrossModelCheck` of every
+        system in every group (``None`` with ``model_check=False``).
     """
 
     posterior: xr.DataTree
@@ -86,6 +89,7 @@ class AcrossFit:
     method: str
     diagnostics: Diagnostics
     provenance: dict[str, Any] = field(default_factory=dict)
+    model_check: Any = None
 
     @property
     def draws(self) -> xr.Dataset:
@@ -242,6 +246,7 @@ def fit_across(
     thresholds: Thresholds | str | dict[str, Any] | None = None,
     strict: bool = False,
     sampler: str | None = None,
+    model_check: bool = True,
 ) -> AcrossFit:
     r"""Fit systems across collections (or query segments) in one hierarchical model.
 
@@ -283,6 +288,11 @@ def fit_across(
         :class:`~bayes_ir.errors.ConvergenceError` (else it warns).
     sampler
         NUTS implementation: ``"nutpie"`` (default) or ``"pymc"``.
+    model_check
+        Run the posterior predictive checks of every system in every group (default;
+        :func:`~bayes_ir.hierarchical.across_check.check_across`): a flagged champion
+        or challenger emits a :class:`~bayes_ir.errors.ModelCheckWarning` and is marked
+        misfit in every result read from the fit.
 
     Returns
     -------
@@ -325,6 +335,7 @@ def fit_across(
     seed = validate.seed(seed)
     chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
     strict = validate.flag("strict", strict)
+    model_check = validate.flag("model_check", model_check)
     if by == "segment":
         if segments is None:
             raise BayesIRError("by='segment' needs segments= ({topic: segment})")
@@ -403,5 +414,11 @@ def fit_across(
         diagnostics=diag,
         provenance=provenance,
     )
+    if model_check:
+        from bayes_ir.hierarchical.across_check import check_across
+
+        result = replace(result, model_check=check_across(result, seed=seed))
     diag.warn_or_raise(strict=strict, stacklevel=2)
+    if result.model_check is not None:
+        result.model_check.warn(stacklevel=2)
     return result

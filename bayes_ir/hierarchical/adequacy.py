@@ -63,12 +63,30 @@ residual SD of a small table); a 3x system is found in most tables.
 
 The replicates use a seeded subset of at most :data:`N_DRAWS` posterior draws (fewer,
 but at least :data:`MIN_DRAWS`, when draws x observed cells would exceed
-:data:`MAX_REPLICATES`: tables above 500,000 cells; 5,000 topics x 1,000 systems
-uses 100 draws. The rates above were measured with 1,000 draws)
+:data:`MAX_REPLICATES`: tables above 100,000 cells; the rates above were measured with
+1,000 draws); above :data:`MAX_REPLICATES` / :data:`MIN_DRAWS` = 1,000,000 cells the
+champion, the challengers and a seeded subset of the artifact runs are checked (5,000
+topics x 1,000 systems: 100 draws, about 200 systems)
 (processed in blocks of systems, so memory stays bounded); the intervals are those
 of the predictive mixture over the same draws, computed exactly from its CDF; the
 p-values use a normal approximation of the replicated statistics (see
 :func:`check_model`), which resolves tails far below ``1 / N_DRAWS``.
+
+Monte Carlo error and the borderline band. Each p-value is an estimate from a finite
+number of draws, so a system whose p-value lies near the cut-off would be flagged with
+one seed and not with another (issue 27: ``chal_fusion`` of the README's example has a
+skewness p-value of about 1.1e-4 against the cut-off 1e-4). Every check therefore
+carries its Monte Carlo error (:func:`check_model`, Notes): the SE of the p-value
+(columns ``ppp_*_mcse``) and, for the coverage checks, the cells whose interval
+membership the draws do not settle. A champion or challenger with a check within
+:data:`RECHECK_Z` Monte Carlo SEs of its cut-off is checked again on as many draws as
+:data:`RECHECK_REPLICATES` allows for it (every draw of a default fit of up to about 200
+topics; artifact runs, from which no decision is read, keep the first pass). A check fails
+when its p-value lies below the cut-off by more than :data:`BORDERLINE_Z` Monte Carlo SEs;
+it is *borderline* when that band straddles the cut-off. A borderline system is not
+flagged (``borderline``, ``borderline_checks``): the data do not say which side of the
+cut-off it is on, and a flag that a seed can flip would flip the decision with it
+(:func:`bayes_ir.decide` acts on the numbers and says so).
 
 References
 ----------
@@ -93,20 +111,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import special, stats
+from scipy import special
 
 from bayes_ir import defaults
 from bayes_ir.errors import ModelCheckWarning
+from bayes_ir.hierarchical.diagnostics import draw_diagnostics
 
 __all__ = [
     "ALPHA_COVERAGE",
     "ALPHA_PPP",
+    "BORDERLINE_Z",
     "CHECKS",
     "MEASURED_RATES",
     "MODEL_CHECK_COLUMNS",
     "MAX_REPLICATES",
     "MIN_DRAWS",
     "N_DRAWS",
+    "RECHECK_REPLICATES",
+    "RECHECK_Z",
     "ModelCheck",
     "check_model",
 ]
@@ -114,8 +136,10 @@ __all__ = [
 #: Posterior draws used by the check (a seeded random subset when the fit has more).
 N_DRAWS: int = 1000
 #: Largest number of replicated values (draws x observed cells) of a check by default:
-#: the check of a larger table uses fewer draws (its cost is about 40 ns per value).
-MAX_REPLICATES: int = 500_000_000
+#: the check of a larger table uses fewer draws (its cost is about 40 ns per value), then,
+#: at :data:`MIN_DRAWS`, a seeded subset of the artifact runs (the champion and the
+#: challengers are always checked).
+MAX_REPLICATES: int = 100_000_000
 #: Fewest draws of a check by default, whatever the size of the table.
 MIN_DRAWS: int = 100
 #: A posterior predictive p-value below this (or, two-sided, above 1 minus it) fails.
@@ -124,6 +148,15 @@ ALPHA_PPP: float = 1e-4
 ALPHA_COVERAGE: float = 1e-4
 #: Names of the checks, in the order ``failed_checks`` lists them.
 CHECKS: tuple[str, ...] = ("coverage_95", "coverage_50", "sd", "lost", "mean", "skewness")
+#: Half-width of the borderline band, in Monte Carlo SEs of a check's z-score (99.7%): a
+#: check fails only when its p-value is below the cut-off by more than this.
+BORDERLINE_Z: float = 3.0
+#: Champions and challengers with a check within this many Monte Carlo SEs of its cut-off
+#: are checked again on more draws.
+RECHECK_Z: float = 6.0
+#: Largest number of replicated values (draws x observed cells) of that second pass: about
+#: 4 CPU seconds; every draw of a 40,000-draw fit for 4 systems of 250 topics.
+RECHECK_REPLICATES: int = 40_000_000
 #: The calibration study of the rule (module docstring): (events, trials) per rate.
 MEASURED_RATES: dict[str, tuple[int, int]] = {
     "false_alarm_system_T50_S45": (2, 9000),
@@ -144,15 +177,35 @@ MODEL_CHECK_COLUMNS = (
     "system",
     "role",
     "n_topics",
+    "n_draws",
     "coverage_50",
     "coverage_95",
+    "p_coverage_50",
+    "p_coverage_95",
     "ppp_mean",
     "ppp_sd",
     "ppp_skewness",
     "ppp_lost",
+    "ppp_mean_mcse",
+    "ppp_sd_mcse",
+    "ppp_skewness_mcse",
+    "ppp_lost_mcse",
     "flagged",
     "failed_checks",
+    "borderline",
+    "borderline_checks",
 )
+#: The p-value column of each check, as compared with the cut-off (two-sided for ``mean``
+#: and ``skewness``: the nearer tail).
+_P_COLUMN = {
+    "coverage_95": "p_coverage_95",
+    "coverage_50": "p_coverage_50",
+    "sd": "ppp_sd",
+    "lost": "ppp_lost",
+    "mean": "ppp_mean",
+    "skewness": "ppp_skewness",
+}
+_TWO_SIDED = ("mean", "skewness")
 #: Elements of one block of replicates (draws x topics x systems), to bound memory.
 _BLOCK: int = 2_000_000
 _SAMPLE = ("chain", "draw")
@@ -169,13 +222,19 @@ class ModelCheck:
     likelihood
         The fit's likelihood (``"gaussian"`` or ``"skew_normal"``).
     n_draws
-        Posterior draws used for the replicates.
+        Posterior draws of the first pass (systems near a cut-off are checked again on
+        more: the ``n_draws`` column).
     seed
         Seed of the draw subset and of the replicates.
     alpha_ppp, alpha_coverage
         The thresholds of the flagging rule (module docstring).
     collection, measure
         The data of the fit (empty when unknown).
+    n_unchecked
+        Artifact runs left out of the check (a seeded subset was checked: see
+        :func:`check_model`); 0 when every system was checked.
+    borderline_z
+        Half-width of the borderline band in Monte Carlo SEs (:data:`BORDERLINE_Z`).
     """
 
     frame: pd.DataFrame
@@ -186,6 +245,8 @@ class ModelCheck:
     alpha_coverage: float = ALPHA_COVERAGE
     collection: str = ""
     measure: str = ""
+    n_unchecked: int = 0
+    borderline_z: float = BORDERLINE_Z
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -197,11 +258,42 @@ class ModelCheck:
         """True when no system is flagged."""
         return not self.flagged
 
+    @property
+    def borderline(self) -> tuple[str, ...]:
+        """Systems not flagged with a check in the borderline band (module docstring)."""
+        rows = self.frame["borderline"] & ~self.frame["flagged"]
+        return tuple(self.frame.loc[rows, "system"])
+
     def failed(self, system: str) -> tuple[str, ...]:
         """Names of the checks ``system`` failed (empty when it passed)."""
-        row = self.frame.loc[self.frame["system"] == system, "failed_checks"]
+        return self._listed(system, "failed_checks")
+
+    def borderline_of(self, system: str) -> tuple[str, ...]:
+        """Names of the checks of ``system`` in the borderline band (neither failed nor passed)."""
+        return self._listed(system, "borderline_checks")
+
+    def _listed(self, system: str, column: str) -> tuple[str, ...]:
+        row = self.frame.loc[self.frame["system"] == system, column]
         text = str(row.iloc[0]) if len(row) else ""
         return tuple(t for t in text.split(", ") if t)
+
+    def cut_off(self, check: str) -> float:
+        """Return the cut-off of ``check``: ``alpha_coverage`` or ``alpha_ppp``."""
+        return self.alpha_coverage if check.startswith("coverage") else self.alpha_ppp
+
+    def p_value(self, system: str, check: str) -> str:
+        """Say a check's p-value as it is compared: ``p = 9.9e-05 (cut-off 1e-04; ...)``.
+
+        Two-sided checks (``mean``, ``skewness``) show the nearer tail; the ppp-values
+        add their Monte Carlo SE.
+        """
+        row = self.frame.set_index("system").loc[system]
+        p = float(row[_P_COLUMN[check]])
+        p = min(p, 1.0 - p) if check in _TWO_SIDED else p
+        text = f"p = {_p_text(p)} (cut-off {self.cut_off(check):.0e}"
+        if not check.startswith("coverage"):
+            text += f"; Monte Carlo SE {_p_text(float(row[_P_COLUMN[check] + '_mcse']))}"
+        return text + ")"
 
     def to_frame(self) -> pd.DataFrame:
         r"""One row per system (a copy).
@@ -225,10 +317,23 @@ class ModelCheck:
                 reproduces).
             ppp_lost
                 The same for the share of topics lost to the champion (NaN for it).
+            n_draws
+                Posterior draws the system was checked on (more than the first pass's
+                when a check was near its cut-off).
+            p_coverage_50, p_coverage_95
+                Binomial tail probability of the number of its scores outside the
+                interval (compared with ``alpha_coverage``).
+            ppp_mean_mcse, ppp_sd_mcse, ppp_skewness_mcse, ppp_lost_mcse
+                Monte Carlo SE of each ppp-value (:func:`check_model`, Notes).
             flagged
                 True when a check failed.
             failed_checks
                 The failed checks, comma-separated, among :data:`CHECKS` ("" when none).
+            borderline
+                True when a check is in the borderline band: its p-value's Monte Carlo
+                interval (:data:`BORDERLINE_Z` SEs either side) straddles the cut-off.
+            borderline_checks
+                Those checks, comma-separated ("" when none).
         """
         return self.frame.copy()
 
@@ -239,69 +344,121 @@ class ModelCheck:
         return result_to_latex(self, **options)
 
     def warnings(self) -> list[str]:
-        """One sentence per flagged system: what failed and what to try."""
-        return [self._message(s) for s in self.flagged]
+        """One sentence per flagged system (what failed, what to try), then per borderline one."""
+        return [self._message(s) for s in self.flagged] + [
+            self.borderline_message(s) for s in self.borderline
+        ]
 
     def warn(self, *, stacklevel: int = 1) -> None:
-        """Emit one :class:`~bayes_ir.errors.ModelCheckWarning` per flagged champion or challenger.
+        """Emit one :class:`~bayes_ir.errors.ModelCheckWarning` per flagged or borderline system.
 
         Flagged artifact runs are listed by :meth:`summary` only: no decision is read
-        from them. ``stacklevel=1`` attributes the warnings to the caller of ``warn``.
+        from them. A fit without roles (a leaderboard) gets one warning naming every
+        flagged system. ``stacklevel=1`` attributes the warnings to the caller of ``warn``.
         """
-        for system, role in zip(self.frame["system"], self.frame["role"], strict=True):
-            if role != "artifact" and system in self.flagged:
-                warnings.warn(self._message(system), ModelCheckWarning, stacklevel=stacklevel + 1)
+        roles = self.frame["role"].to_numpy()
+        if "champion" not in roles and self.flagged:
+            names = ", ".join(self.flagged[:8])
+            more = f" and {len(self.flagged) - 8} more" if len(self.flagged) > 8 else ""
+            warnings.warn(
+                f"the {self.likelihood} model does not describe {len(self.flagged)} of "
+                f"{len(roles)} systems ({names}{more}): their places are marked misfit; "
+                "see the model check",
+                ModelCheckWarning,
+                stacklevel=stacklevel + 1,
+            )
+            return
+        for system, role in zip(self.frame["system"], roles, strict=True):
+            if role == "artifact":
+                continue
+            if system in self.flagged:
+                message = self._message(system)
+            elif system in self.borderline:
+                message = self.borderline_message(system)
+            else:
+                continue
+            warnings.warn(message, ModelCheckWarning, stacklevel=stacklevel + 1)
 
-    def _message(self, system: str) -> str:
+    def _facts(self, system: str, checks: tuple[str, ...]) -> str:
         row = self.frame.set_index("system").loc[system]
         facts = []
-        for check in self.failed(system):
+        for check in checks:
             if check.startswith("coverage"):
                 pct = check.split("_")[1]
                 facts.append(
-                    f"{row[check]:.0%} of its scores inside the {pct}% predictive interval "
-                    f"(expected about {pct}%)"
+                    f"{row[check]:.0%} of its scores inside the {pct}% predictive interval, "
+                    f"expected about {pct}%: {self.p_value(system, check)}"
                 )
             else:
-                facts.append(f"{check} {_side(row[f'ppp_{check}'])}")
+                word = "too high" if row[_P_COLUMN[check]] <= 0.5 else "too low"
+                facts.append(f"{check} {word}: {self.p_value(system, check)}")
+        return "; ".join(facts)
+
+    def _message(self, system: str) -> str:
         hint = "likelihood='auto'"
         if self.likelihood != "skew_normal":
             hint = "likelihood='skew_normal' or " + hint
         return (
             f"the {self.likelihood} model does not describe {system} "
-            f"({'; '.join(facts)}): do not act on its results; try {hint}, "
-            "or a per-system residual SD"
+            f"({self._facts(system, self.failed(system))}): do not act on its results; "
+            f"try {hint}, or a per-system residual SD"
+        )
+
+    def borderline_message(self, system: str) -> str:
+        """Say that a check of ``system`` is borderline, with its p-value and cut-off."""
+        return (
+            f"the model check of {system} is borderline "
+            f"({self._facts(system, self.borderline_of(system))}): within "
+            f"{self.borderline_z:g} Monte Carlo SEs of the cut-off, so it is not flagged and "
+            "its decision stands; look at its residuals before acting"
         )
 
     def summary(self) -> str:
-        """MODEL CHECK block: the rule, then one line per champion/challenger and per flag."""
+        """MODEL CHECK block: the rule, one line per champion/challenger and per flag.
+
+        p-values below 0.001 are written with two significant digits (``9.9e-05``), so
+        that they can be read against the cut-off printed last.
+        """
         frame = self.frame
         shown = frame[(frame["role"] != "artifact") | frame["flagged"]]
         width = max([len(s) for s in shown["system"]] + [6])
+        state = (
+            "PASS, no system flagged"
+            if self.passed
+            else f"{len(self.flagged)} system(s) flagged: {', '.join(self.flagged)}"
+        )
+        if self.borderline:
+            state += f"; borderline (not flagged): {', '.join(self.borderline)}"
         lines = [
-            f"MODEL CHECK (posterior predictive; {self.likelihood}; {self.n_draws:,} draws): "
-            + (
-                "PASS, no system flagged"
-                if self.passed
-                else f"{len(self.flagged)} system(s) flagged: {', '.join(self.flagged)}"
-            ),
-            f"  {'system':<{width}}  {'cov50':>6} {'cov95':>6} {'p_mean':>7} {'p_sd':>6} "
+            f"MODEL CHECK (posterior predictive; {self.likelihood}; {self.n_draws:,} draws, "
+            f"more near a cut-off): {state}",
+            f"  {'system':<{width}}  {'cov50':>6} {'cov95':>6} {'p_mean':>7} {'p_sd':>7} "
             f"{'p_skew':>7} {'p_lost':>7}  fit",
         ]
         for r in shown.itertuples(index=False):
-            lost = "" if not np.isfinite(r.ppp_lost) else f"{r.ppp_lost:.3f}"
+            status = "ok"
+            if r.flagged:
+                status = f"MISFIT: {r.failed_checks}"
+            elif r.borderline:
+                status = f"borderline: {r.borderline_checks}"
+            cells = " ".join(f"{_p_text(v):>7}" for v in (r.ppp_mean, r.ppp_sd, r.ppp_skewness))
             lines.append(
-                f"  {r.system:<{width}}  {r.coverage_50:6.2f} {r.coverage_95:6.2f} "
-                f"{r.ppp_mean:7.3f} {r.ppp_sd:6.3f} {r.ppp_skewness:7.3f} {lost:>7}  "
-                + (f"MISFIT: {r.failed_checks}" if r.flagged else "ok")
+                f"  {r.system:<{width}}  {r.coverage_50:6.2f} {r.coverage_95:6.2f} {cells} "
+                f"{_p_text(r.ppp_lost):>7}  {status}"
             )
         n_art = int((frame["role"] == "artifact").sum())
         if n_art:
             lines.append(f"  (artifact runs not flagged are not shown: {n_art} checked)")
+        if self.n_unchecked:
+            lines.append(
+                f"  ({self.n_unchecked:,} artifact runs not checked: a seeded subset was, "
+                f"within {MAX_REPLICATES:,} replicated scores)"
+            )
         lines.append(
-            f"  flagged: scores outside an interval with binomial tail < {self.alpha_coverage:g},"
-            f" p_sd or p_lost < {self.alpha_ppp:g}, p_mean or p_skew beyond {self.alpha_ppp:g}"
-            " from 0 or 1"
+            f"  flagged: scores outside an interval with binomial tail < {self.alpha_coverage:.0e},"
+            f" p_sd or p_lost < {self.alpha_ppp:.0e}, p_mean or p_skew beyond {self.alpha_ppp:.0e}"
+            f" from 0 or 1, by more than {self.borderline_z:g} Monte Carlo SEs (within them: "
+            "borderline)"
         )
         return "\n".join(lines)
 
@@ -318,11 +475,13 @@ class ModelCheck:
         return plot_model_check(self, **kwargs)
 
 
-def _side(p: float) -> str:
-    """Say which way a ppp-value points: ``too high (p = 2.1e-05)`` / ``too low (...)``."""
-    tail = p if p <= 0.5 else 1.0 - p
-    word = "too high" if p <= 0.5 else "too low"
-    return f"{word} (p = {tail:.1e})" if tail < 0.001 else f"{word} (p = {tail:.3f})"
+def _p_text(p: float) -> str:
+    """Write a p-value with the digits it needs: ``0.032``, ``9.9e-05``, ``1-2.0e-05``, or ""."""
+    if not np.isfinite(p):
+        return ""
+    if p > 0.999:  # the upper tail of a two-sided check, as compared with the cut-off
+        return f"1-{1.0 - p:.1e}"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 # ---------------------------------------------------------------------- kernels
@@ -366,19 +525,26 @@ def _skewness_z(g1: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(big, z, g1)
 
 
-def _ppp(rep: np.ndarray, obs: np.ndarray) -> np.ndarray:
-    r"""Posterior predictive p-value :math:`P(T(\tilde y, \theta) \ge T(y, \theta))`.
+def _ppp(rep: np.ndarray, obs: np.ndarray, n_eff: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""z-score of the posterior predictive p-value and its Monte Carlo SE.
 
-    Normal approximation over the draws of :math:`D = T(\tilde y, \theta) - T(y,
-    \theta)`: :math:`\Phi(\bar D / s_D)`, which resolves tails far below ``1 /
-    n_draws`` (NaN when ``T`` is undefined). ``obs`` is (B,) or, for a realised
-    discrepancy, (n, B) like ``rep``.
+    The p-value :math:`P(T(\tilde y, \theta) \ge T(y, \theta))` is :math:`\Phi(z)`, the
+    normal approximation over the draws of :math:`D = T(\tilde y, \theta) - T(y,
+    \theta)` with :math:`z = \bar D / s_D`, which resolves tails far below ``1 /
+    n_draws``. Its Monte Carlo SE is that of a ratio of sample moments (delta method):
+    the SD of the influence values :math:`u_i - \tfrac{z}{2}(u_i^2 - 1)`, :math:`u_i =
+    (D_i - \bar D)/s_D`, over :math:`\sqrt{n_{eff}}` (for normal :math:`D`,
+    :math:`\sqrt{(1 + z^2/2)/n_{eff}}`). ``obs`` is (B,) or, for a realised discrepancy,
+    (n, B) like ``rep``; both outputs are (B,), NaN when ``T`` is undefined.
     """
     d = rep - obs
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = d.mean(axis=0) / d.std(axis=0, ddof=1)
+        mean, sd = d.mean(axis=0), d.std(axis=0, ddof=1)
+        z = mean / sd
+        u = (d - mean) / sd
+        se = (u - 0.5 * z * (u * u - 1.0)).std(axis=0, ddof=1) / np.sqrt(n_eff)
     ok = np.isfinite(obs) if np.ndim(obs) == 1 else np.isfinite(obs).all(axis=0)
-    return np.where(ok, special.ndtr(z), np.nan)
+    return np.where(ok, z, np.nan), np.where(ok, se, np.nan)
 
 
 def _per_draw(value: np.ndarray, systems: np.ndarray) -> np.ndarray:
@@ -413,8 +579,8 @@ def _residuals(mu, sigma, alpha, rng: np.random.Generator) -> np.ndarray:
 
 
 def _binom_tail(outside: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
-    """P(X >= outside) for X ~ Bin(n, p)."""
-    return stats.binom.sf(outside - 1, n, p)
+    """P(X >= outside) for X ~ Bin(n, p) (scipy.stats.binom.sf(outside - 1, n, p))."""
+    return np.where(outside <= 0, 1.0, special.bdtrc(np.maximum(outside - 1, 0), n, p))
 
 
 def _subset(var: xr.DataArray, keep: np.ndarray) -> xr.DataArray:
@@ -443,17 +609,24 @@ def _check_arrays(
     alpha: np.ndarray | None,
     champion: int | None,
     rng: np.random.Generator,
+    n_eff: float,
 ) -> dict[str, np.ndarray]:
     """Coverage and ppp-values per system from draws (n,), (n, T), (n, S), scales (n,)/(n, S).
 
-    ``y`` is the topic x system matrix with NaN for missing cells.
+    ``y`` is the topic x system matrix with NaN for missing cells; ``n_eff`` the
+    effective number of the draws (:func:`_effective_draws`). Returns, per system,
+    ``z_<stat>`` and ``se_<stat>`` (:func:`_ppp`) for the statistics :data:`_STATS`, the
+    coverages ``c50``, ``c95`` and, per system and topic (S, T), the predictive CDF at
+    the score ``pit`` and its Monte Carlo SE ``pit_se`` (NaN where missing).
     """
     n, n_t = topic.shape
     n_s = system.shape[1]
     obs = np.isfinite(y).T  # (S, T): the layout of every block below
     y0 = np.where(obs, y.T, 0.0)
     w = obs.astype(float)
-    out = {k: np.full(n_s, np.nan) for k in ("c50", "c95", "mean", "sd", "skew", "lost")}
+    keys = ("c50", "c95", *(f"{k}_{s}" for k in ("z", "se") for s in _STATS))
+    out = {k: np.full(n_s, np.nan) for k in keys}
+    out["pit"], out["pit_se"] = np.full((n_s, n_t), np.nan), np.full((n_s, n_t), np.nan)
     out["n"] = obs.sum(axis=1)
     size = max(1, _BLOCK // max(n * n_t, 1))
     order = list(range(n_s))
@@ -468,19 +641,24 @@ def _check_arrays(
         mu = (b0[:, None] + system[:, idx])[:, :, None] + topic[:, None, :]  # (n, B, T)
         sig = _per_draw(sigma, idx)
         alp = None if alpha is None else _per_draw(alpha, idx)
-        pit = _cdf(yb[None], mu, sig, alp).mean(axis=0)
+        cdf = _cdf(yb[None], mu, sig, alp)
+        pit = cdf.mean(axis=0)
+        out["pit"][idx] = np.where(wb > 0, pit, np.nan)
+        out["pit_se"][idx] = np.where(wb > 0, cdf.std(axis=0) / np.sqrt(n_eff), np.nan)
+        del cdf
         m = wb.sum(axis=1)
         out["c50"][idx] = (((pit >= 0.25) & (pit <= 0.75)) * wb).sum(axis=1) / m
         out["c95"][idx] = (((pit >= 0.025) & (pit <= 0.975)) * wb).sum(axis=1) / m
         eps = _residuals(mu, sig, alp, rng)
         rep = mu + eps
         rep *= wb
-        out["mean"][idx] = _ppp(rep.sum(axis=-1) / m, yb.sum(axis=-1) / m)
+        _store(out, "mean", idx, _ppp(rep.sum(axis=-1) / m, yb.sum(axis=-1) / m, n_eff))
         eps *= wb  # realised discrepancies: the replicated and the observed residuals
         _, sd_rep, skew_rep = _moments(eps, wb)
         _, sd_obs, skew_obs = _moments((yb - mu) * wb, wb)
-        out["sd"][idx] = _ppp(sd_rep, sd_obs)
-        out["skew"][idx] = _ppp(_skewness_z(skew_rep, m), _skewness_z(skew_obs, m))
+        _store(out, "sd", idx, _ppp(sd_rep, sd_obs, n_eff))
+        skew = _ppp(_skewness_z(skew_rep, m), _skewness_z(skew_obs, m), n_eff)
+        _store(out, "skewness", idx, skew)
         if champion is None:
             continue
         if champ_rep is None:
@@ -490,26 +668,85 @@ def _check_arrays(
         k = both.sum(axis=1)
         lost_rep = ((rep < champ_rep[:, None, :]) * both).sum(axis=-1) / k
         lost_obs = ((yb < y0[champion]) * both).sum(axis=-1) / k
-        out["lost"][idx] = _ppp(lost_rep, lost_obs)
+        _store(out, "lost", idx, _ppp(lost_rep, lost_obs, n_eff))
     return out
 
 
-def _flags(
-    res: dict[str, np.ndarray], alpha_ppp: float, alpha_coverage: float
-) -> list[tuple[str, ...]]:
-    """Failed checks of each system (names from :data:`CHECKS`)."""
-    n = res["n"]
-    out95 = np.rint((1 - res["c95"]) * n)
-    out50 = np.rint((1 - res["c50"]) * n)
-    fails = {
-        "coverage_95": _binom_tail(out95, n, 0.05) < alpha_coverage,
-        "coverage_50": _binom_tail(out50, n, 0.5) < alpha_coverage,
-        "sd": res["sd"] < alpha_ppp,
-        "lost": np.nan_to_num(res["lost"], nan=0.5) < alpha_ppp,
-        "mean": (res["mean"] < alpha_ppp) | (res["mean"] > 1 - alpha_ppp),
-        "skewness": (res["skew"] < alpha_ppp) | (res["skew"] > 1 - alpha_ppp),
-    }
-    return [tuple(c for c in CHECKS if fails[c][j]) for j in range(len(n))]
+#: The statistics of the ppp-values, in :data:`CHECKS`' names.
+_STATS = ("mean", "sd", "skewness", "lost")
+
+
+def _store(out: dict[str, np.ndarray], stat: str, idx: np.ndarray, value: tuple) -> None:
+    """Write a block's ``(z, se)`` of ``stat`` (:func:`_ppp`) into ``out``."""
+    out[f"z_{stat}"][idx], out[f"se_{stat}"][idx] = value
+
+
+def _coverage_tails(res: dict[str, np.ndarray], q: float, band: float) -> tuple[np.ndarray, ...]:
+    """Binomial tails of the scores outside the central ``q`` interval: estimate, low, high.
+
+    A cell is outside when its PIT is below :math:`(1-q)/2` or above :math:`(1+q)/2`; the
+    cells within ``band`` Monte Carlo SEs of a limit may fall either way, so the count
+    ranges from the certain ones to all of them, and the tail from ``low`` to ``high``.
+    """
+    lo, hi = (1 - q) / 2, (1 + q) / 2
+    pit, se = res["pit"], band * res["pit_se"]
+    with np.errstate(invalid="ignore"):
+        outside = ((pit < lo) | (pit > hi)).sum(axis=1)
+        surely = ((pit < lo - se) | (pit > hi + se)).sum(axis=1)
+        maybe = ((pit < lo + se) | (pit > hi - se)).sum(axis=1)
+    p_out = 1 - q
+    tail = _binom_tail(outside, res["n"], p_out)
+    return tail, _binom_tail(maybe, res["n"], p_out), _binom_tail(surely, res["n"], p_out)
+
+
+def _classify(
+    res: dict[str, np.ndarray], alpha_ppp: float, alpha_coverage: float, band: float
+) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """Failed and borderline checks of each system (names from :data:`CHECKS`).
+
+    A check fails when its p-value is below its cut-off even at the upper end of its
+    Monte Carlo interval (``band`` SEs of the z-score, or the coverage cells that may
+    fall either way), and is borderline when the interval straddles the cut-off.
+    """
+    z_cut = float(special.ndtri(alpha_ppp))
+    fail: dict[str, np.ndarray] = {}
+    near: dict[str, np.ndarray] = {}
+    for q, check in ((0.95, "coverage_95"), (0.5, "coverage_50")):
+        _, low, high = _coverage_tails(res, q, band)
+        fail[check] = high < alpha_coverage
+        near[check] = (low < alpha_coverage) & ~fail[check]
+    for stat in _STATS:
+        z, se = res[f"z_{stat}"], res[f"se_{stat}"]
+        tail = -np.abs(z) if stat in _TWO_SIDED else z  # the nearer tail of two-sided checks
+        tail = np.nan_to_num(tail, nan=0.0)  # undefined (the champion's "lost"): passes
+        se = np.nan_to_num(se, nan=0.0)
+        fail[stat] = tail + band * se < z_cut
+        near[stat] = (tail - band * se < z_cut) & ~fail[stat]
+    n_s = len(res["n"])
+    failed = [tuple(c for c in CHECKS if fail[c][j]) for j in range(n_s)]
+    borderline = [tuple(c for c in CHECKS if near[c][j]) for j in range(n_s)]
+    return failed, borderline
+
+
+def _effective_draws(post: xr.Dataset, n: int) -> float:
+    r"""Effective number of ``n`` draws picked at random from the fit's draws.
+
+    :math:`1 / ((1 - n/N)/n + 1/\mathrm{ESS})`, with :math:`N` the fit's draws and ESS
+    the smallest bulk ESS of its scalar hyperparameters (capped at :math:`N`; :math:`N`
+    when undefined, e.g. draws that do not vary): the variance of a mean over the subset
+    is that of subsampling plus that of the fit's own draws. Equal to ``n`` for
+    independent draws (the exact sampler).
+    """
+    total = post.sizes["chain"] * post.sizes["draw"]
+    names = [v for v in ("b0", "sigma", "sigma_topic", "sigma_system") if v in post]
+    scalars = [post[v] for v in names if post[v].dims == ("chain", "draw")]
+    ess = float(total)
+    if scalars and post.sizes["draw"] >= 4:
+        stacked = np.stack([np.asarray(v.values, dtype=float) for v in scalars], axis=-1)
+        values = draw_diagnostics(stacked)["ess_bulk"].to_numpy(dtype=float)
+        values = values[np.isfinite(values)]
+        ess = min(float(total), float(values.min())) if values.size else float(total)
+    return 1.0 / ((1.0 - n / total) / n + 1.0 / ess)
 
 
 def check_model(
@@ -519,6 +756,7 @@ def check_model(
     seed: int | None = None,
     alpha_ppp: float = ALPHA_PPP,
     alpha_coverage: float = ALPHA_COVERAGE,
+    systems: list[str] | None = None,
 ) -> ModelCheck:
     r"""Posterior predictive checks of every system of a hierarchical fit.
 
@@ -528,13 +766,22 @@ def check_model(
         A :class:`~bayes_ir.hierarchical.HierarchicalFit`, or its ``DataTree`` (groups
         ``posterior`` and ``observed_data``; without the latter, ``fit.table`` is read).
     n_draws
-        Posterior draws to replicate from (default :data:`N_DRAWS`, or
+        Posterior draws to replicate from in the first pass (default :data:`N_DRAWS`, or
         :data:`MAX_REPLICATES` / observed cells when that is smaller, but at least
-        :data:`MIN_DRAWS`; all when the fit has fewer); a seeded random subset.
+        :data:`MIN_DRAWS`; all when the fit has fewer); a seeded random subset. The
+        champion and challengers with a check within :data:`RECHECK_Z` Monte Carlo SEs of
+        its cut-off are checked again on up to :data:`RECHECK_REPLICATES` / their cells
+        draws.
     seed
-        Seed of the subset and the replicates (default :data:`bayes_ir.defaults.SEED`).
+        Seed of the subsets and the replicates (default :data:`bayes_ir.defaults.SEED`).
     alpha_ppp, alpha_coverage
         Thresholds of the flagging rule (module docstring); the defaults are calibrated.
+    systems
+        Systems to check (default: all, unless draws x observed cells exceed
+        :data:`MAX_REPLICATES` at :data:`MIN_DRAWS` draws: then the champion, the
+        challengers and a seeded random subset of the artifact runs that fits). Each
+        system's checks use its own scores and replicates (and the champion's, for
+        ``lost``), so a subset flags what the full check flags on those systems.
 
     Returns
     -------
@@ -553,18 +800,32 @@ def check_model(
     e^{(i)}_{ts}` per draw gives the statistics :math:`T` below; the p-value of each is
     :math:`P(T(\tilde y, \theta) \ge T(y, \theta))`, the probability that
     :math:`D^{(i)} = T(\tilde y^{(i)}, \theta^{(i)}) - T(y, \theta^{(i)})` is positive,
-    computed as :math:`\Phi(\bar D / s_D)` (normal approximation over the draws, so
-    that tails below ``1 / n_draws`` are resolved). :math:`T`: the mean of the system's
-    scores; the SD and the skewness :math:`g_1 = m_3 / m_2^{3/2}` of its residuals
-    :math:`y_{ts} - \mu^{(i)}_{ts}` (replicated: :math:`\tilde e^{(i)}_{ts}`); the share
-    of topics with :math:`y_{ts} < y_{t,\text{champion}}` (replicated jointly with the
-    champion).
-    Missing cells are left out of every statistic.
+    computed as :math:`\Phi(z)`, :math:`z = \bar D / s_D` (normal approximation over
+    the draws, so that tails below ``1 / n_draws`` are resolved). :math:`T`: the mean
+    of the system's scores; the SD and the skewness :math:`g_1 = m_3 / m_2^{3/2}` of its
+    residuals :math:`y_{ts} - \mu^{(i)}_{ts}` (replicated: :math:`\tilde e^{(i)}_{ts}`);
+    the share of topics with :math:`y_{ts} < y_{t,\text{champion}}` (replicated jointly
+    with the champion). Missing cells are left out of every statistic.
+
+    Monte Carlo error. The draws are a random subset of the fit's, so their effective
+    number is :math:`n_{eff} = 1/((1 - n/N)/n + 1/\mathrm{ESS})` (:math:`N` draws of
+    ESS :math:`\mathrm{ESS}`; :math:`n` for the exact sampler). The SE of :math:`z` is
+    the delta-method SE of a ratio of moments, :math:`\mathrm{sd}(u_i - \tfrac{z}{2}
+    (u_i^2 - 1))/\sqrt{n_{eff}}` with :math:`u_i = (D^{(i)} - \bar D)/s_D` (Casella
+    and Berger 2002, section 5.5.4), and that of the p-value :math:`\varphi(z)` times it
+    (``ppp_*_mcse``). A PIT's SE is the SD of :math:`F^{(i)}_{ts}(y_{ts})` over
+    :math:`\sqrt{n_{eff}}`. A check fails when the p-value at :math:`z` plus
+    :data:`BORDERLINE_Z` SEs (for a coverage check: counting only the cells outside their
+    interval by more than that many SEs of their PIT) is still below the cut-off, and is
+    borderline when the p-value at :math:`z` minus that many SEs is below it.
 
     References
     ----------
     Gelman, A., Meng, X.-L., and Stern, H. (1996). Posterior predictive assessment of
     model fitness via realized discrepancies. *Statistica Sinica* 6(4), 733-760.
+
+    Casella, G., and Berger, R. L. (2002). *Statistical Inference*, 2nd ed. Duxbury,
+    section 5.5.4 (the delta method).
     """
     from bayes_ir.hierarchical.contrasts import _data_names, _posterior, _tree
 
@@ -580,28 +841,122 @@ def check_model(
     observed = observed.transpose("topic", "system")
     total = post.sizes["chain"] * post.sizes["draw"]
     if n_draws is None:
-        cells = max(int(np.isfinite(observed.values).sum()), 1)
-        n_draws = min(N_DRAWS, max(MIN_DRAWS, MAX_REPLICATES // cells))
+        n_draws = _draws_for(int(np.isfinite(observed.values).sum()))
     n = min(total, int(n_draws))
-    rng = np.random.default_rng([seed, 0xADE])
-    keep = np.sort(rng.choice(total, size=n, replace=False))
+    n_all = observed.sizes["system"]
+    if systems is None:
+        systems = _default_subset(observed, n, seed)
+    observed = observed.sel(system=list(systems))
+    y = np.asarray(observed.values, dtype=float)
+    per_system = np.isfinite(y).sum(axis=0)
     systems = [str(s) for s in observed["system"].values]
     roles = [str(r) for r in observed["role"].values] if "role" in observed.coords else []
     roles = roles or [""] * len(systems)
     likelihood = str(
         getattr(fit, "likelihood", "") or ("skew_normal" if "alpha" in post else "gaussian")
     )
-    sys_eff = _subset(post["system_effect"], keep).sel(system=systems)
+    champion = roles.index("champion") if "champion" in roles else None
+    args = (post, observed, systems, likelihood, y)
+    res = _replicate(*args, np.arange(len(systems)), champion, n, total, [seed, 0xADE])
+    used = np.full(len(systems), n)
+    _, near = _classify(res, alpha_ppp, alpha_coverage, RECHECK_Z)
+    again = [j for j in range(len(systems)) if near[j] and roles[j] != "artifact"]
+    if again:  # near a cut-off: more draws for these systems (the champion first, for "lost")
+        idx = np.array(([] if champion is None or champion in again else [champion]) + again)
+        more = min(total, max(n, RECHECK_REPLICATES // max(int(per_system[idx].sum()), 1)))
+        if more > n:
+            chosen = idx.tolist().index(champion) if champion is not None else None
+            sub = _replicate(*args, idx, chosen, more, total, [seed, 0xADE, 1])
+            for key, value in res.items():
+                value[idx] = sub[key]
+            used[idx] = more
+    return ModelCheck(
+        frame=_check_frame(res, systems, roles, used, alpha_ppp, alpha_coverage),
+        likelihood=likelihood,
+        n_draws=n,
+        seed=seed,
+        alpha_ppp=float(alpha_ppp),
+        alpha_coverage=float(alpha_coverage),
+        collection=_data_names(fit)["collection"],
+        measure=_data_names(fit)["measure"],
+        n_unchecked=n_all - len(systems),
+    )
+
+
+def _check_frame(
+    res: dict[str, np.ndarray],
+    systems: list[str],
+    roles: list[str],
+    used: np.ndarray,
+    alpha_ppp: float,
+    alpha_coverage: float,
+) -> pd.DataFrame:
+    """Return the rows of a :class:`ModelCheck` from the arrays of :func:`_check_arrays`.
+
+    ``used`` is the number of draws each system was checked on; the flagging rule is
+    :func:`_classify`'s with :data:`BORDERLINE_Z`.
+    """
+    failed, borderline = _classify(res, alpha_ppp, alpha_coverage, BORDERLINE_Z)
+    frame = pd.DataFrame(
+        {
+            "system": systems,
+            "role": roles,
+            "n_topics": res["n"].astype(int),
+            "n_draws": used,
+            "coverage_50": res["c50"],
+            "coverage_95": res["c95"],
+            "p_coverage_50": _coverage_tails(res, 0.5, 0.0)[0],
+            "p_coverage_95": _coverage_tails(res, 0.95, 0.0)[0],
+            **{f"ppp_{s}": special.ndtr(res[f"z_{s}"]) for s in _STATS},
+            **{f"ppp_{s}_mcse": _p_mcse(res[f"z_{s}"], res[f"se_{s}"]) for s in _STATS},
+            "flagged": [bool(f) for f in failed],
+            "failed_checks": [", ".join(f) for f in failed],
+            "borderline": [bool(b) for b in borderline],
+            "borderline_checks": [", ".join(b) for b in borderline],
+        }
+    )
+    return frame[list(MODEL_CHECK_COLUMNS)]
+
+
+def _draws_for(cells: int) -> int:
+    """Draws of the first pass: :data:`MAX_REPLICATES` / cells, from MIN_DRAWS to N_DRAWS."""
+    return max(MIN_DRAWS, min(N_DRAWS, MAX_REPLICATES // max(cells, 1)))
+
+
+def _p_mcse(z: np.ndarray, se: np.ndarray) -> np.ndarray:
+    r"""Monte Carlo SE of :math:`\Phi(z)` from that of ``z`` (delta method): phi(z) se."""
+    return np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi) * se
+
+
+def _replicate(
+    post: xr.Dataset,
+    observed: xr.DataArray,
+    systems: list[str],
+    likelihood: str,
+    y: np.ndarray,
+    idx: np.ndarray,
+    champion: int | None,
+    n: int,
+    total: int,
+    seed: list[int],
+) -> dict[str, np.ndarray]:
+    """:func:`_check_arrays` for the systems ``idx`` on a seeded subset of ``n`` draws.
+
+    ``champion`` is the champion's position in ``idx`` (``None``: not among them).
+    """
+    rng = np.random.default_rng(seed)
+    keep = np.sort(rng.choice(total, size=n, replace=False))
+    names = [systems[j] for j in idx]
+    sys_eff = _subset(post["system_effect"], keep).sel(system=names)
     top_eff = _subset(post["topic_effect"], keep).sel(topic=observed["topic"].values)
     sigma = _subset(post["sigma"], keep)
     alpha = _subset(post["alpha"], keep) if likelihood == "skew_normal" else None
     if "system" in sigma.dims:
-        sigma = sigma.sel(system=systems)
+        sigma = sigma.sel(system=names)
     if alpha is not None and "system" in alpha.dims:
-        alpha = alpha.sel(system=systems)
-    champion = roles.index("champion") if "champion" in roles else None
-    res = _check_arrays(
-        np.asarray(observed.values, dtype=float),
+        alpha = alpha.sel(system=names)
+    return _check_arrays(
+        y[:, idx],
         _flat(_subset(post["b0"], keep)),
         _flat(top_eff),
         _flat(sys_eff),
@@ -609,29 +964,26 @@ def check_model(
         None if alpha is None else _flat(alpha),
         champion,
         rng,
+        _effective_draws(post, n),
     )
-    failed = _flags(res, alpha_ppp, alpha_coverage)
-    frame = pd.DataFrame(
-        {
-            "system": systems,
-            "role": roles,
-            "n_topics": res["n"].astype(int),
-            "coverage_50": res["c50"],
-            "coverage_95": res["c95"],
-            "ppp_mean": res["mean"],
-            "ppp_sd": res["sd"],
-            "ppp_skewness": res["skew"],
-            "ppp_lost": res["lost"],
-            "flagged": [bool(f) for f in failed],
-            "failed_checks": [", ".join(f) for f in failed],
-        }
-    )
-    return ModelCheck(
-        frame=frame[list(MODEL_CHECK_COLUMNS)],
-        likelihood=likelihood,
-        n_draws=n,
-        seed=seed,
-        alpha_ppp=float(alpha_ppp),
-        alpha_coverage=float(alpha_coverage),
-        **_data_names(fit),
-    )
+
+
+def _default_subset(observed: xr.DataArray, n_draws: int, seed: int) -> list[str]:
+    """Every system, or the champion, the challengers and the artifacts that fit the budget.
+
+    Artifacts are taken in a seeded random order until ``n_draws`` x their observed
+    cells would pass :data:`MAX_REPLICATES`; the result keeps the table's order.
+    """
+    names = [str(s) for s in observed["system"].values]
+    cells = np.isfinite(observed.values).sum(axis=0)
+    if n_draws * int(cells.sum()) <= MAX_REPLICATES or "role" not in observed.coords:
+        return names
+    roles = [str(r) for r in observed["role"].values]
+    keep = {j for j, r in enumerate(roles) if r != "artifact"}
+    budget = MAX_REPLICATES // max(n_draws, 1) - int(cells[sorted(keep)].sum())
+    order = np.random.default_rng([seed, 0x5B5]).permutation(len(names))
+    for j in order:
+        if j not in keep and cells[j] <= budget:
+            keep.add(int(j))
+            budget -= int(cells[j])
+    return [names[j] for j in sorted(keep)]

@@ -27,27 +27,31 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
-import arviz_stats as azs
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.decision.rules import MISFIT_PREFIX, interval_verdict
+from bayes_ir.decision.rules import MISFIT_VERDICT, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
-from bayes_ir.hierarchical.diagnostics import GateStatus
+from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
+from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import posterior_with_roles
 
 __all__ = [
     "Comparison",
     "ManyVsOne",
+    "POOLED_SHARE_MCSE",
     "PairwiseProbabilities",
+    "Pooling",
     "RankProbabilities",
     "compare",
     "interval_stats",
     "many_vs_one",
     "pairwise_probabilities",
+    "pooling_of",
     "rank_probabilities",
+    "shrinkage_lines",
     "system_mean_draws",
     "topic_draws",
 ]
@@ -59,7 +63,9 @@ SAMPLE_DIMS = ("chain", "draw")
 COMPARISON_COLUMNS = (
     "challenger",
     "champion",
+    "observed",
     "mean",
+    "pooled_share",
     "median",
     "sd",
     "ci_lower",
@@ -228,15 +234,8 @@ class _Gated:
 
 def _draw_diagnostics(draws: xr.DataArray, dim: str) -> pd.DataFrame:
     """R-hat (rank-normalised) and bulk/tail ESS of each slice of ``draws`` along ``dim``."""
-    n_chain = draws.sizes["chain"]
-    out = pd.DataFrame(index=[str(v) for v in draws[dim].values])
-    if n_chain > 1:
-        out["rhat"] = np.asarray(azs.rhat(draws, sample_dims=list(SAMPLE_DIMS)).values)
-    else:
-        out["rhat"] = np.nan
-    out["ess_bulk"] = np.asarray(azs.ess(draws, sample_dims=list(SAMPLE_DIMS), method="bulk"))
-    out["ess_tail"] = np.asarray(azs.ess(draws, sample_dims=list(SAMPLE_DIMS), method="tail"))
-    return out
+    stats = draw_diagnostics(draws.transpose(*SAMPLE_DIMS, dim))
+    return stats[["rhat", "ess_bulk", "ess_tail"]].set_axis([str(v) for v in draws[dim].values])
 
 
 def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateStatus:
@@ -280,6 +279,223 @@ def _header(fit: Any, title: str) -> str:
     return "; ".join(parts)
 
 
+# ---------------------------------------------------------------------- what the model did
+#: Largest Monte Carlo SE of a ``pooled_share`` that is reported: a share known less
+#: precisely (an observed difference near 0, where ``1 - model/observed`` divides by
+#: almost nothing) is NaN.
+POOLED_SHARE_MCSE: float = 0.05
+
+
+def _observed_scores(fit: Any) -> pd.DataFrame | None:
+    """Return the observed scores, topic x system (NaN where missing); ``None`` when unknown."""
+    tree = _tree(fit)
+    if "observed_data" in tree.children:
+        da = tree["observed_data"].to_dataset()["score"]
+    elif getattr(fit, "table", None) is not None:
+        da = fit.table.matrix()
+    else:
+        return None
+    da = da.transpose("topic", "system")
+    return pd.DataFrame(
+        np.asarray(da.values, dtype=float),
+        index=[str(t) for t in da["topic"].values],
+        columns=[str(s) for s in da["system"].values],
+    )
+
+
+def _observed_differences(fit: Any, pairs: Sequence[tuple[str, str]]) -> tuple[float, ...]:
+    """Raw mean of ``a - b`` over the topics both systems have, for each pair ``(a, b)``.
+
+    The paired tests' mean difference (:func:`bayes_ir.paired_tests`); NaN when the fit
+    carries no observed scores or the two systems share no topic.
+    """
+    scores = _observed_scores(fit)
+    if scores is None:
+        return tuple(np.nan for _ in pairs)
+    out = []
+    for a, b in pairs:
+        d = (scores[a] - scores[b]).to_numpy()
+        d = d[np.isfinite(d)]
+        out.append(float(d.mean()) if d.size else np.nan)
+    return tuple(out)
+
+
+def _pooled_share(model: np.ndarray, observed: np.ndarray, mcse: np.ndarray) -> np.ndarray:
+    r"""``1 - model/observed``, NaN when its Monte Carlo SE exceeds :data:`POOLED_SHARE_MCSE`.
+
+    The Monte Carlo SE of the share is that of the posterior mean, ``mcse``, divided by
+    :math:`|\text{observed}|`.
+    """
+    model, observed = np.asarray(model, dtype=float), np.asarray(observed, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = 1.0 - model / observed
+        known = np.asarray(mcse, dtype=float) / np.abs(observed) <= POOLED_SHARE_MCSE
+    return np.where(np.isfinite(share) & known, share, np.nan)
+
+
+def _observed_columns(
+    stats: pd.DataFrame, observed: Sequence[float], diagnostics: pd.DataFrame
+) -> dict[str, np.ndarray]:
+    """``observed``, the interval statistics and ``pooled_share`` of a result's frame."""
+    mean = stats["mean"].to_numpy()
+    obs = np.asarray(observed, dtype=float) if len(observed) else np.full(mean.shape, np.nan)
+    mcse = stats["sd"].to_numpy() / np.sqrt(diagnostics["ess_bulk"].to_numpy())
+    share = _pooled_share(mean, obs, mcse)
+    return {"observed": obs, **{c: stats[c].to_numpy() for c in stats.columns},
+            "pooled_share": share}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Pooling:
+    r"""What partial pooling did to the system effects of a fit: build with :func:`pooling_of`.
+
+    Attributes
+    ----------
+    pooling
+        ``"all"`` (every system effect shares ``sigma_system``, the seed's model) or
+        ``"artifacts"`` (the artifact runs only; champion and challengers unpooled), as
+        in :func:`bayes_ir.hierarchical.fit`.
+    n_pooled
+        Number of systems whose effects share ``sigma_system``.
+    n_artifacts
+        Number of artifact runs in the fit.
+    sigma_system, sigma_system_lower, sigma_system_upper
+        Posterior mean and equal-tailed ``ci_prob`` interval of ``sigma_system``, the
+        spread of the pooled systems' effects.
+    standard_error
+        Posterior mean of :math:`\sqrt{\overline{\sigma_s^2 / n_s}}`, the standard error
+        of one pooled system's mean (:math:`n_s` topics observed; the mean over the
+        pooled systems).
+    share
+        The share by which pooling pulls a difference between the champion and a
+        challenger towards 0: :math:`E[B]` with :math:`B = SE^2/(SE^2 +
+        \sigma_{system}^2)` for ``"all"`` (exact for the Gaussian model of a complete
+        table, where every contrast's posterior mean is :math:`(1 - E[B])` times the
+        observed difference; approximate otherwise), 0 for ``"artifacts"``.
+    ci_prob
+        Probability of the interval of ``sigma_system``.
+    """
+
+    pooling: str
+    n_pooled: int
+    n_artifacts: int
+    sigma_system: float
+    sigma_system_lower: float
+    sigma_system_upper: float
+    standard_error: float
+    share: float
+    ci_prob: float
+
+    def summary(self) -> str:
+        """Why the model's differences differ from the observed ones, in one sentence."""
+        spread = (
+            f"sigma_system = {self.sigma_system:.3f} [{self.sigma_system_lower:.3f}, "
+            f"{self.sigma_system_upper:.3f}]"
+        )
+        if self.pooling == "artifacts":
+            return (
+                "Pooling 'artifacts': the champion and challengers are unpooled, so their "
+                f"differences are not pulled; the {self.n_artifacts} artifact runs share "
+                f"{spread} and inform the topic effects and the residual SD."
+            )
+        return (
+            f"Pooling 'all': the {self.n_pooled} system effects, the {self.n_artifacts} "
+            f"artifact runs included, are pulled towards their mean; their spread {spread} "
+            f"against a standard error of {self.standard_error:.3f} per system mean pulls "
+            f"each difference about {self.share:.0%} of the way to 0 (pooled_share). "
+            "fit(..., pooling='artifacts') leaves the champion and challengers unpooled."
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
+    r"""How a fit pooled its system effects, and how far that pulls a difference.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit` (or its posterior DataTree,
+        read as ``pooling="all"``).
+    ci_prob
+        Probability of the interval of ``sigma_system`` (default
+        :data:`bayes_ir.defaults.CI_PROB`).
+
+    Returns
+    -------
+    Pooling
+
+    Notes
+    -----
+    For the Gaussian model of a complete table, given the scales, each pooled system's
+    effect is its observed deviation from the mean of the pooled systems times
+    :math:`1 - B`, :math:`B = (\sigma^2/T)/(\sigma^2/T + \chi^2)` (the precision-weighted
+    average of the data and the prior mean 0; see :mod:`bayes_ir.hierarchical.exact`), so
+    a difference between two pooled systems has posterior mean :math:`(1 - E[B])` times
+    the observed difference. ``share`` is :math:`E[B]` over the draws, with
+    :math:`\sigma^2/T` replaced by the mean of :math:`\sigma_s^2/n_s` over the pooled
+    systems when topics are missing or the residual SD varies by system.
+
+    References
+    ----------
+    Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A., Rubin, D. B.
+    (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press, section 5.4 (the shrinkage of
+    the normal hierarchical model).
+    """
+    p = defaults.ci_prob(ci_prob)
+    post = _posterior(fit)
+    u = system_draws(fit)
+    roles = [str(r) for r in u["role"].values]
+    pooling = str(getattr(fit, "pooling", "all"))
+    pooled = np.array([pooling == "all" or r == "artifact" for r in roles])
+    scores = _observed_scores(fit)
+    n_topics = post.sizes["topic"]
+    systems = [str(s) for s in u["system"].values]
+    per_system = (
+        np.full(len(systems), float(n_topics))
+        if scores is None
+        else np.isfinite(scores[systems].to_numpy()).sum(axis=0).astype(float)
+    )
+    sig2 = residual_sd_draws(post).transpose("chain", "draw", "system").values.astype(float) ** 2
+    se2 = (sig2[..., pooled] / per_system[pooled]).mean(axis=-1).ravel()
+    chi = np.asarray(post["sigma_system"].values, dtype=float).ravel()
+    share = float(np.mean(se2 / (se2 + chi**2))) if pooling == "all" else 0.0
+    lo, hi = np.quantile(chi, [(1 - p) / 2, (1 + p) / 2])
+    return Pooling(
+        pooling=pooling,
+        n_pooled=int(pooled.sum()),
+        n_artifacts=roles.count("artifact"),
+        sigma_system=float(chi.mean()),
+        sigma_system_lower=float(lo),
+        sigma_system_upper=float(hi),
+        standard_error=float(np.mean(np.sqrt(se2))),
+        share=share,
+        ci_prob=p,
+    )
+
+
+def shrinkage_lines(frame: pd.DataFrame, pooling: Pooling | None) -> list[str]:
+    """Lines saying what the model did to each difference, for a result's ``summary()``.
+
+    ``frame`` has the columns ``challenger``, ``observed``, ``mean`` and
+    ``pooled_share`` (:meth:`Comparison.to_frame`, :meth:`bayes_ir.decision.Decision.to_frame`);
+    one line per challenger, then :meth:`Pooling.summary`.
+    """
+    lines = [
+        "Observed (raw mean difference over the topics both systems have, as the paired "
+        "tests) beside the model's:"
+    ]
+    for r in frame.itertuples(index=False):
+        share = "" if not np.isfinite(r.pooled_share) else f" (pulled {r.pooled_share:.0%})"
+        if not np.isfinite(r.pooled_share) and np.isfinite(r.observed):
+            share = " (observed difference near 0: no share)"
+        lines.append(f"  {r.challenger}: observed {r.observed:+.4f}, model {r.mean:+.4f}{share}")
+    if pooling is not None:
+        lines.append(pooling.summary())
+    return lines
+
+
 def interval_stats(
     draws: xr.DataArray, dim: str, ci_prob: float, hdi: bool = False
 ) -> pd.DataFrame:
@@ -295,7 +511,8 @@ def interval_stats(
     ci_prob
         Probability of the intervals, in (0, 1).
     hdi
-        Add the highest-density interval (``hdi_lower``, ``hdi_upper``, ArviZ).
+        Add the highest-density interval (``hdi_lower``, ``hdi_upper``; ArviZ's
+        ``hdi``, :func:`~bayes_ir.hierarchical.intervals.hdi_bounds`).
 
     Returns
     -------
@@ -321,9 +538,9 @@ def interval_stats(
         index=[str(v) for v in draws[dim].values],
     )
     if hdi:
-        bounds = azs.hdi(draws, prob=ci_prob, dim=list(SAMPLE_DIMS))
-        out["hdi_lower"] = bounds.sel(ci_bound="lower").values
-        out["hdi_upper"] = bounds.sel(ci_bound="upper").values
+        bounds = hdi_bounds(flat, ci_prob)
+        out["hdi_lower"] = bounds[:, 0]
+        out["hdi_upper"] = bounds[:, 1]
     return out
 
 
@@ -390,6 +607,11 @@ class Comparison(_Gated):
         carries none, e.g. a bare DataTree).
     collection, measure
         The data the fit was made on (empty when unknown).
+    observed
+        Raw mean difference of each challenger minus the champion over the topics both
+        have (the paired tests' mean difference; NaN when the fit holds no scores).
+    pooling
+        How the fit pooled the system effects (:func:`pooling_of`; ``None`` when unknown).
     """
 
     champion: str
@@ -404,23 +626,39 @@ class Comparison(_Gated):
     model_check: Any = None
     collection: str = ""
     measure: str = ""
+    observed: tuple[float, ...] = ()
+    pooling: Pooling | None = None
 
     def fit_status(self) -> list[str]:
         """Return the ``fit`` column: ``ok``, the failed checks, or ``n/a`` without a check.
 
         A flagged champion is named in every row (``champion NAME: checks``): each
-        contrast depends on it.
+        contrast depends on it. Checks in the borderline band (not flagged; see
+        :mod:`bayes_ir.hierarchical.adequacy`) read ``borderline: checks``.
         """
         check = self.model_check
         if check is None:
             return ["n/a"] * len(self.challengers)
-        champ = check.failed(self.champion)
+
+        def status(name: str) -> str:
+            failed, near = check.failed(name), check.borderline_of(name)
+            return ", ".join(failed) if failed else "borderline: " + ", ".join(near) if near else ""
+
+        champ = status(self.champion)
         out = []
         for name in self.challengers:
-            parts = [", ".join(check.failed(name))] if check.failed(name) else []
-            parts += [f"champion {self.champion}: {', '.join(champ)}"] if champ else []
+            parts = [status(name)] if status(name) else []
+            parts += [f"champion {self.champion}: {champ}"] if champ else []
             out.append("; ".join(parts) or "ok")
         return out
+
+    def misfit(self) -> list[bool]:
+        """Whether the model check flagged each challenger or the champion (its contrast)."""
+        check = self.model_check
+        if check is None:
+            return [False] * len(self.challengers)
+        champ = bool(check.failed(self.champion))
+        return [champ or bool(check.failed(name)) for name in self.challengers]
 
     def conf_int(self, ci_prob: float | None = None, *, hdi: bool | None = None) -> pd.DataFrame:
         """Interval of each difference: columns ``challenger, estimate, ci_lower, ci_upper``.
@@ -450,8 +688,18 @@ class Comparison(_Gated):
 
             challenger, champion
                 The systems; each row is ``challenger - champion``.
-            mean, median, sd
-                Posterior mean, median and SD of the difference of system means.
+            observed
+                Raw mean difference over the topics both systems have (the paired tests'
+                mean difference), NaN when unknown.
+            mean
+                Posterior mean of the difference of system means.
+            pooled_share
+                ``1 - mean / observed``: the share of the observed difference the model
+                pulled towards 0 (partial pooling, :class:`Pooling`; negative: pushed
+                away). NaN when its Monte Carlo SE exceeds :data:`POOLED_SHARE_MCSE` (an
+                observed difference near 0).
+            median, sd
+                Posterior median and SD of the difference.
             ci_lower, ci_upper
                 Equal-tailed ``ci_prob`` interval (then ``hdi_lower, hdi_upper`` with ``hdi=True``).
             p_better
@@ -463,15 +711,17 @@ class Comparison(_Gated):
             fit
                 Posterior predictive check of the challenger (and of the champion):
                 ``ok``, the failed checks (:data:`bayes_ir.hierarchical.adequacy.CHECKS`),
-                or ``n/a`` when the fit has no model check.
+                ``borderline: checks`` (not flagged: within the Monte Carlo band of the
+                cut-off), or ``n/a`` when the fit has no model check.
             verdict
                 Read from the interval ``[lo, hi]`` and the minimal gain ``g`` by
                 :func:`bayes_ir.decision.rules.interval_verdict` (one of its ``VERDICTS``:
                 ``worthwhile gain``, ``better``,
                 ``better, but by less than min_gain``, ``practically equivalent``,
-                ``worse``, ...); prefixed by ``MODEL MISFIT:`` when the model does not
-                describe the challenger or the champion (``fit`` is not ``ok``), and by
-                ``UNRELIABLE:`` when the diagnostics failed.
+                ``worse``, ...); ``unreliable: model misfit`` instead when the model does
+                not describe the challenger or the champion (``fit`` is not ``ok``: the
+                interval is not to be acted on); prefixed by ``UNRELIABLE:`` when the
+                diagnostics failed.
         """
         stats = interval_stats(self.differences, "challenger", self.ci_prob, self.hdi)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("challenger", "sample").values
@@ -479,7 +729,7 @@ class Comparison(_Gated):
             {
                 "challenger": list(self.challengers),
                 "champion": self.champion,
-                **{c: stats[c].to_numpy() for c in stats.columns},
+                **_observed_columns(stats, self.observed, self.diagnostics),
                 "p_better": (flat > 0).mean(axis=1),
                 "min_gain": self.min_gain,
                 "p_gain": (flat > self.min_gain).mean(axis=1),
@@ -494,16 +744,16 @@ class Comparison(_Gated):
         ]
         fit = self.fit_status()
         verdicts = [
-            v if f in ("ok", "n/a") else MISFIT_PREFIX + v
-            for v, f in zip(verdicts, fit, strict=True)
+            MISFIT_VERDICT if bad else v for v, bad in zip(verdicts, self.misfit(), strict=True)
         ]
-        if not self.gate.passed:
-            verdicts = [f"UNRELIABLE: {v}" for v in verdicts]
+        if not self.gate.passed:  # a misfit verdict already says unreliable
+            verdicts = [v if v == MISFIT_VERDICT else f"UNRELIABLE: {v}" for v in verdicts]
         frame["fit"] = fit
         frame["verdict"] = verdicts
         columns = list(COMPARISON_COLUMNS)
         if self.hdi:
-            columns[7:7] = ["hdi_lower", "hdi_upper"]
+            at = columns.index("ci_upper") + 1
+            columns[at:at] = ["hdi_lower", "hdi_upper"]
         return frame[columns]
 
     def summary(self) -> str:
@@ -513,8 +763,8 @@ class Comparison(_Gated):
         shown = frame.drop(columns=["champion", "min_gain", "median", "sd", "ess_tail"])
         text = _text_table(
             shown,
-            {c: 4 for c in ("mean", "ci_lower", "ci_upper", "hdi_lower", "hdi_upper")}
-            | {"p_better": 3, "p_gain": 3, "rhat": 3, "ess_bulk": 0},
+            {c: 4 for c in ("observed", "mean", "ci_lower", "ci_upper", "hdi_lower", "hdi_upper")}
+            | {"pooled_share": 2, "p_better": 3, "p_gain": 3, "rhat": 3, "ess_bulk": 0},
         )
         lines = [
             self.header,
@@ -524,7 +774,11 @@ class Comparison(_Gated):
             "predictive mean scores, b0 + effect; "
             f"{pct} equal-tailed intervals; p_gain = P(difference > {self.min_gain:g})):",
             text,
+            "observed: raw mean difference over the topics both systems have (the paired "
+            "tests'); pooled_share = 1 - mean/observed.",
         ]
+        if self.pooling is not None:
+            lines.append(self.pooling.summary())
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -562,7 +816,7 @@ def compare(
     min_gain
         Minimal worthwhile gain, in score units (e.g. 0.01 AP).
     hdi
-        Add highest-density intervals (``arviz_stats.hdi``) to the table.
+        Add highest-density intervals (ArviZ's ``hdi``) to the table.
 
     Returns
     -------
@@ -589,9 +843,9 @@ def compare(
     :math:`g > 0`, ``worse`` when its upper limit is below 0 (every region:
     :func:`bayes_ir.decision.rules.interval_verdict`). A challenger (or champion)
     flagged by the fit's model check
-    (:func:`~bayes_ir.hierarchical.check_model`) gets ``MODEL MISFIT:`` before its
-    verdict: the model does not describe its scores, so the interval is not to be
-    trusted.
+    (:func:`~bayes_ir.hierarchical.check_model`) gets the verdict ``unreliable: model
+    misfit`` instead: the model does not describe its scores, so the interval is not
+    to be acted on.
 
     References
     ----------
@@ -613,6 +867,8 @@ def compare(
     diff = diff.drop_vars(["role"], errors="ignore").rename(system="challenger")
     diag = _draw_diagnostics(diff, "challenger")
     return Comparison(
+        observed=_observed_differences(fit, [(c, champion) for c in chosen]),
+        pooling=pooling_of(fit, ci_prob=p),
         champion=champion,
         challengers=tuple(chosen),
         differences=diff,
@@ -658,6 +914,11 @@ class ManyVsOne(_Gated):
         P(best among the challenger and the champions), indexed by system; sums to 1.
     collection, measure
         The data the fit was made on (empty when unknown).
+    observed
+        Raw mean difference of the challenger minus each champion over the topics both
+        have (NaN when the fit holds no scores).
+    pooling
+        How the fit pooled the system effects (:func:`pooling_of`).
     """
 
     challenger: str
@@ -671,6 +932,8 @@ class ManyVsOne(_Gated):
     diagnostics: pd.DataFrame
     collection: str = ""
     measure: str = ""
+    observed: tuple[float, ...] = ()
+    pooling: Pooling | None = None
 
     def conf_int(self, ci_prob: float | None = None) -> pd.DataFrame:
         """Columns ``champion, estimate, ci_lower, ci_upper`` of each difference."""
@@ -686,14 +949,17 @@ class ManyVsOne(_Gated):
         )
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per champion: columns :data:`MANY_VS_ONE_COLUMNS` (``p_better`` = P(d > 0))."""
+        """One row per champion: columns :data:`MANY_VS_ONE_COLUMNS` (``p_better`` = P(d > 0)).
+
+        ``observed`` and ``pooled_share`` as in :meth:`Comparison.to_frame`.
+        """
         stats = interval_stats(self.differences, "champion", self.ci_prob, False)
         flat = self.differences.stack(sample=SAMPLE_DIMS).transpose("champion", "sample").values
         frame = pd.DataFrame(
             {
                 "challenger": self.challenger,
                 "champion": list(self.champions),
-                **{c: stats[c].to_numpy() for c in stats.columns},
+                **_observed_columns(stats, self.observed, self.diagnostics),
                 "p_better": (flat > 0).mean(axis=1),
                 "rhat": self.diagnostics["rhat"].to_numpy(),
                 "ess_bulk": self.diagnostics["ess_bulk"].to_numpy(),
@@ -707,22 +973,26 @@ class ManyVsOne(_Gated):
         frame = self.to_frame().drop(columns=["challenger", "median", "sd", "ess_tail"])
         text = _text_table(
             frame,
-            {"mean": 4, "ci_lower": 4, "ci_upper": 4, "p_better": 3, "rhat": 3, "ess_bulk": 0},
-        )
+            {"observed": 4, "mean": 4, "pooled_share": 2, "ci_lower": 4, "ci_upper": 4,
+             "p_better": 3, "rhat": 3, "ess_bulk": 0},
+        )  # fmt: skip
         best = ", ".join(f"{s} {v:.3f}" for s, v in self.p_best.items())
-        return "\n".join(
-            [
-                self.header,
-                self.gate.banner(),
-                "",
-                f"{self.challenger!r} minus each champion ({100 * self.ci_prob:g}% intervals):",
-                text,
-                "",
-                f"P({self.challenger} better than all {len(self.champions)}): "
-                f"{self.p_better_than_all:.3f}",
-                f"P(best among the compared systems): {best}",
-            ]
-        )
+        lines = [
+            self.header,
+            self.gate.banner(),
+            "",
+            f"{self.challenger!r} minus each champion ({100 * self.ci_prob:g}% intervals; "
+            "observed: raw mean difference over shared topics; pooled_share = 1 - "
+            "mean/observed):",
+            text,
+            "",
+            f"P({self.challenger} better than all {len(self.champions)}): "
+            f"{self.p_better_than_all:.3f}",
+            f"P(best among the compared systems): {best}",
+        ]
+        if self.pooling is not None:
+            lines.append(self.pooling.summary())
+        return "\n".join(lines)
 
     def plot(self, **kwargs: Any) -> Any:
         """Forest plot of the differences."""
@@ -783,6 +1053,8 @@ def many_vs_one(
     p_best = pd.Series(_rank_matrix(sel)[:, 0], index=group, name="p_best")
     diag = _draw_diagnostics(diff, "champion")
     return ManyVsOne(
+        observed=_observed_differences(fit, [(challenger, h) for h in champs]),
+        pooling=pooling_of(fit, ci_prob=p),
         challenger=challenger,
         champions=tuple(champs),
         differences=diff,

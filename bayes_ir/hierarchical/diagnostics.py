@@ -7,13 +7,18 @@ failure is never silent: it emits a :class:`~bayes_ir.errors.ConvergenceWarning`
 naming the parameters and what to do, or raises
 :class:`~bayes_ir.errors.ConvergenceError` in strict mode.
 
-The statistics are ArviZ's (rank-normalised split R-hat, bulk and tail ESS of
-Vehtari et al. 2021; BFMI of Betancourt 2016), computed with :mod:`arviz_stats`.
+The statistics are ArviZ's (rank-normalised split R-hat, bulk and tail ESS and MCSE of
+Vehtari et al. 2021; BFMI of Betancourt 2016), computed for every quantity at once by
+:func:`draw_diagnostics`, a vectorised reimplementation of :mod:`arviz_stats`' algorithm
+(equal to it within 1e-8, as the tests check): ArviZ computes them one quantity at a
+time (about 35 ms each), which made the diagnostics the slowest step of a fit.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +35,9 @@ __all__ = [
     "GateStatus",
     "Thresholds",
     "diagnose",
-    "diagnose_columns",
     "contrast_draws",
+    "diagnose_columns",
+    "draw_diagnostics",
 ]
 
 HYPERPARAMETERS = (
@@ -43,8 +49,14 @@ HYPERPARAMETERS = (
     "sigma_system",
     "alpha",
 )
-#: Float64 values per block of quantities diagnosed at once (bounds the temporaries).
-DIAGNOSE_BLOCK: int = 4_000_000
+#: Float64 values per block of quantities diagnosed at once (bounds the temporaries: a
+#: block holds its draws, their sort order and 3 + 2 series of the same size).
+DIAGNOSE_BLOCK: int = 1_000_000
+#: Threads that diagnose blocks in parallel (the compiled loop and numpy's sort release
+#: the GIL).
+DIAGNOSE_THREADS: int = min(2, os.cpu_count() or 1)
+#: Tail probability of the tail ESS (ArviZ's default: the 5% and 95% quantiles).
+TAIL_PROB: float = 0.05
 #: Lowest acceptable Bayesian fraction of missing information per chain (Betancourt 2016).
 BFMI_MIN: float = 0.3
 
@@ -307,21 +319,217 @@ def contrast_draws(posterior: xr.Dataset) -> xr.DataArray:
     return diff.rename(system="challenger").drop_vars("role", errors="ignore")
 
 
-def _column_blocks(columns: list[np.ndarray], width: int):
-    """Yield the concatenation of ``columns`` (chain, draw, k_i) in float64 blocks of ``width``.
+def _rank_scores(n_split: int) -> np.ndarray:
+    """z-score of every average rank ``m / 2 + 1`` of ``n_split`` draws (Blom's offset 3/8).
 
-    The diagnostics are computed block by block, so no float64 copy of every checked
-    quantity is made at once.
+    ArviZ's ``_z_scale``: ``ndtri((rank - c) / (size - 2 c + 1))`` with ``c = 3/8``.
     """
+    from scipy.special import ndtri
+
+    rank = np.arange(2 * n_split - 1) / 2 + 1
+    c = 3 / 8
+    return np.asarray(ndtri((rank - c) / (n_split - 2 * c + 1)))
+
+
+def _fft_fallback(series: np.ndarray, between: np.ndarray, ess: np.ndarray, n_rows: int) -> None:
+    """Fill the ESS marked ``NEED_FFT`` from FFT autocovariances (ArviZ's ``autocov``).
+
+    ``series`` (K, S, rows * n) holds each series centred by row, ``between`` (K, S) the
+    variance of its row means and ``ess`` (K, S) the ESS, updated in place.
+    """
+    from bayes_ir.hierarchical.diagnostics_kernel import NEED_FFT, geyer_ess
+
+    ks, ss = np.nonzero(ess == NEED_FFT)
+    if not len(ks):
+        return
+    y = series[ks, ss].reshape(len(ks), n_rows, -1)
+    n = y.shape[-1]
+    y = y - y.mean(axis=-1, keepdims=True)
+    spec = np.fft.rfft(y, n=2 * n, axis=-1)
+    acov = np.fft.irfft(spec * np.conjugate(spec), n=2 * n, axis=-1)[..., :n] / n
+    acov = acov.mean(axis=1)
+    for i, (k, s) in enumerate(zip(ks, ss, strict=True)):
+        ess[k, s] = geyer_ess(acov[i], n, float(between[k, s]), n_rows, n)
+
+
+def _diagnose_columns(x: np.ndarray, probs: np.ndarray, quantiles: tuple[float, ...]) -> dict:
+    """Diagnostics of one block: ``x`` (K, chains, draws) float64, C-contiguous."""
+    from bayes_ir.hierarchical import diagnostics_kernel as kernel
+
+    n_k, n_chain, n_draw = x.shape
+    half = n_draw // 2
+    n_split = 2 * n_chain * half
+    flat = x.reshape(n_k, -1)
+    order = np.argsort(flat, axis=1)
+    table = _rank_scores(n_split) if n_split else np.zeros(1)
+    series = np.empty((n_k, 3 + len(probs), n_split))
+    between = np.zeros((n_k, 3 + len(probs)))
+    out = np.empty((n_k, kernel.N_OUT + len(probs)))
+    kernel.diagnose_block(x, order, table, probs, series, between, out)
+    ess = np.concatenate([out[:, 3:6], out[:, kernel.N_OUT :]], axis=1)
+    _fft_fallback(series, between, ess, 2 * n_chain)
+    ess_q = ess[:, 3:]
+    lo, hi = ess_q[:, 0], ess_q[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = {
+            "mean": out[:, 0],
+            "sd": out[:, 1],
+            "rhat": out[:, 2],
+            "ess_bulk": ess[:, 0],
+            "ess_mean": ess[:, 1],
+            # ArviZ's min(ess(p), ess(1 - p)): the first unless the second is smaller
+            "ess_tail": np.where(hi < lo, hi, lo),
+            "mcse_mean": out[:, 1] / np.sqrt(ess[:, 1]),
+            "mcse_sd": np.sqrt((out[:, 7] - out[:, 6] ** 2) / ess[:, 2] / out[:, 6] / 4),
+        }
+        for j, q in enumerate(quantiles):
+            result[f"mcse_q{q:g}"] = _mcse_quantile(flat, order, ess_q[:, 2 + j], q)
+    return result
+
+
+def _mcse_quantile(flat: np.ndarray, order: np.ndarray, ess: np.ndarray, prob: float):
+    """ArviZ's ``_mcse_quantile``: half the distance between two order statistics.
+
+    The order statistics bound the central 68.27% of a Beta(ESS p + 1, ESS (1 - p) + 1)
+    over the sorted draws.
+    """
+    from scipy.special import betaincinv
+
+    size = flat.shape[1]
+    a, b = ess * prob + 1, ess * (1 - prob) + 1
+    ppf = [betaincinv(a, b, p) for p in (0.1586553, 0.8413447)]
+    low = np.floor(np.fmax(ppf[0] * size - 1, 0))
+    high = np.ceil(np.fmin(ppf[1] * size - 1, size - 1))
+    rows = np.arange(flat.shape[0])
+    th1 = flat[rows, order[rows, low.astype(np.int64)]]
+    th2 = flat[rows, order[rows, high.astype(np.int64)]]
+    return np.where(np.isnan(ess), np.nan, (th2 - th1) / 2)
+
+
+def _diagnostic_arrays(
+    columns: list[np.ndarray], *, prob: float = TAIL_PROB, quantiles: tuple[float, ...] = ()
+) -> dict[str, np.ndarray]:
+    """Diagnostics of every quantity of ``columns`` (each (chain, draw, k_i)), in order.
+
+    See :func:`draw_diagnostics`. The quantities are diagnosed in blocks of at most
+    :data:`DIAGNOSE_BLOCK` draws (each made float64 and contiguous only then), by
+    :data:`DIAGNOSE_THREADS` threads.
+    """
+    n_chain, n_draw = columns[0].shape[:2]
     edges = np.cumsum([0, *(c.shape[-1] for c in columns)])
-    for lo in range(0, int(edges[-1]), width):
+    probs = np.array([prob, 1 - prob, *quantiles], dtype=float)
+    width = max(1, DIAGNOSE_BLOCK // max(n_chain * n_draw, 1))
+
+    def block(lo: int) -> dict:
         hi = min(lo + width, int(edges[-1]))
         parts = [
             c[..., max(lo - start, 0) : hi - start]
             for c, start, stop in zip(columns, edges[:-1], edges[1:], strict=True)
             if stop > lo and start < hi
         ]
-        yield np.concatenate(parts, axis=-1).astype(float, copy=False)
+        part = np.concatenate([np.moveaxis(p, -1, 0) for p in parts], axis=0)
+        return _diagnose_columns(np.ascontiguousarray(part, dtype=float), probs, quantiles)
+
+    starts = list(range(0, int(edges[-1]), width))
+    if len(starts) > 1 and DIAGNOSE_THREADS > 1:
+        with ThreadPoolExecutor(DIAGNOSE_THREADS) as pool:
+            results = list(pool.map(block, starts))
+    else:
+        results = [block(lo) for lo in starts]
+    return {key: np.concatenate([r[key] for r in results]) for key in results[0]}
+
+
+def draw_diagnostics(
+    draws: Any,
+    *,
+    prob: float = TAIL_PROB,
+    quantiles: tuple[float, ...] = (),
+) -> pd.DataFrame:
+    r"""R-hat, bulk and tail ESS and MCSE of every quantity of a posterior, in one pass.
+
+    A vectorised reimplementation of ArviZ's algorithm (:func:`arviz_stats.rhat`,
+    :func:`arviz_stats.ess` and :func:`arviz_stats.mcse`, Vehtari et al. 2021), equal to
+    it within 1e-8 (the tests check it on every kind of fit the package makes, chains
+    that fail, constant quantities and NaN). ArviZ loops over the quantities in Python,
+    about 35 ms each at 4 x 10,000 draws; here one sort per quantity gives the ranks,
+    ties and the folded order, and Geyer's sequence reads the autocovariances lag by
+    lag, computed directly while the chains mix and by FFT otherwise
+    (:mod:`bayes_ir.hierarchical.diagnostics_kernel`).
+
+    Parameters
+    ----------
+    draws
+        A :class:`xarray.DataArray` with dims ``chain`` and ``draw`` (every other dim is
+        a quantity), or an array ``(chain, draw, ...)``.
+    prob
+        Tail probability of the tail ESS (the smaller ESS of the ``prob`` and
+        ``1 - prob`` quantiles); ArviZ's default 0.05.
+    quantiles
+        Probabilities whose quantile's MCSE is added as columns ``mcse_q{p}`` (ArviZ's
+        ``mcse(method="quantile", prob=p)``; ``0.5`` gives its ``mcse_median``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per quantity (indexed by the coordinate labels of a DataArray, joined
+        by ``,``): ``mean, sd`` (ddof 1), ``rhat`` (NaN with one chain), ``ess_bulk,
+        ess_mean`` (ArviZ's ``ess(method="mean")``), ``ess_tail, mcse_mean, mcse_sd``
+        and the quantile MCSEs. NaN where ArviZ gives
+        NaN: a quantity with a NaN draw, fewer than 4 draws per chain.
+
+    Notes
+    -----
+    Split every chain into halves; rank all draws (average ranks of ties) and map them
+    to :math:`z = \Phi^{-1}((r - 3/8)/(N + 1/4))`. R-hat is the larger of the split
+    :math:`\hat R` of the z-scores and of the z-scores of the draws folded about their
+    median, :math:`\hat R = \sqrt{(B/W + n - 1)/n}`. The ESS of a series is
+    :math:`N / \hat\tau`, :math:`\hat\tau = -1 + 2 \sum_{t} \hat\rho_t` over Geyer's
+    initial monotone sequence of autocorrelations; bulk ESS is that of the z-scores,
+    tail ESS the smaller of those of the indicators :math:`I(\theta \le q_{p})` and
+    :math:`I(\theta \le q_{1-p})`. MCSE of the mean: :math:`s / \sqrt{ESS_{mean}}`; of
+    the SD: the delta method on the squared deviations.
+
+    References
+    ----------
+    Vehtari, A., Gelman, A., Simpson, D., Carpenter, B., Buerkner, P.-C. (2021).
+    Rank-normalization, folding, and localization: an improved R-hat for assessing
+    convergence of MCMC. *Bayesian Analysis* 16(2), 667-718.
+
+    Geyer, C. J. (1992). Practical Markov chain Monte Carlo. *Statistical Science* 7(4),
+    473-483.
+    """
+    if isinstance(draws, xr.DataArray):
+        others = [d for d in draws.dims if d not in ("chain", "draw")]
+        arr = draws.transpose("chain", "draw", *others)
+        labels = _labels(arr, others)
+        x = np.asarray(arr.values).reshape(arr.sizes["chain"], arr.sizes["draw"], -1)
+    else:
+        values = np.asarray(draws)
+        if values.ndim < 2:
+            raise BayesIRError(f"draws need dims (chain, draw, ...), got shape {values.shape}")
+        x = values.reshape(values.shape[0], values.shape[1], -1)
+        labels = [str(i) for i in range(x.shape[2])]
+    if x.shape[2] == 0:
+        raise BayesIRError("draws hold no quantity to diagnose")
+    return pd.DataFrame(
+        _diagnostic_arrays([x], prob=prob, quantiles=tuple(quantiles)), index=labels
+    )
+
+
+def _labels(arr: xr.DataArray, dims: list) -> list[str]:
+    """One label per quantity of ``arr`` (its coordinates along ``dims``, joined by ``,``)."""
+    if not dims:
+        return [str(arr.name)]
+    grids = np.meshgrid(*[arr[d].values for d in dims], indexing="ij")
+    return [
+        ",".join(str(g) for g in cell) for cell in zip(*(g.ravel() for g in grids), strict=True)
+    ]
+
+
+def _bfmi(energy: np.ndarray) -> np.ndarray:
+    """BFMI of each chain of ``energy`` (chain, draw): ArviZ's ``bfmi`` (Betancourt 2016)."""
+    energy = np.atleast_2d(np.asarray(energy, dtype=float))
+    return np.square(np.diff(energy, axis=1)).mean(axis=1) / np.var(energy, axis=1, ddof=1)
 
 
 def _posterior_of(fit_or_datatree: Any) -> tuple[xr.Dataset, xr.Dataset | None]:
@@ -450,30 +658,12 @@ def diagnose_columns(
     -------
     Diagnostics
     """
-    import arviz_stats as azs
-
     th = Thresholds.resolve(thresholds)
     stats = sample_stats
     n_chains, n_draws = columns[0].shape[:2]
-    blocks = [
-        {
-            "mean": x.mean(axis=(0, 1)),
-            "sd": x.std(axis=(0, 1), ddof=1),
-            "rhat": np.asarray(azs.rhat(x)),
-            "ess_bulk": np.asarray(azs.ess(x, method="bulk")),
-            "ess_tail": np.asarray(azs.ess(x, method="tail", prob=0.05)),
-            "mcse_mean": np.asarray(azs.mcse(x, method="mean")),
-            "mcse_sd": np.asarray(azs.mcse(x, method="sd")),
-        }
-        for x in _column_blocks(columns, max(1, DIAGNOSE_BLOCK // (n_chains * n_draws)))
-    ]
-    table = pd.DataFrame(
-        {
-            "parameter": names,
-            "kind": kinds,
-            **{k: np.concatenate([np.atleast_1d(b[k]) for b in blocks]) for k in blocks[0]},
-        }
-    )
+    stats_ = _diagnostic_arrays(columns)
+    del stats_["ess_mean"]
+    table = pd.DataFrame({"parameter": names, "kind": kinds, **stats_})
     table["rhat_ok"] = table["rhat"] <= th.rhat_max
     table["ess_ok"] = (table["ess_bulk"] >= th.ess_bulk_min) & (
         table["ess_tail"] >= th.ess_tail_min
@@ -487,7 +677,7 @@ def diagnose_columns(
                 break
         if "energy" in stats:
             energy = stats["energy"].transpose("chain", "draw").values
-            bfmi = np.asarray(azs.bfmi(energy), dtype=float)
+            bfmi = _bfmi(energy)
     return Diagnostics(
         table=table,
         divergences=divergences,

@@ -55,6 +55,20 @@ sum-to-zero subspace is drawn as a projected standard normal
 density is :math:`N(0, \sigma^2 I_{n-1})` in an orthonormal basis of that subspace.
 Each draw of the effects costs :math:`O(T + S)`; all draws are independent.
 
+With ``pooling="artifacts"`` only the :math:`P` artifact runs share :math:`\chi` (see
+:func:`~bayes_ir.hierarchical.build_model`). The system means :math:`\bar y_{\cdot s}`
+are still independent of the topic deviations and of :math:`SSE`; a flat prior on an
+unpooled mean :math:`\mu_s` and on the artifacts' centre :math:`m` integrates each of
+their terms to a constant, and the artifacts' deviations from their own mean,
+:math:`d_s = \bar y_{\cdot s} - \bar y_P`, give the system term with
+:math:`SS_c = T\sum_{s \in P} d_s^2`, :math:`P - 1` in place of :math:`S - 1`, and no
+:math:`b_0` term: the scales' likelihood is then the restricted (REML) likelihood of the
+mixed model with the unpooled systems as fixed effects. Given the scales,
+:math:`\mu_s \sim N(\bar y_{\cdot s}, \sigma^2/T)` for an unpooled system,
+:math:`m \sim N(\bar y_P, \sigma^2/TP)`, the artifacts' effects are drawn as above with
+:math:`P` and :math:`d`, and :math:`b_0` and the zero-sum effects are the mean of the
+system means and the deviations from it.
+
 References
 ----------
 Searle, S. R., Casella, G., McCulloch, C. E. (1992). *Variance Components*. Wiley,
@@ -89,7 +103,12 @@ SCALES = ("sigma", "sigma_topic", "sigma_system")
 
 @dataclass(frozen=True)
 class BalancedStatistics:
-    """Everything the exact sampler needs from a complete matrix."""
+    """Everything the exact sampler needs from a complete matrix.
+
+    ``system_dev`` and ``ss_system`` are those of the pooled systems (``pooled``; all of
+    them unless ``pooling="artifacts"``), about their own mean; ``system_mean`` holds
+    every system's mean score.
+    """
 
     n_topics: int
     n_systems: int
@@ -99,10 +118,25 @@ class BalancedStatistics:
     ss_topic: float
     ss_system: float
     sse: float
+    system_mean: np.ndarray
+    pooled: np.ndarray
+
+    @property
+    def n_pooled(self) -> int:
+        """Number of systems whose effects share ``sigma_system``."""
+        return int(self.pooled.sum())
+
+    @property
+    def all_pooled(self) -> bool:
+        """True for ``pooling="all"`` (the intercept ``b0`` then has its Normal prior)."""
+        return bool(self.pooled.all())
 
 
-def balanced_statistics(matrix: np.ndarray) -> BalancedStatistics:
+def balanced_statistics(matrix: np.ndarray, pooled: np.ndarray | None = None) -> BalancedStatistics:
     """Grand mean, topic and system deviations and the three sums of squares.
+
+    ``pooled`` is the mask of the systems that share ``sigma_system`` (default: all;
+    :meth:`~bayes_ir.hierarchical.model.Design.pooled`).
 
     Raises
     ------
@@ -115,19 +149,23 @@ def balanced_statistics(matrix: np.ndarray) -> BalancedStatistics:
             "the exact sampler needs a complete topic x system matrix; use method='nuts'"
         )
     n_t, n_s = y.shape
+    mask = np.ones(n_s, dtype=bool) if pooled is None else np.asarray(pooled, dtype=bool)
     ybar = float(y.mean())
     r = y.mean(axis=1) - ybar
     d = y.mean(axis=0) - ybar
     resid = y - ybar - r[:, None] - d[None, :]
+    d_pooled = d if mask.all() else d[mask] - d[mask].mean()
     return BalancedStatistics(
         n_topics=n_t,
         n_systems=n_s,
         ybar=ybar,
         topic_dev=r,
-        system_dev=d,
+        system_dev=d_pooled,
         ss_topic=float(n_s * np.sum(r**2)),
-        ss_system=float(n_t * np.sum(d**2)),
+        ss_system=float(n_t * np.sum(d_pooled**2)),
         sse=float(np.sum(resid**2)),
+        system_mean=ybar + d,
+        pooled=mask,
     )
 
 
@@ -151,8 +189,9 @@ def log_marginal_posterior(
     v0 = hyper.b0_sd**2 + s2 / n
     dev0 = (stats.ybar - hyper.b0_mu) ** 2
     g_r = (n_t - 1) / lam_r - stats.ss_topic / lam_r**2
-    g_c = (n_s - 1) / lam_c - stats.ss_system / lam_c**2
-    d_s2 = -0.5 * (df_e / s2 - stats.sse / s2**2 + g_r + g_c + (1.0 / v0 - dev0 / v0**2) / n)
+    g_c = (stats.n_pooled - 1) / lam_c - stats.ss_system / lam_c**2
+    g_0 = (1.0 / v0 - dev0 / v0**2) / n if stats.all_pooled else 0.0
+    d_s2 = -0.5 * (df_e / s2 - stats.sse / s2**2 + g_r + g_c + g_0)
     d_t2 = -0.5 * n_s * g_r
     d_c2 = -0.5 * n_t * g_c
     r0, r1, r2 = hyper.sigma_rate, hyper.sigma_topic_rate, hyper.sigma_system_rate
@@ -172,7 +211,7 @@ def _initial_point(stats: BalancedStatistics) -> np.ndarray:
     n_t, n_s = stats.n_topics, stats.n_systems
     s2 = max(stats.sse / max((n_t - 1) * (n_s - 1), 1), 1e-12)
     t2 = max((stats.ss_topic / (n_t - 1) - s2) / n_s, s2 / n_s / 10)
-    c2 = max((stats.ss_system / (n_s - 1) - s2) / n_t, s2 / n_t / 10)
+    c2 = max((stats.ss_system / (stats.n_pooled - 1) - s2) / n_t, s2 / n_t / 10)
     return 0.5 * np.log([s2, t2, c2])
 
 
@@ -252,10 +291,6 @@ def draw_effects(
     """
     n_t, n_s = stats.n_topics, stats.n_systems
     s2 = np.asarray(sigma, dtype=float) ** 2
-    hyper = priors.values()
-    prec0 = n_t * n_s / s2 + 1.0 / hyper.b0_sd**2
-    mean0 = (n_t * n_s * stats.ybar / s2 + hyper.b0_mu / hyper.b0_sd**2) / prec0
-    b0 = mean0 + rng.standard_normal(s2.shape) / np.sqrt(prec0)
     flat_s2 = s2.reshape(-1, 1)
 
     def effects(scale: np.ndarray, n_other: int, dev: np.ndarray) -> np.ndarray:
@@ -272,11 +307,41 @@ def draw_effects(
             out[rows] = z
         return out.reshape(s2.shape + dev.shape)
 
+    if not stats.all_pooled:
+        return _unpooled_effects(sigma_topic, sigma_system, s2, stats, rng, effects)
+    hyper = priors.values()
+    prec0 = n_t * n_s / s2 + 1.0 / hyper.b0_sd**2
+    mean0 = (n_t * n_s * stats.ybar / s2 + hyper.b0_mu / hyper.b0_sd**2) / prec0
+    b0 = mean0 + rng.standard_normal(s2.shape) / np.sqrt(prec0)
     return {
         "b0": b0,
         "topic_effect": effects(sigma_topic, n_s, stats.topic_dev),
         "system_effect": effects(sigma_system, n_t, stats.system_dev),
     }
+
+
+def _unpooled_effects(sigma_topic, sigma_system, s2, stats: BalancedStatistics, rng, effects):
+    r""":func:`draw_effects` for ``pooling="artifacts"`` (module docstring).
+
+    The unpooled means are :math:`N(\bar y_{\cdot s}, \sigma^2/T)`, the artifacts'
+    centre :math:`N(\bar y_P, \sigma^2/TP)` plus their effects, drawn by ``effects`` like
+    the pooled ones; ``b0`` is the mean of the system means.
+    """
+    n_t, n_s = stats.n_topics, stats.n_systems
+    pooled = stats.pooled
+    centre_mean = float(stats.system_mean[pooled].mean())
+    centre = centre_mean + rng.standard_normal(s2.shape) * np.sqrt(s2 / (n_t * stats.n_pooled))
+    topic = effects(sigma_topic, n_s, stats.topic_dev)
+    deviation = effects(sigma_system, n_t, stats.system_dev)
+    free_mean = stats.system_mean[~pooled]
+    free = (
+        free_mean + rng.standard_normal(s2.shape + free_mean.shape) * np.sqrt(s2 / n_t)[..., None]
+    )
+    b0 = (stats.n_pooled * centre + deviation.sum(axis=-1, dtype=float) + free.sum(axis=-1)) / n_s
+    system = np.empty(s2.shape + (n_s,), dtype=np.float32)
+    system[..., pooled] = (centre - b0)[..., None] + deviation
+    system[..., ~pooled] = free - b0[..., None]
+    return {"b0": b0, "topic_effect": topic, "system_effect": system}
 
 
 def log_marginal_many(u: np.ndarray, stats: BalancedStatistics, priors: Priors) -> np.ndarray:
@@ -290,15 +355,17 @@ def log_marginal_many(u: np.ndarray, stats: BalancedStatistics, priors: Priors) 
     hyper = priors.values()
     v0 = hyper.b0_sd**2 + s2 / n
     dev0 = (stats.ybar - hyper.b0_mu) ** 2
+    # the intercept's Normal prior (pooling="all"); flat means integrate to constants
+    b0_term = 1.0 if stats.all_pooled else 0.0
     ll = -0.5 * (
         (n_t - 1) * (n_s - 1) * 2 * u[:, 0]
         + stats.sse / s2
         + (n_t - 1) * np.log(lam_r)
         + stats.ss_topic / lam_r
-        + (n_s - 1) * np.log(lam_c)
+        + (stats.n_pooled - 1) * np.log(lam_c)
         + stats.ss_system / lam_c
-        + np.log(v0)
-        + dev0 / v0
+        + b0_term * np.log(v0)
+        + b0_term * dev0 / v0
     )
     rates = np.array([hyper.sigma_rate, hyper.sigma_topic_rate, hyper.sigma_system_rate])
     return ll + np.sum(np.log(rates) - rates * np.exp(u) + u, axis=1)
@@ -573,6 +640,7 @@ def sample_exact(
     tune: int = 0,
     target_accept: float = 0.9,
     hyper_sampler: str = "rejection",
+    pooled: np.ndarray | None = None,
 ):
     r"""Sample the posterior of the Gaussian model of a complete matrix exactly.
 
@@ -593,6 +661,9 @@ def sample_exact(
         How the three scales are drawn: ``"rejection"`` (default; independent draws,
         see Notes) or ``"nuts"`` (nutpie on the same three-dimensional density, a
         Python callback per gradient; kept as a cross-check).
+    pooled
+        Mask of the systems whose effects share ``sigma_system`` (default: all; see
+        :meth:`~bayes_ir.hierarchical.model.Design.pooled` and the module docstring).
 
     Returns
     -------
@@ -628,7 +699,7 @@ def sample_exact(
     Springer, section 2.3.
     """
     validate.choice("hyper_sampler", hyper_sampler, ("rejection", "nuts"))
-    stats = balanced_statistics(matrix)
+    stats = balanced_statistics(matrix, pooled)
     if not priors.is_resolved:
         raise BayesIRError("resolve the priors first (Priors.resolve)")
     info: dict[str, float | int] = {}
@@ -656,13 +727,18 @@ def sample_exact(
         post = trace["posterior"]
         scales = {name: np.asarray(post[name].values, dtype=float) for name in SCALES}
         sample_stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace else None
-    out = effects_given_scales(scales, matrix, priors, seed=seed)
+    out = effects_given_scales(scales, matrix, priors, seed=seed, pooled=pooled)
     out.update(scales)
     return out, sample_stats, info
 
 
 def effects_given_scales(
-    scales: dict[str, np.ndarray], matrix: np.ndarray, priors: Priors, *, seed: int
+    scales: dict[str, np.ndarray],
+    matrix: np.ndarray,
+    priors: Priors,
+    *,
+    seed: int,
+    pooled: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Second stage of :func:`sample_exact`: ``b0`` and the effects given the scale draws.
 
@@ -680,6 +756,8 @@ def effects_given_scales(
         Resolved priors.
     seed
         The fit's seed.
+    pooled
+        Mask of the systems that share ``sigma_system`` (default: all).
 
     Returns
     -------
@@ -688,4 +766,4 @@ def effects_given_scales(
     """
     rng = np.random.default_rng([int(seed), 8])
     sigma, tau, chi = (np.asarray(scales[name], dtype=float) for name in SCALES)
-    return draw_effects(sigma, tau, chi, balanced_statistics(matrix), priors, rng)
+    return draw_effects(sigma, tau, chi, balanced_statistics(matrix, pooled), priors, rng)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -27,9 +28,11 @@ from bayes_ir.hierarchical.diagnostics import (
 )
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.gibbs import sample_gibbs
+from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import (
     Design,
     check_likelihood,
+    check_pooling,
     check_sigma,
     design_of,
     posterior_with_roles,
@@ -44,10 +47,12 @@ __all__ = [
     "HierarchicalFit",
     "assemble_datatree",
     "fit",
+    "log_likelihood_cells",
     "log_likelihood_draws",
-    "EXACT_DRAWS",
-    "GIBBS_DRAWS",
+    "EXACT_ESS_PER_DRAW",
+    "GIBBS_ESS_PER_DRAW",
     "GIBBS_TUNE",
+    "default_draws",
     "SKEW_NORMAL_CELL_DRAWS",
     "SKEW_NORMAL_DRAWS",
     "SKEW_NORMAL_MIN_DRAWS",
@@ -56,14 +61,15 @@ __all__ = [
 ]
 
 Method = Literal["auto", "exact", "gibbs", "nuts"]
-#: Draws per chain of the exact sampler (independent draws, no warm-up: 4 x 10,000
-#: gives ESS >= 10,000, with margin, for every reported quantity).
-EXACT_DRAWS: int = 10000
-#: Draws and discarded warm-up iterations per chain of the blocked Gibbs sampler
-#: (missing cells, Gaussian): its draws are nearly independent (ESS per draw 0.5-1
-#: on rb04 with 10% of the cells missing), so 4 x 10,000 gives ESS >= 10,000; it
-#: starts from moment estimates and forgets them within a few iterations.
-GIBBS_DRAWS: int = 10000
+#: ESS per draw the default draws of the exact sampler count on: its draws are
+#: independent (measured 0.93-1.0 over the checked quantities of rb04 and Robust04 AP).
+EXACT_ESS_PER_DRAW: float = 1.0
+#: ESS per draw the default draws of the blocked Gibbs sampler (missing cells, Gaussian)
+#: count on: its draws are nearly independent (0.5-1 on rb04 with 10% of the cells
+#: missing), so the lower end.
+GIBBS_ESS_PER_DRAW: float = 0.5
+#: Discarded warm-up iterations per chain of the Gibbs sampler: it starts from moment
+#: estimates and forgets them within a few iterations.
 GIBBS_TUNE: int = 300
 #: Draws per chain of the skew-normal model (NUTS) for a table of up to
 #: :data:`SKEW_NORMAL_CELL_DRAWS` / 10,000 cells: 4 x 10,000 gives bulk and tail ESS
@@ -95,6 +101,15 @@ _GLOSS = {
 }
 
 
+#: What ``fit.summary()`` says of each ``pooling``.
+_POOLING_LINE = {
+    "all": "pooling 'all': every system effect (artifacts included) is shrunk towards their "
+    "mean, with SD sigma_system",
+    "artifacts": "pooling 'artifacts': champion and challengers unpooled (flat priors); the "
+    "artifact runs share sigma_system",
+}
+
+
 @lru_cache(maxsize=1)
 def _versions() -> dict[str, str]:
     return package_versions(_PACKAGES)
@@ -105,8 +120,6 @@ def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:
 
     Computed in float64, a block of columns at a time (float32 draws are not copied whole).
     """
-    import arviz_stats as azs
-
     flat = x.reshape(-1, x.shape[-1])
     lo, hi = (1 - ci_prob) / 2, 1 - (1 - ci_prob) / 2
     step = max(1, _INTERVAL_BLOCK // max(flat.shape[0], 1))
@@ -114,7 +127,7 @@ def _interval_frame(x: np.ndarray, ci_prob: float) -> pd.DataFrame:
     for start in range(0, flat.shape[1], step):
         block = np.asarray(flat[:, start : start + step], dtype=float).T
         eti = np.quantile(block, [lo, hi], axis=1)
-        hdi = np.asarray(azs.hdi(block, prob=ci_prob)).reshape(-1, 2)
+        hdi = hdi_bounds(block, ci_prob)
         parts.append(
             np.column_stack(
                 [
@@ -229,6 +242,11 @@ class HierarchicalFit:
         return arviz_data(self, draws=draws, seed=seed)
 
     @property
+    def pooling(self) -> str:
+        """``"all"`` or ``"artifacts"``: the systems that share ``sigma_system`` (:func:`fit`)."""
+        return str(self.provenance.get("pooling", "all"))
+
+    @property
     def n_topics(self) -> int:
         """Number of topics."""
         return int(self.draws.sizes["topic"])
@@ -330,10 +348,16 @@ class HierarchicalFit:
             self._sampler_line(),
             f"collection {prov.get('collection')!r}, measure {prov.get('measure')!r}: "
             f"{self.n_topics} topics x {self.n_systems} systems "
-            f"(1 champion, {n_chal} challengers, {n_art} artifacts)",
-            f"draws: {post.sizes['chain']} chains x {post.sizes['draw']} = {self.n_draws}",
+            + (
+                f"(1 champion, {n_chal} challengers, {n_art} artifacts)"
+                if "champion" in roles
+                else "(no roles: every system alike)"
+            ),
+            self.describe_draws(),
+            _POOLING_LINE[self.pooling],
             "",
-            "Diagnostics (hyperparameters, system effects, challenger - champion contrasts):",
+            "Diagnostics (hyperparameters, system effects"
+            + (", challenger - champion contrasts):" if "champion" in roles else "):"),
             self.diagnostics.summary(),
             "",
             *self._model_check_lines(),
@@ -390,6 +414,19 @@ class HierarchicalFit:
         if self.likelihood_choice is not None:
             lines += ["", self.likelihood_choice.choice_text()]
         return "\n".join(lines)
+
+    def describe_draws(self) -> str:
+        """One line: chains x draws, and the ESS the default draws were chosen for.
+
+        E.g. ``draws: 4 x 3,125 = 12,500 (chosen for ESS >= 10,000)`` (bulk and tail
+        ESS, :func:`default_draws`); without the parenthesis when the draws were given.
+        """
+        post = self.draws
+        line = f"draws: {post.sizes['chain']} x {post.sizes['draw']:,} = {self.n_draws:,}"
+        target = self.provenance.get("draws_for_ess")
+        if target:
+            line += f" (chosen for ESS >= {target:,.0f})"
+        return line
 
     def _sampler_line(self) -> str:
         """Say what drew the posterior, its acceptance rate and its ESS per draw."""
@@ -516,30 +553,12 @@ def log_likelihood_draws(
 ) -> xr.DataArray:
     """Pointwise log-likelihood of every observed cell, dims (chain, draw, topic, system).
 
-    Missing cells are NaN. Computed from the draws with scipy (Gaussian or
-    skew-normal with the brms mean/SD parameterisation).
+    Missing cells are NaN. See :func:`log_likelihood_cells`.
     """
-    from scipy import stats as st
-
-    b0 = post["b0"].transpose("chain", "draw").values[..., None, None]
-    a = post["topic_effect"].transpose("chain", "draw", "topic").values[..., :, None]
-    c = post["system_effect"].transpose("chain", "draw", "system").values[..., None, :]
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-
-    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values[..., None, :]
-    y = design.matrix[None, None]
-    out = np.empty(b0.shape[:2] + design.matrix.shape)
-    for start in range(0, b0.shape[1], chunk):
-        sl = slice(start, start + chunk)
-        mu = b0[:, sl] + a[:, sl] + c[:, sl]
-        if likelihood == "gaussian":
-            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=sig[:, sl])
-        else:
-            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None, None]
-            xi, omega = skewnormal_location_scale(mu, sig[:, sl], alpha)
-            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
+    n_t, n_s = design.matrix.shape
+    out = log_likelihood_cells(post, design, likelihood, np.arange(n_t * n_s), chunk=chunk)
     return xr.DataArray(
-        out,
+        out.reshape(out.shape[:2] + (n_t, n_s)),
         dims=("chain", "draw", "topic", "system"),
         coords={
             "chain": post["chain"].values,
@@ -549,6 +568,40 @@ def log_likelihood_draws(
         },
         name="score",
     )
+
+
+def log_likelihood_cells(
+    post: xr.Dataset, design: Design, likelihood: str, cells: np.ndarray, *, chunk: int = 500
+) -> np.ndarray:
+    """Pointwise log-likelihood of the cells ``cells`` (flat topic-major indices).
+
+    Returns an array (chain, draw, len(cells)), NaN for missing cells, computed ``chunk``
+    draws at a time with scipy (Gaussian, or skew-normal with the brms mean/SD
+    parameterisation), so only the cells asked for are materialised.
+    """
+    from scipy import stats as st
+
+    from bayes_ir.hierarchical.contrasts import residual_sd_draws
+
+    cells = np.asarray(cells, dtype=np.int64)
+    topic, system = np.divmod(cells, design.matrix.shape[1])
+    b0 = post["b0"].transpose("chain", "draw").values[..., None]
+    a = post["topic_effect"].transpose("chain", "draw", "topic").values
+    c = post["system_effect"].transpose("chain", "draw", "system").values
+    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values
+    y = design.matrix.ravel()[cells]
+    out = np.empty(b0.shape[:2] + (cells.size,))
+    for start in range(0, b0.shape[1], chunk):
+        sl = slice(start, start + chunk)
+        mu = b0[:, sl] + a[:, sl][..., topic] + c[:, sl][..., system]
+        scale = sig[:, sl][..., system]
+        if likelihood == "gaussian":
+            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=scale)
+        else:
+            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None]
+            xi, omega = skewnormal_location_scale(mu, scale, alpha)
+            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
+    return out
 
 
 def assemble_datatree(
@@ -595,13 +648,14 @@ def assemble_datatree(
     return xr.DataTree.from_dict({f"/{k}": v for k, v in groups.items()})
 
 
-def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str) -> str:
+def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str, pooling: str) -> str:
     """Name what drew the posterior, for the provenance record."""
     if method == "exact":
         return "exact-collapsed+rejection"
     if method == "gibbs":
         return "blocked-gibbs"
-    if sampler == "nutpie" and likelihood == "skew_normal" and sigma == "pooled":
+    kernel = likelihood == "skew_normal" and sigma == "pooled" and pooling == "all"
+    if sampler == "nutpie" and kernel:
         return "nutpie+skewnormal_kernel"
     return sampler
 
@@ -663,14 +717,17 @@ def fit(
     sampler: Literal["nutpie", "pymc"] | None = None,
     model_check: bool = True,
     sigma: str = "pooled",
+    pooling: str = "all",
 ) -> HierarchicalFit:
-    """Fit the Bayesian crossed topic x system model of Benham et al. (2020).
+    r"""Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
     Parameters
     ----------
     table
-        A :class:`~bayes_ir.table.ScoreTable` with roles (champion, challengers,
-        artifacts) and one collection and measure.
+        A :class:`~bayes_ir.table.ScoreTable` of one collection and measure, with roles
+        (champion, challengers, artifacts) for contrasts and decisions, or without
+        (a leaderboard, :func:`~bayes_ir.hierarchical.leaderboard`: every system alike,
+        no contrast is formed or diagnosed).
     likelihood
         ``"gaussian"`` or ``"skew_normal"`` (brms' mean/SD parameterisation), or
         ``"auto"``: fit every candidate of
@@ -688,10 +745,12 @@ def fit(
     chains, draws, tune, target_accept
         Sampler settings; ``draws``/``tune`` default to
         :func:`skew_normal_draws` (10,000 up to 10,000 cells, fewer above) / 500 per
-        chain for the skew-normal, 10,000/300 for the Gibbs sampler and
-        :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits; ``target_accept`` to
-        :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler draws 10,000
-        independent draws per chain and has no warm-up and no step size: ``tune`` and
+        chain for the skew-normal, :func:`default_draws` (4 x 6,250: bulk and tail ESS
+        >= 10,000 with a margin, or the gate's ESS if higher) / 300 for the Gibbs
+        sampler and :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits;
+        ``target_accept`` to :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler
+        draws :func:`default_draws` independent draws per chain (4 x 3,125), the summary
+        says so, and has no warm-up and no step size: ``tune`` and
         ``target_accept`` given with it are ignored with an
         :class:`~bayes_ir.errors.IgnoredOptionWarning`.
     seed
@@ -722,6 +781,18 @@ def fit(
         :func:`~bayes_ir.hierarchical.build_model`): the posterior ``sigma`` gets a
         ``system`` dim. Sampled by NUTS (the exact sampler and the skew-normal
         kernel have one residual SD; ``method="auto"`` picks NUTS).
+    pooling
+        Which system effects are partially pooled, i.e. share the prior
+        :math:`N(0, \sigma_{system}^2)` and are pulled towards the mean of that group:
+        ``"all"`` (default; the model of Benham et al. 2020): every system, champion,
+        challengers and artifact runs alike; ``"artifacts"``: the artifact runs only.
+        The champion's and the challengers' means then have flat priors (unpooled,
+        fixed effects, as in ``lme4::lmer(score ~ 0 + system_of_interest + (1 | topic)
+        + (0 + is_artifact | system))``), while the artifacts still inform the topic
+        effects, the residual SD and ``sigma_system``; at least two artifact runs are
+        needed. The name says which systems are pooled. Every sampler serves both (the
+        skew-normal is then sampled on its PyMC model instead of the compiled kernel).
+        See Notes for the trade-off.
 
     Returns
     -------
@@ -734,16 +805,40 @@ def fit(
     :mod:`bayes_ir.hierarchical.model` and, for the exact sampler,
     :mod:`bayes_ir.hierarchical.exact`.
 
+    Pooling. With ``pooling="all"`` each system's effect is shrunk towards the mean of
+    all systems by about :math:`B = (\sigma^2/T) / (\chi^2 + \sigma^2/T)`, the share
+    of its observed deviation that the standard error of its mean
+    (:math:`\sigma/\sqrt{T}`, :math:`T` topics) explains against the spread
+    :math:`\chi` of the systems (:math:`\sigma_{system}`); a difference between two
+    systems shrinks by the same share (on rb04, :math:`B \approx 0.47`: Chal. 4 -
+    Champion is +0.106 observed, +0.056 in the model). When the systems of interest
+    are exchangeable with the artifact runs (drawn from the same population), shrinkage
+    lowers the total squared error of the estimates across systems (James and Stein
+    1961; Efron and Morris 1975). When they are not (a new system built to beat the
+    others, or a production run), shrinkage pulls a genuinely different system towards
+    the crowd and understates its difference. ``pooling="artifacts"`` does not pull the
+    champion and challengers: their difference is the observed mean difference
+    (complete table) with an interval from the shared residual SD, unbiased for each
+    system but noisier. ``compare()`` and ``decide()`` report the observed difference
+    and the share pulled (``observed``, ``pooled_share``) beside the model's.
+
     References
     ----------
     Benham, R., Carterette, B., Culpepper, J. S., Moffat, A. (2020). Bayesian
     inferential risk evaluation on multiple IR systems. *SIGIR 2020*, 339-348.
     doi:10.1145/3397271.3401033
+
+    James, W., Stein, C. (1961). Estimation with quadratic loss. *Proceedings of the
+    Fourth Berkeley Symposium on Mathematical Statistics and Probability* 1, 361-379.
+
+    Efron, B., Morris, C. (1975). Data analysis using Stein's estimator and its
+    generalizations. *JASA* 70(350), 311-319.
     """
     if str(likelihood).lower() == "auto":
         return _fit_auto(
             table,
             sigma=sigma,
+            pooling=pooling,
             method=method,
             chains=chains,
             draws=draws,
@@ -766,10 +861,14 @@ def fit(
         sampler=sampler,
         strict=strict,
         log_likelihood=log_likelihood,
+        pooling=pooling,
     )
     design = design_of(table)
+    opts["pooled"] = design.pooled(opts["pooling"])
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
     pri = autoscale_priors(design.score, priors)
+    th = Thresholds.resolve(thresholds)
+    opts["gate_ess"] = max(th.ess_bulk_min, th.ess_tail_min)
     if method == "exact":
         post, stats, info = _draw_exact(design, pri, opts)
     elif method == "gibbs":
@@ -777,7 +876,6 @@ def fit(
     else:
         post, stats, info = _draw_nuts(design, pri, opts)
     tree = _posterior_tree(post, stats, design, opts)
-    th = Thresholds.resolve(thresholds)
     diag = diagnose(tree, thresholds=th)
     result = HierarchicalFit(
         posterior=tree,
@@ -819,11 +917,13 @@ def _check_options(
     sampler: str | None,
     strict: bool,
     log_likelihood: bool,
+    pooling: str,
 ) -> dict[str, Any]:
     """Check every option of :func:`fit` (one ``OptionError`` naming the bad one)."""
     opts: dict[str, Any] = {
         "likelihood": check_likelihood(likelihood),
         "sigma": check_sigma(sigma),
+        "pooling": check_pooling(pooling),
         "seed": validate.seed(seed),
         "chains": validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS),
         "draws": None if draws is None else validate.positive_int("draws", draws),
@@ -840,6 +940,20 @@ def _check_options(
     return opts
 
 
+def _default_draws(method: str, opts: dict[str, Any]) -> None:
+    """Fill in ``opts["draws"]`` from the ESS to reach (:func:`default_draws`) unless given.
+
+    The target is the larger of :data:`bayes_ir.defaults.DRAWS_ESS` and the gate's ESS
+    thresholds (``opts["ess_target"]``, set then; ``None`` for draws the user gave).
+    """
+    if opts["draws"] is not None:
+        opts["ess_target"] = None
+        return
+    target = max(defaults.DRAWS_ESS, opts["gate_ess"])
+    opts["draws"] = default_draws(method, int(opts["chains"]), target)
+    opts["ess_target"] = target
+
+
 def _draw_exact(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any, None, dict]:
     """Sample with the exact collapsed sampler; fills in ``opts``' sampler settings."""
     _warn_ignored(
@@ -848,11 +962,16 @@ def _draw_exact(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         target_accept=opts["target_accept"],
         sampler=opts["sampler"],
     )
-    opts["draws"] = EXACT_DRAWS if opts["draws"] is None else opts["draws"]
+    _default_draws("exact", opts)
     opts["tune"], opts["target_accept"] = 0, None
     _check_memory(design, opts)
     post, stats, info = sample_exact(
-        design.matrix, pri, chains=int(opts["chains"]), draws=opts["draws"], seed=opts["seed"]
+        design.matrix,
+        pri,
+        chains=int(opts["chains"]),
+        draws=opts["draws"],
+        seed=opts["seed"],
+        pooled=opts["pooled"],
     )
     return post, stats, info
 
@@ -867,7 +986,7 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         target_accept=opts["target_accept"],
         sampler=opts["sampler"],
     )
-    opts["draws"] = GIBBS_DRAWS if opts["draws"] is None else opts["draws"]
+    _default_draws("gibbs", opts)
     opts["tune"] = GIBBS_TUNE if opts["tune"] is None else opts["tune"]
     opts["target_accept"] = None
     _check_memory(design, opts)
@@ -881,6 +1000,7 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         draws=opts["draws"],
         tune=opts["tune"],
         seed=opts["seed"],
+        pooled=opts["pooled"],
     )
     # float32 precision, as NUTS draws (a saved fit stores them as float32 without loss)
     post = {name: _float32_values(name, values) for name, values in post.items()}
@@ -919,9 +1039,24 @@ def _draw_nuts(
         seed=opts["seed"],
         sampler=opts["sampler"],
         sigma=opts["sigma"],
+        pooling=opts["pooling"],
     )
     info = _nuts_acceptance(stats)
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
+
+
+def default_draws(method: str, chains: int, ess: float | None = None) -> int:
+    r"""Default draws per chain of the exact or Gibbs sampler, from the ESS they must reach.
+
+    :math:`\lceil m E / (C e) \rceil` for the target ESS :math:`E` (``ess``, default
+    :data:`bayes_ir.defaults.DRAWS_ESS`), the margin :math:`m`
+    (:data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`), :math:`C` chains and the sampler's
+    ESS per draw :math:`e` (:data:`EXACT_ESS_PER_DRAW`, :data:`GIBBS_ESS_PER_DRAW`):
+    4 x 3,125 draws for the exact sampler, 4 x 6,250 for the Gibbs sampler.
+    """
+    target = defaults.DRAWS_ESS if ess is None else float(ess)
+    per_draw = {"exact": EXACT_ESS_PER_DRAW, "gibbs": GIBBS_ESS_PER_DRAW}[method]
+    return math.ceil(defaults.DRAWS_ESS_MARGIN * target / (int(chains) * per_draw))
 
 
 def skew_normal_draws(n_cells: int) -> int:
@@ -986,18 +1121,20 @@ def _provenance(
         "source": design.source,
         "collection": design.collection,
         "measure": design.measure,
-        "champion": table.champion,
-        "challengers": list(table.challengers),
-        "artifacts": list(table.artifacts),
+        "champion": table.champion if table.roles is not None else None,
+        "challengers": list(table.challengers) if table.roles is not None else [],
+        "artifacts": list(table.artifacts) if table.roles is not None else [],
         "likelihood": opts["likelihood"],
         "sigma": opts["sigma"],
+        "pooling": opts["pooling"],
         "method": method,
         "sampler": _sampler_name(
-            method, opts["likelihood"], opts["sampler"] or "nutpie", opts["sigma"]
+            method, opts["likelihood"], opts["sampler"] or "nutpie", opts["sigma"], opts["pooling"]
         ),
         "seed": opts["seed"],
         "chains": int(opts["chains"]),
         "draws": opts["draws"],
+        "draws_for_ess": opts.get("ess_target"),
         "tune": opts["tune"],
         "target_accept": None if opts["target_accept"] is None else float(opts["target_accept"]),
         **info,

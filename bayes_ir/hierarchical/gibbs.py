@@ -50,6 +50,13 @@ given the effects, up to its Exponential prior. This sampler alternates:
    :math:`(s'/s)^{2k+1-m} e^{-\lambda (s' - s)}`, close to 1 when the data dominate the
    prior.
 
+With ``pooling="artifacts"`` (:func:`bayes_ir.hierarchical.build_model`) the intercept
+is the artifacts' centre with a flat prior (prior precision 0), the champion's and the
+challengers' effects have flat priors too (weight :math:`w_k = 0` of their prior
+precision :math:`w_k/\chi^2`), the zero-sum constraint and the scale steps of
+:math:`\chi` run over the artifacts (:math:`w_k = 1`) only; the means
+:math:`b_0 + c_k` are then re-centred on their average, as the model reports them.
+
 Every step leaves the posterior of :func:`bayes_ir.hierarchical.build_model`
 (Gaussian, one residual SD) invariant; the chains are vectorised with numpy and
 start from over-dispersed moment estimates of the scales; the first ``tune``
@@ -69,12 +76,12 @@ Chapman & Hall, section 2.3.3 (sampling under a hard linear constraint).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.hierarchical.gibbs_kernel import run_chain
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.samplers.chains import run_stretches, stretch_seed
 
@@ -101,10 +108,14 @@ class Incidence:
         Observed cells per row and per column.
     y_row, y_col
         Sum of the scores per row and per column.
+    w_row, w_col
+        Weight (1 or 0) of each row's and column's prior precision: 0 for an unpooled
+        system (module docstring); all 1 by default.
     row_ptr, row_cells
         The cells of row ``r`` are ``row_cells[row_ptr[r]:row_ptr[r + 1]]``.
-    counts, gram
-        Distinct row counts :math:`v_j` and :math:`\sum_{r: n_r = v_j} B_r B_r^\top`, with
+    counts, weights, gram
+        Distinct pairs of row count and row weight :math:`(v_j, w_j)` and
+        :math:`\sum_{r: (n_r, w_r) = (v_j, w_j)} B_r B_r^\top`, with
         :math:`B = [n_r \mid N]` (None when too large to keep; then
         :math:`B^\top \mathrm{diag}(g) B` is summed row by row at every draw).
     """
@@ -117,15 +128,30 @@ class Incidence:
     n_col: np.ndarray
     y_row: np.ndarray
     y_col: np.ndarray
+    w_row: np.ndarray
+    w_col: np.ndarray
     counts: np.ndarray
+    weights: np.ndarray
     gram: np.ndarray | None
     row_ptr: np.ndarray
     row_cells: np.ndarray
 
     @classmethod
-    def of(cls, topic_idx: np.ndarray, system_idx: np.ndarray, score: np.ndarray, shape):
-        """Build the incidence of ``score`` observed at ``(topic_idx, system_idx)``."""
+    def of(
+        cls,
+        topic_idx: np.ndarray,
+        system_idx: np.ndarray,
+        score: np.ndarray,
+        shape,
+        pooled: np.ndarray | None = None,
+    ):
+        """Build the incidence of ``score`` observed at ``(topic_idx, system_idx)``.
+
+        ``pooled``: mask of the systems that share ``sigma_system`` (default: all).
+        """
         n_t, n_s = shape
+        w_system = np.ones(n_s) if pooled is None else np.asarray(pooled, dtype=float)
+        w_topic = np.ones(n_t)
         transposed = n_s > n_t
         row, col = (system_idx, topic_idx) if transposed else (topic_idx, system_idx)
         n_r, n_k = (n_s, n_t) if transposed else (n_t, n_s)
@@ -136,7 +162,10 @@ class Incidence:
             raise BayesIRError("the Gibbs sampler needs at most one score per topic and system")
         n_row = np.bincount(row, minlength=n_r).astype(float)
         n_col = np.bincount(col, minlength=n_k).astype(float)
-        counts, group = np.unique(n_row, return_inverse=True)
+        w_row, w_col = (w_system, w_topic) if transposed else (w_topic, w_system)
+        pairs, group = np.unique(np.column_stack([n_row, w_row]), axis=0, return_inverse=True)
+        counts, weights = pairs[:, 0].copy(), pairs[:, 1].copy()
+        group = group.ravel()
         gram = None
         if counts.size * (n_k + 1) ** 2 <= _GRAM_LIMIT:
             basis = np.zeros((n_r, n_k + 1))
@@ -155,7 +184,10 @@ class Incidence:
             n_col=n_col,
             y_row=np.bincount(row, weights=y, minlength=n_r),
             y_col=np.bincount(col, weights=y, minlength=n_k),
+            w_row=w_row,
+            w_col=w_col,
             counts=counts,
+            weights=weights,
             gram=gram,
             row_ptr=np.concatenate([[0], np.cumsum(n_row)]).astype(np.int64),
             row_cells=np.argsort(row, kind="stable").astype(np.int64),
@@ -191,8 +223,8 @@ def _start(inc: Incidence, n_chains: int, rng: np.random.Generator) -> np.ndarra
     guess = np.array(
         [
             max(float(np.sqrt(np.mean(resid**2))), 1e-3 * spread),
-            max(float(np.std(a)), 1e-3 * spread),
-            max(float(np.std(c)), 1e-3 * spread),
+            max(float(np.std(a[inc.w_row > 0])), 1e-3 * spread),
+            max(float(np.std(c[inc.w_col > 0])), 1e-3 * spread),
         ]
     )
     return guess * np.exp(rng.uniform(-0.5, 0.5, size=(n_chains, 3)))
@@ -210,6 +242,7 @@ def sample_gibbs(
     tune: int,
     seed: int,
     label: str = "sampling (Gibbs)",
+    pooled: np.ndarray | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Sample the Gaussian model of a table with missing cells by blocked Gibbs sampling.
 
@@ -228,6 +261,9 @@ def sample_gibbs(
         stream; the chains run in parallel threads).
     label
         What the progress report calls the work (counted in iterations, all chains).
+    pooled
+        Mask of the systems whose effects share ``sigma_system`` (default: all; see
+        the module docstring for ``pooling="artifacts"``).
 
     Returns
     -------
@@ -244,10 +280,15 @@ def sample_gibbs(
     invariant; the tests compare the draws with the exact sampler on complete tables,
     with NUTS on the PyMC model within Monte Carlo error, and with known truth.
     """
+    from bayes_ir.hierarchical.gibbs_kernel import run_chain  # numba: loaded when sampling
+
     if not priors.is_resolved:
         raise BayesIRError("resolve the priors first (Priors.resolve)")
-    inc = Incidence.of(topic_idx, system_idx, score, shape)
+    inc = Incidence.of(topic_idx, system_idx, score, shape, pooled)
+    all_pooled = pooled is None or bool(np.all(pooled))
     hyper = priors.values()
+    # pooling="artifacts": b0 is the artifacts' centre, with a flat prior
+    b0_sd = float(hyper.b0_sd) if all_pooled else math.inf
     rate_row, rate_col = (
         (hyper.sigma_system_rate, hyper.sigma_topic_rate)
         if inc.transposed
@@ -277,11 +318,14 @@ def sample_gibbs(
             inc.n_col,
             inc.y_row,
             inc.y_col,
+            inc.w_row,
+            inc.w_col,
             inc.counts,
+            inc.weights,
             gram,
             use_gram,
             float(hyper.b0_mu),
-            float(hyper.b0_sd),
+            b0_sd,
             rates,
             starts[c],
             n_tune,
@@ -300,13 +344,18 @@ def sample_gibbs(
     topic_sd, system_sd = ("col_sd", "row_sd") if inc.transposed else ("row_sd", "col_sd")
     rates = accepted.sum(axis=0) / (chains * draws)
     accept_topic, accept_system = (rates[2], rates[1]) if inc.transposed else (rates[1], rates[2])
+    b0, system_effect = out["b0"], out[system]
+    if not all_pooled:  # re-centre the means b0 + c on their average (module docstring)
+        means = b0[..., None] + system_effect
+        b0 = means.mean(axis=-1)
+        system_effect = means - b0[..., None]
     posterior = {
-        "b0": out["b0"],
+        "b0": b0,
         "sigma": out["sigma"],
         "sigma_topic": out[topic_sd],
         "sigma_system": out[system_sd],
         "topic_effect": out[topic],
-        "system_effect": out[system],
+        "system_effect": system_effect,
     }
     info = {
         "accept_sigma": float(rates[0]),

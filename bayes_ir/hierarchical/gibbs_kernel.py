@@ -97,7 +97,10 @@ def run_chain(
     n_col,
     y_row,
     y_col,
+    w_row,
+    w_col,
     counts,
+    weights,
     gram,
     use_gram,
     b0_mu,
@@ -122,12 +125,17 @@ def run_chain(
         Cells of row ``r``: ``row_cells[row_ptr[r]:row_ptr[r + 1]]``.
     n_row, n_col, y_row, y_col
         Cells and score sums per row and per column.
-    counts, gram, use_gram
-        Distinct row counts and their Gram matrices (see
+    w_row, w_col
+        Weights (1 or 0) of the rows' and columns' prior precisions: a row or column of
+        weight 0 has a flat prior, and the zero-sum constraint and the scale steps run
+        over the rows and columns of weight 1.
+    counts, weights, gram, use_gram
+        Distinct pairs of row count and row weight and their Gram matrices (see
         :class:`~bayes_ir.hierarchical.gibbs.Incidence`); without them (``use_gram``
         false) the Schur complement is summed row by row.
     b0_mu, b0_sd, rates
-        Prior of ``b0`` and the Exponential rates of (sigma, row SD, column SD).
+        Prior of ``b0`` (``b0_sd = inf``: flat) and the Exponential rates of (sigma, row
+        SD, column SD).
     state
         (sigma, row SD, column SD): read as the starting point, overwritten with the last
         iteration's values, so that a chain runs as a sequence of calls.
@@ -153,6 +161,8 @@ def run_chain(
     e_row = np.empty(n_r)
     e_col = np.empty(n_k)
     y_sum = y.sum()
+    pooled_rows = w_row.sum()
+    pooled_cols = w_col.sum()
     for it in range(tune + draws):
         s2, t2, c2 = sigma * sigma, tau * tau, chi * chi
         rho = s2 / t2
@@ -167,13 +177,13 @@ def run_chain(
             m[k + 1, k + 1] = n_col[k]
         if use_gram:
             for g in range(counts.size):
-                coef = 1.0 / (counts[g] + rho)
+                coef = 1.0 / (counts[g] + weights[g] * rho)
                 for k in range(k1):
                     for j in range(k1):
                         m[k, j] -= coef * gram[g, k, j]
         else:
             for r in range(n_r):
-                coef = 1.0 / (n_row[r] + rho)
+                coef = 1.0 / (n_row[r] + w_row[r] * rho)
                 m[0, 0] -= coef * n_row[r] * n_row[r]
                 for p in range(row_ptr[r], row_ptr[r + 1]):
                     kp = col[row_cells[p]] + 1
@@ -186,7 +196,7 @@ def run_chain(
                 m[k, j] /= s2
         m[0, 0] += 1.0 / (b0_sd * b0_sd)
         for k in range(1, k1):
-            m[k, k] += 1.0 / c2
+            m[k, k] += w_col[k - 1] / c2
         chol = np.linalg.cholesky(m)
         # right-hand sides: the draw, and the two columns of Q^-1 A^T
         rhs[0, 0] = y_sum / s2 + b0_mu / (b0_sd * b0_sd)
@@ -195,15 +205,15 @@ def run_chain(
         for k in range(n_k):
             rhs[k + 1, 0] = y_col[k] / s2
             rhs[k + 1, 1] = 0.0
-            rhs[k + 1, 2] = 1.0
+            rhs[k + 1, 2] = w_col[k]
         for r in range(n_r):
-            inv = 1.0 / (n_row[r] + rho)
+            inv = 1.0 / (n_row[r] + w_row[r] * rho)
             rhs[0, 0] -= n_row[r] * y_row[r] * inv / s2
-            rhs[0, 1] -= n_row[r] * inv
+            rhs[0, 1] -= n_row[r] * inv * w_row[r]
             for p in range(row_ptr[r], row_ptr[r + 1]):
                 kp = col[row_cells[p]] + 1
                 rhs[kp, 0] -= y_row[r] * inv / s2
-                rhs[kp, 1] -= inv
+                rhs[kp, 1] -= inv * w_row[r]
         for k in range(k1):
             z[k] = np.random.standard_normal()
         for k in range(k1):
@@ -214,7 +224,7 @@ def run_chain(
         _cholesky_solve(chol, rhs)  # rhs now holds W = M^-1 [h + L z, r1, r2]
         # rows given (b0, columns)
         for r in range(n_r):
-            d = n_row[r] / s2 + 1.0 / t2
+            d = n_row[r] / s2 + w_row[r] / t2
             bw0 = n_row[r] * rhs[0, 0]
             bw1 = n_row[r] * rhs[0, 1]
             bw2 = n_row[r] * rhs[0, 2]
@@ -224,18 +234,18 @@ def run_chain(
                 bw1 += rhs[kp, 1]
                 bw2 += rhs[kp, 2]
             a[r, 0] = (y_row[r] - bw0) / s2 / d + np.random.standard_normal() / math.sqrt(d)
-            a[r, 1] = (1.0 - bw1 / s2) / d
+            a[r, 1] = (w_row[r] - bw1 / s2) / d
             a[r, 2] = -bw2 / s2 / d
-        # condition on sum(rows) = sum(columns) = 0
+        # condition on sum(w_row * rows) = sum(w_col * columns) = 0
         sa0 = sa1 = sa2 = sc0 = sc1 = sc2 = 0.0
         for r in range(n_r):
-            sa0 += a[r, 0]
-            sa1 += a[r, 1]
-            sa2 += a[r, 2]
+            sa0 += w_row[r] * a[r, 0]
+            sa1 += w_row[r] * a[r, 1]
+            sa2 += w_row[r] * a[r, 2]
         for k in range(1, k1):
-            sc0 += rhs[k, 0]
-            sc1 += rhs[k, 1]
-            sc2 += rhs[k, 2]
+            sc0 += w_col[k - 1] * rhs[k, 0]
+            sc1 += w_col[k - 1] * rhs[k, 1]
+            sc2 += w_col[k - 1] * rhs[k, 2]
         det = sa1 * sc2 - sa2 * sc1
         g0 = (sa0 * sc2 - sa2 * sc0) / det
         g1 = (sa1 * sc0 - sa0 * sc1) / det
@@ -255,39 +265,41 @@ def run_chain(
             sse += e * e
             e_row[row[i]] += e
             e_col[col[i]] += e
-        # scale expansion of (columns, chi)
+        # scale expansion of (pooled columns, chi)
         vv = 0.0
         ev = 0.0
         for k in range(n_k):
-            vv += n_col[k] * rhs[k + 1, 0] ** 2
-            ev += e_col[k] * rhs[k + 1, 0]
+            vv += w_col[k] * n_col[k] * rhs[k + 1, 0] ** 2
+            ev += w_col[k] * e_col[k] * rhs[k + 1, 0]
         g = _expansion(vv, ev + vv, s2, rates[2] * chi)
         sse += -2.0 * (g - 1.0) * ev + (g - 1.0) ** 2 * vv
         for i in range(n):
-            e_row[row[i]] -= (g - 1.0) * rhs[col[i] + 1, 0]
+            e_row[row[i]] -= (g - 1.0) * w_col[col[i]] * rhs[col[i] + 1, 0]
         for k in range(1, k1):
-            rhs[k, 0] *= g
+            if w_col[k - 1] > 0.0:
+                rhs[k, 0] *= g
         chi *= g
-        # scale expansion of (rows, tau)
+        # scale expansion of (pooled rows, tau)
         vv = 0.0
         ev = 0.0
         for r in range(n_r):
-            vv += n_row[r] * a[r, 0] ** 2
-            ev += e_row[r] * a[r, 0]
+            vv += w_row[r] * n_row[r] * a[r, 0] ** 2
+            ev += w_row[r] * e_row[r] * a[r, 0]
         g = _expansion(vv, ev + vv, s2, rates[1] * tau)
         sse += -2.0 * (g - 1.0) * ev + (g - 1.0) ** 2 * vv
         ssa = 0.0
         for r in range(n_r):
-            a[r, 0] *= g
-            ssa += a[r, 0] ** 2
+            if w_row[r] > 0.0:
+                a[r, 0] *= g
+                ssa += a[r, 0] ** 2
         tau *= g
         ssc = 0.0
         for k in range(1, k1):
-            ssc += rhs[k, 0] ** 2
+            ssc += w_col[k - 1] * rhs[k, 0] ** 2
         # the three scales given the effects
         sigma, ok0 = _mh_scale(sigma, sse, n, rates[0])
-        tau, ok1 = _mh_scale(tau, ssa, n_r - 1, rates[1])
-        chi, ok2 = _mh_scale(chi, ssc, n_k - 1, rates[2])
+        tau, ok1 = _mh_scale(tau, ssa, int(pooled_rows) - 1, rates[1])
+        chi, ok2 = _mh_scale(chi, ssc, int(pooled_cols) - 1, rates[2])
         if it >= tune:
             i = it - tune
             out_b0[i] = b0

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from bayes_ir import defaults
 from bayes_ir.errors import UnknownSystemError
@@ -180,6 +180,11 @@ class AcrossContrasts:
         The fit's diagnostics gate.
     header
         One line naming the data and the model.
+    model_check
+        The fit's :class:`~bayes_ir.hierarchical.across_check.AcrossModelCheck`
+        (``None`` when it was not run).
+    misfit
+        The champion and challengers the model check flags (marked in every output).
     """
 
     by: str
@@ -200,6 +205,8 @@ class AcrossContrasts:
     sigma: np.ndarray
     gate: GateStatus
     header: str
+    model_check: Any = None
+    misfit: tuple[str, ...] = ()
 
     @property
     def units(self) -> str:
@@ -215,7 +222,7 @@ class AcrossContrasts:
         """
         m = self.margin if margin is None else float(margin)
         sd = np.maximum(self.between_sd, 1e-300)[:, None]
-        return stats.norm.cdf((self.overall - m) / sd).mean(axis=0)
+        return special.ndtr((self.overall - m) / sd).mean(axis=0)
 
     def predictive_draws(self, *, seed: int | None = None) -> np.ndarray:
         """Draws (N, J) of the contrast on a new group: overall + between-group SD x N(0, 1)."""
@@ -377,4 +384,6 @@ def contrasts_across(
         sigma=sigma,
         gate=gate,
         header=header,
+        model_check=fit.model_check,
+        misfit=tuple(s for s in getattr(fit.model_check, "flagged", ()) if s in (champ, *chals)),
     )

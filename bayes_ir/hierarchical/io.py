@@ -295,8 +295,13 @@ def check_fit(fit: Any, table: ScoreTable, *, name: str = "the given fit") -> No
     _check_match(name, fit.table, table, str(fit.provenance.get("data_hash", "")))
 
 
-def _posterior(tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, seed: int):
+def _posterior(
+    tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, seed: int, pooling: str
+):
     """Return the draws as ``fit`` made them (an exact fit's effects regenerated).
+
+    ``pooling`` is the fit's (its provenance; ``"all"`` in files written before it was
+    recorded).
 
     Float64, but for the exact sampler's effects, which are float32
     (:func:`~bayes_ir.hierarchical.exact.draw_effects`).
@@ -313,7 +318,9 @@ def _posterior(tree: xr.DataTree, attrs: dict, design: Design, priors: Priors, s
     if "regenerated" not in attrs:
         return post
     scales = {name: post[name].transpose("chain", "draw").values for name in SCALES}
-    effects = effects_given_scales(scales, design.matrix, priors, seed=seed)
+    effects = effects_given_scales(
+        scales, design.matrix, priors, seed=seed, pooled=design.pooled(pooling)
+    )
     draws = {**effects, **{str(name): post[name].values for name in post.data_vars}}
     expected = json.loads(attrs["regenerated"])
     got = _fingerprint(effects)
@@ -339,7 +346,7 @@ def _rebuild(tree: xr.DataTree, attrs: dict, path: Path, table: ScoreTable):
     priors = Priors(**json.loads(attrs["priors"]))
     design = design_of(table)
     try:
-        post = _posterior(tree, attrs, design, priors, prov["seed"])
+        post = _posterior(tree, attrs, design, priors, prov["seed"], prov.get("pooling", "all"))
     except BayesIRError as exc:
         raise BayesIRError(f"{path}: {exc}") from None
     stats = tree["sample_stats"].to_dataset() if "sample_stats" in tree.children else None

@@ -12,6 +12,12 @@ with one residual SD :math:`\sigma` (``sigma="pooled"``) or one per system,
 :math:`\sigma_s` with :math:`\log\sigma_s = \log\sigma_{typ} + \lambda z_s`,
 :math:`z` a standard ZeroSumNormal (``sigma="system"``).
 
+With ``pooling="artifacts"`` only the artifact runs :math:`A` are pooled: the means
+:math:`\mu_s` of the champion and the challengers have flat priors (unpooled, fixed
+effects), :math:`\mu_s = m + c_s` for :math:`s \in A` with a flat centre :math:`m` and
+:math:`c_A \sim \mathrm{ZeroSumNormal}(\chi)`; :math:`b_0` is the mean of all
+:math:`\mu_s` and :math:`c_s = \mu_s - b_0` (see :func:`build_model`).
+
 ``topic_effect`` (:math:`a`, dim ``topic``) and ``system_effect`` (:math:`c`, dim
 ``system``) are zero-sum effects: a system effect
 is the deviation of a system's mean from the *average of the systems in the model*
@@ -113,11 +119,15 @@ __all__ = [
     "Design",
     "build_model",
     "centred_systems",
+    "check_pooling",
     "check_sigma",
     "design_of",
     "draw_skewness_sign",
     "posterior_with_roles",
     "LIKELIHOODS",
+    "NO_ROLE",
+    "MIN_POOLED",
+    "POOLINGS",
     "SIGN_LOGODDS",
     "SIGMAS",
 ]
@@ -126,6 +136,12 @@ Likelihood = Literal["gaussian", "skew_normal"]
 LIKELIHOODS: tuple[str, ...] = ("gaussian", "skew_normal")
 #: Residual-scale structures: one ``sigma`` for all systems, or one per system.
 SIGMAS: tuple[str, ...] = ("pooled", "system")
+#: Which system effects share the prior :math:`N(0, \sigma_{system}^2)`: every system
+#: (``"all"``, the model of Benham et al. 2020) or the artifact runs only (``"artifacts"``:
+#: the champion and the challengers are unpooled, fixed effects with flat priors).
+POOLINGS: tuple[str, ...] = ("all", "artifacts")
+#: Fewest systems whose effects inform ``sigma_system`` under ``pooling="artifacts"``.
+MIN_POOLED: int = 2
 _LIKELIHOOD_ALIASES = {
     "gaussian": "gaussian",
     "normal": "gaussian",
@@ -161,6 +177,11 @@ def check_sigma(sigma: str) -> str:
     if key not in SIGMAS:
         raise BayesIRError(f"unknown sigma {sigma!r}: choose one of {', '.join(SIGMAS)}")
     return key
+
+
+def check_pooling(pooling: str) -> str:
+    """Return ``"all"`` or ``"artifacts"`` or raise one :class:`~bayes_ir.errors.OptionError`."""
+    return validate.choice("pooling", pooling, POOLINGS)
 
 
 @dataclass(frozen=True)
@@ -200,6 +221,28 @@ class Design:
         """(number of topics, number of systems)."""
         return self.matrix.shape
 
+    def pooled(self, pooling: str = "all") -> np.ndarray:
+        """Mask of the systems whose effects share ``sigma_system`` under ``pooling``.
+
+        Every system for ``"all"``; the artifact runs for ``"artifacts"``, of which there
+        must be at least :data:`MIN_POOLED` (they alone inform ``sigma_system``).
+
+        Raises
+        ------
+        InsufficientDataError
+            ``pooling="artifacts"`` with fewer than :data:`MIN_POOLED` artifact runs.
+        """
+        if check_pooling(pooling) == "all":
+            return np.ones(len(self.systems), dtype=bool)
+        mask = np.array([role == "artifact" for role in self.roles], dtype=bool)
+        if mask.sum() < MIN_POOLED:
+            raise InsufficientDataError(
+                f"pooling='artifacts' needs at least {MIN_POOLED} artifact runs (they alone "
+                f"inform sigma_system); {self.source} has {int(mask.sum())}: add artifact runs "
+                "or use pooling='all'"
+            )
+        return mask
+
     def data_hash(self) -> str:
         """SHA-256 of labels and scores (provenance: identifies the data exactly)."""
         h = hashlib.sha256()
@@ -213,23 +256,26 @@ class Design:
         return h.hexdigest()
 
 
+#: Role of every system of a table fitted without roles (a leaderboard: no champion,
+#: every system on an equal footing; there are no challenger - champion contrasts).
+NO_ROLE: str = ""
+
+
 def design_of(table: ScoreTable) -> Design:
-    """Extract the design of a table with roles and one collection and measure.
+    """Extract the design of a table of one collection and measure.
+
+    A table with roles gives each system its role (champion, challenger, artifact); a
+    table without roles gives every system the role :data:`NO_ROLE` (a leaderboard:
+    the model is the same, and no system is singled out).
 
     Raises
     ------
     ScoreTableError
-        No roles, or several collections or measures in the table.
+        Several collections or measures in the table.
     InsufficientDataError
         Fewer than 2 topics or 2 systems.
     """
     validate.instance("table", table, ScoreTable)
-    if table.roles is None:
-        raise ScoreTableError(
-            "the hierarchical model needs roles: call "
-            "table.with_roles(champion=..., challengers=...) first",
-            source=table.source,
-        )
     for col, name in (("collection", "collections"), ("measure", "measures")):
         values = table.data[col].unique()
         if len(values) > 1:
@@ -256,7 +302,11 @@ def design_of(table: ScoreTable) -> Design:
     return Design(
         topics=tuple(map(str, da["topic"].values)),
         systems=tuple(map(str, da["system"].values)),
-        roles=tuple(map(str, da["role"].values)),
+        roles=(
+            tuple(map(str, da["role"].values))
+            if "role" in da.coords
+            else (NO_ROLE,) * len(da["system"])
+        ),
         topic_idx=t_idx.astype(np.int64),
         system_idx=s_idx.astype(np.int64),
         score=mat[t_idx, s_idx],
@@ -334,6 +384,7 @@ def build_model(
     priors: Priors | None = None,
     loglik: Literal["auto", "sufficient", "full"] = "auto",
     sigma: str = "pooled",
+    pooling: str = "all",
 ):
     r"""Build (do not sample) the PyMC model of the crossed topic x system design.
 
@@ -358,6 +409,15 @@ def build_model(
         prior of the pooled ``sigma``), ``sigma_log_sd`` (:math:`\lambda`) and
         ``sigma_z`` (:math:`z`, a standard ZeroSumNormal). The sufficient-statistics
         likelihood does not apply (cells are evaluated one by one).
+    pooling
+        ``"all"`` (default): ``system_effect`` is a ZeroSumNormal with scale
+        ``sigma_system`` and ``b0`` has its Normal prior, as above. ``"artifacts"``: the
+        champion's and challengers' means are free (``system_unpooled``, flat priors)
+        and only the artifact runs are pooled: their means are ``artifact_centre``
+        (flat) plus a ZeroSumNormal ``artifact_effect`` with scale ``sigma_system``;
+        ``b0`` (the mean of all system means) and ``system_effect`` (each mean minus
+        ``b0``) are deterministics, so the posterior has the same variables and meaning
+        either way (see :func:`~bayes_ir.hierarchical.fit`).
 
     Returns
     -------
@@ -412,6 +472,7 @@ def build_model(
     pri = autoscale_priors(design.score, priors)
     validate.choice("loglik", loglik, ("auto", "sufficient", "full"))
     sigma_mode = check_sigma(sigma)
+    pooled = design.pooled(pooling)
     by_system = sigma_mode == "system"
     use_suff = likelihood == "gaussian" and design.complete and loglik != "full" and not by_system
     if loglik == "sufficient" and not use_suff:
@@ -431,7 +492,6 @@ def build_model(
         score = pm.Data("score", design.score, dims="obs")
         hyper = {name: pm.Data(f"prior_{name}", float(getattr(pri, name))) for name in PRIOR_DATA}
 
-        b0 = pm.Normal("b0", mu=hyper["b0_mu"], sigma=hyper["b0_sd"])
         sigma_topic = pm.Exponential("sigma_topic", lam=hyper["sigma_topic_rate"])
         sigma_system = pm.Exponential("sigma_system", lam=hyper["sigma_system_rate"])
         if by_system:
@@ -443,12 +503,19 @@ def build_model(
         else:
             resid_sd = pm.Exponential("sigma", lam=hyper["sigma_rate"])
         topic = pm.ZeroSumNormal("topic_effect", sigma=sigma_topic, dims="topic")
-        if likelihood == "skew_normal" and not centred_systems(design.matrix):
-            # non-centred: on rb04 it raised the ESS of sigma_system 1.2x (bulk), 1.8x (tail)
-            system_z = pm.ZeroSumNormal("system_z", sigma=1.0, dims="system")
-            system = pm.Deterministic("system_effect", sigma_system * system_z, dims="system")
+        non_centred = likelihood == "skew_normal" and not centred_systems(design.matrix)
+        if pooled.all():
+            b0 = pm.Normal("b0", mu=hyper["b0_mu"], sigma=hyper["b0_sd"])
+            if non_centred:
+                # non-centred: on rb04 it raised the ESS of sigma_system 1.2x (bulk), 1.8x (tail)
+                system_z = pm.ZeroSumNormal("system_z", sigma=1.0, dims="system")
+                system = pm.Deterministic("system_effect", sigma_system * system_z, dims="system")
+            else:
+                system = pm.ZeroSumNormal("system_effect", sigma=sigma_system, dims="system")
         else:
-            system = pm.ZeroSumNormal("system_effect", sigma=sigma_system, dims="system")
+            # the artifacts' effects: non-centred when weakly identified, for both likelihoods
+            centred = centred_systems(design.matrix[:, pooled])
+            b0, system = _unpooled_systems(model, design, pooled, sigma_system, not centred)
 
         if use_suff:
             stats = sufficient_statistics(design.matrix)
@@ -493,6 +560,35 @@ def build_model(
     model.role = tuple(design.roles)
     model.priors = pri
     return model
+
+
+def _unpooled_systems(model, design: Design, pooled: np.ndarray, sigma_system, non_centred: bool):
+    """``b0`` and ``system_effect`` of ``pooling="artifacts"`` (see :func:`build_model`).
+
+    Called inside the model's context; adds the coords ``unpooled`` and ``artifact``.
+    The artifacts' effects are non-centred (``artifact_z``) when ``non_centred``, as
+    :func:`centred_systems` decides on the artifacts' scores: on rb04 their spread
+    (``sigma_system`` about 0.008) is below the standard error of one system's mean
+    (0.015), and the centred form had a funnel (BFMI 0.15, ESS 242 of 4,000 draws).
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    free, shared = np.flatnonzero(~pooled), np.flatnonzero(pooled)
+    model.add_coord("unpooled", [design.systems[i] for i in free])
+    model.add_coord("artifact", [design.systems[i] for i in shared])
+    unpooled = pm.Flat("system_unpooled", dims="unpooled")
+    centre = pm.Flat("artifact_centre")
+    if non_centred:
+        z = pm.ZeroSumNormal("artifact_z", sigma=1.0, dims="artifact")
+        deviation = pm.Deterministic("artifact_effect", sigma_system * z, dims="artifact")
+    else:
+        deviation = pm.ZeroSumNormal("artifact_effect", sigma=sigma_system, dims="artifact")
+    means = pt.zeros(len(design.systems))
+    means = pt.set_subtensor(means[free], unpooled)
+    means = pt.set_subtensor(means[shared], centre + deviation)
+    b0 = pm.Deterministic("b0", means.mean())
+    return b0, pm.Deterministic("system_effect", means - b0, dims="system")
 
 
 def _skewnormal_both_signs(y, mu, sigma, alpha_abs):
@@ -588,7 +684,11 @@ def table_from_observed(
     measure: str,
     source: str,
 ) -> ScoreTable:
-    """Rebuild a ScoreTable with roles from a stored matrix (used by ``load``)."""
+    """Rebuild a ScoreTable with its roles from a stored matrix (used by ``load``).
+
+    Systems stored with :data:`NO_ROLE` (a fit of a table without roles) give a table
+    without roles.
+    """
     wide = pd.DataFrame(matrix, index=topics, columns=systems)
     long = wide.rename_axis(index="topic", columns="system").stack(future_stack=True)
     long = long.rename("score").reset_index().dropna(subset=["score"])
@@ -599,6 +699,8 @@ def table_from_observed(
         source=source,
         missing="keep",
     )
+    if all(r == NO_ROLE for r in roles):
+        return table
     champion = [s for s, r in zip(systems, roles, strict=True) if r == "champion"][0]
     challengers = [s for s, r in zip(systems, roles, strict=True) if r == "challenger"]
     artifacts = [s for s, r in zip(systems, roles, strict=True) if r == "artifact"]

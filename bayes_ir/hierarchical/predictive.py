@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import OptionError
@@ -173,6 +172,8 @@ def _simulate(
     from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
 
     xi, omega = skewnormal_location_scale(mu, sigma[:, None], alpha[:, None])
+    from scipy import stats
+
     return stats.skewnorm.rvs(alpha[:, None], loc=xi, scale=omega, random_state=rng)
 
 

@@ -62,12 +62,16 @@ def clear_cache() -> None:
     _CACHE.clear()
 
 
-def _key(design: Design, likelihood: str, sufficient: bool, sigma: str) -> tuple:
+def _key(design: Design, likelihood: str, sufficient: bool, sigma: str, pooling: str) -> tuple:
     n_t, n_s = design.shape
-    return (likelihood, sufficient, sigma, design.complete, n_t, n_s, int(design.score.size))
+    pooled = tuple(np.flatnonzero(design.pooled(pooling)))  # fixed in the graph
+    shape = (design.complete, n_t, n_s, int(design.score.size))
+    return (likelihood, sufficient, sigma, pooled, *shape)
 
 
-def compiled_model(design: Design, priors: Priors, likelihood: str, sigma: str = "pooled"):
+def compiled_model(
+    design: Design, priors: Priors, likelihood: str, sigma: str = "pooled", pooling: str = "all"
+):
     """Return a nutpie-compiled model for this design, from the cache when possible.
 
     Returns
@@ -78,10 +82,12 @@ def compiled_model(design: Design, priors: Priors, likelihood: str, sigma: str =
     import nutpie
 
     sufficient = likelihood == "gaussian" and design.complete and sigma == "pooled"
-    key = _key(design, likelihood, sufficient, sigma)
+    key = _key(design, likelihood, sufficient, sigma, pooling)
     fresh = key not in _CACHE
     if fresh:
-        model = build_model(design, likelihood=likelihood, priors=priors, sigma=sigma)
+        model = build_model(
+            design, likelihood=likelihood, priors=priors, sigma=sigma, pooling=pooling
+        )
         _CACHE[key] = nutpie.compile_pymc_model(model)
         _COMPILES[0] += 1
     compiled = _CACHE[key]
@@ -199,6 +205,7 @@ def sample_nuts(
     seed: int,
     sampler: Sampler = "nutpie",
     sigma: str = "pooled",
+    pooling: str = "all",
 ) -> tuple[xr.Dataset, xr.Dataset | None]:
     """Sample the ZeroSumNormal model with NUTS.
 
@@ -216,6 +223,10 @@ def sample_nuts(
         ``"pooled"`` or ``"system"`` (residual SD per system). The skew-normal kernel
         has one residual SD, so a skew-normal model with ``sigma="system"`` is
         compiled from the PyMC model (slower to compile, same sampler).
+    pooling
+        ``"all"`` or ``"artifacts"`` (see :func:`~bayes_ir.hierarchical.build_model`);
+        the skew-normal kernel pools every system, so a skew-normal model with
+        ``pooling="artifacts"`` is compiled from the PyMC model too.
 
     Returns
     -------
@@ -244,11 +255,11 @@ def sample_nuts(
                    "target_accept": target_accept,
                    "adaptation": _adaptation(design, likelihood)}  # fmt: skip
         label = f"sampling the {likelihood.replace('_', '-')} model (NUTS)"
-        kernel_model = likelihood == "skew_normal" and sigma == "pooled"
+        kernel_model = likelihood == "skew_normal" and sigma == "pooled" and pooling == "all"
         if kernel_model:
             compiled = skewnormal_model(design, priors)
         else:
-            compiled, _ = compiled_model(design, priors, likelihood, sigma)
+            compiled, _ = compiled_model(design, priors, likelihood, sigma, pooling)
         trace = nutpie_sample(compiled, label=label, **options)
         if kernel_model and not _sign_held(compiled.user_data, trace):
             compiled = _sign_summed(compiled)
@@ -256,7 +267,9 @@ def sample_nuts(
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     else:  # "pymc"
-        model = build_model(design, likelihood=likelihood, priors=priors, sigma=sigma)
+        model = build_model(
+            design, likelihood=likelihood, priors=priors, sigma=sigma, pooling=pooling
+        )
         trace = pymc_nuts(model, draws=draws, tune=tune, chains=chains, seed=seed,
                           target_accept=target_accept)  # fmt: skip
         post = trace["posterior"].to_dataset()[keep]

@@ -7,7 +7,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bayes_ir.plots._common import where
+from bayes_ir.plots._common import mark_tick_labels, misfit_note, where
+from bayes_ir.report.marks import MISFIT_MARK
 
 __all__ = ["plot_decision"]
 
@@ -32,13 +33,15 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
     Returns
     -------
     matplotlib.figure.Figure
+        A challenger the model does not describe (or every one, when the champion is
+        such a system) carries the misfit mark, in red, with its legend under the figure.
     """
     d = decision
     more = d.more_topics
     if axes is None:
         ncols = 2 if len(more) else 1
         fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 0.6 * len(d.table) + 2.4),
-                                 squeeze=False)  # fmt: skip
+                                 squeeze=False, layout="constrained")  # fmt: skip
         axes = axes[0]
     axes = np.ravel(axes)
     ax = axes[0]
@@ -50,8 +53,12 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
         width = frame[column].to_numpy()
         ax.barh(y, width, left=left, color=colour, hatch=hatch, edgecolor="white", label=label)
         left += width
-    ax.set_yticks(y, [f"{c}\n({a})" for c, a in zip(frame["challenger"], frame["action"],
-                                                      strict=True)])  # fmt: skip
+    misfit = tuple(d.misfit)
+    off = [d.champion in misfit or c in misfit for c in frame["challenger"]]
+    ax.set_yticks(y, [f"{c}{f' {MISFIT_MARK}' if bad else ''}\n({a})"
+                      for c, a, bad in zip(frame["challenger"], frame["action"], off,
+                                           strict=True)])  # fmt: skip
+    mark_tick_labels(ax.get_yticklabels(), misfit)
     ax.set_xlim(0, 1)
     measure = f" {d.measure}" if d.measure else ""
     ax.set_xlabel(f"posterior probability (margin m = {d.margin:g}{measure})")
@@ -69,5 +76,5 @@ def plot_decision(decision: Any, *, axes: Any = None) -> Any:
         ax2.set_title("How many more topics would settle it", loc="left")
         ax2.grid(alpha=0.3)
         ax2.legend(fontsize="small", frameon=False)
-    fig.tight_layout()
+    misfit_note(fig, misfit, champion=d.champion)
     return fig

@@ -28,8 +28,19 @@ from matplotlib.lines import Line2D
 from bayes_ir import defaults
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical import interval_stats, system_mean_draws, topic_draws
-from bayes_ir.plots._common import bounded, data_names, grid_axes, one_axes, where
+from bayes_ir.plots._common import (
+    MISFIT_COLOR,
+    bounded,
+    data_names,
+    grid_axes,
+    mark_tick_labels,
+    misfit_note,
+    one_axes,
+    thinned,
+    where,
+)
 from bayes_ir.report.decision import format_probability
+from bayes_ir.report.marks import MISFIT_MARK, marked, misfit_systems, model_description
 
 __all__ = [
     "ROLE_COLORS",
@@ -39,12 +50,22 @@ __all__ = [
     "plot_predictive",
     "plot_ranks",
     "plot_system_topic_intervals",
+    "predictive_systems",
 ]
 
 #: Colours of individual challengers (no red: red is the champion's).
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 #: Colour of each role in every figure.
 ROLE_COLORS = {"champion": "#c0392b", "challenger": "#1f77b4", "artifact": "#9a9a9a", "": "#444444"}
+#: At most this many topic names are written under a figure (every k-th one beyond).
+MAX_TOPIC_LABELS = 60
+#: At most this many system names are written along an axis (champion and challengers
+#: always; every k-th artifact run beyond).
+MAX_SYSTEM_LABELS = 60
+#: Panels of the posterior predictive figure when the systems are not named.
+MAX_PREDICTIVE_PANELS = 8
+#: Above this many rows a forest plot of differences is compact, largest difference first.
+MAX_FOREST_ROWS = 20
 
 
 def _legend_roles(ax: Any, roles: Iterable[str]) -> None:
@@ -110,11 +131,23 @@ def plot_system_topic_intervals(
     ax1.vlines(x, sys_stats["ci_lower"], sys_stats["ci_upper"], colors=colors, lw=2)
     ax1.scatter(x, sys_stats["mean"], c=colors, s=18, zorder=3)
     ax1.set_xticks(x)
+    misfit = misfit_systems(fit, sys_stats.index)
+    named = [s for s, r in zip(sys_stats.index, sys_stats["role"], strict=True) if r != "artifact"]
     labels = [
         name if (label_artifacts or role != "artifact") else ""
         for name, role in zip(sys_stats.index, sys_stats["role"], strict=True)
     ]
-    ax1.set_xticklabels(labels, rotation=60, ha="right", fontsize="small")
+    champions = [s for s, r in zip(sys_stats.index, sys_stats["role"], strict=True)
+                 if r == "champion"]  # fmt: skip
+    keep = named if len(named) <= MAX_SYSTEM_LABELS else champions  # too many: every k-th
+    labels, step = thinned(labels, MAX_SYSTEM_LABELS, keep=keep)
+    if step > 1:
+        ax1.set_xlabel(f"system ({len(labels)} systems, every {step}th named)", fontsize="small")
+    labels = [marked(name, misfit) if name else "" for name in labels]
+    crowded = sum(bool(label) for label in labels) > MAX_SYSTEM_LABELS // 2
+    ax1.set_xticklabels(labels, rotation=90 if crowded else 60, ha="center" if crowded else "right",
+                        fontsize="x-small" if crowded else "small")  # fmt: skip
+    mark_tick_labels(ax1.get_xticklabels(), misfit)
     ax1.set_ylabel(f"system mean {measure}".rstrip())
     ax1.set_title(f"System means with {100 * p:g}% credible intervals{on}")
     _legend_roles(ax1, sys_stats["role"])
@@ -129,11 +162,52 @@ def plot_system_topic_intervals(
     ax2.scatter(xt, top_stats["mean"], color="black", s=10, zorder=3)
     ax2.axhline(0, color="black", lw=0.6)
     ax2.set_xticks(xt)
-    ax2.set_xticklabels(top_stats.index, rotation=90, fontsize="x-small")
+    topic_labels, step = thinned([str(t) for t in top_stats.index], MAX_TOPIC_LABELS)
+    ax2.set_xticklabels(topic_labels, rotation=90, fontsize="x-small")
+    ax2.tick_params(axis="x", length=2 if step == 1 else 0)
     ax2.set_ylabel(f"topic effect on {measure}" if measure else "topic effect")
-    ax2.set_xlabel("topic (hard ... easy)")
+    every = "" if step == 1 else f"; {len(top_stats)} topics, every {step}th named"
+    ax2.set_xlabel(f"topic (hard ... easy{every})")
     ax2.set_title(f"Topic effects with {100 * p:g}% credible intervals{on}")
+    misfit_note(fig, [s for s in misfit if s in set(named)],
+                champion=champions[0] if champions else None)  # fmt: skip
     return fig
+
+
+def predictive_systems(fit: Any, *, limit: int = MAX_PREDICTIVE_PANELS) -> list[str]:
+    """Return the systems :func:`~bayes_ir.plots.hierarchical.plot_predictive` draws for ``fit``.
+
+    The champion and the challengers (every system when the fit has no roles); beyond
+    ``limit`` of them, the champion, then the systems the model check flags, then those
+    with the smallest share of scores inside their 95% predictive interval (the check's
+    ``coverage_95``): the ones whose fit is worth a look. Pass them to
+    :func:`~bayes_ir.hierarchical.posterior_predictive` (``systems=``) so that only what
+    is drawn is simulated.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+    limit
+        Largest number of panels.
+
+    Returns
+    -------
+    list of str
+        In the fit's order of roles (champion first).
+    """
+    table = fit.table
+    roles = [table.champion] if table.champion else []
+    systems = [*roles, *table.challengers] or [str(s) for s in table.systems]
+    if len(systems) <= limit:
+        return systems
+    check = getattr(fit, "model_check", None)
+    if check is None:
+        return systems[:limit]
+    frame = check.to_frame().set_index("system").loc[systems]
+    order = frame.assign(first=[s not in roles for s in systems], fits=~frame["flagged"])
+    worst = order.sort_values(["first", "fits", "coverage_95"], kind="stable").index[:limit]
+    return [s for s in systems if s in set(worst)]
 
 
 def plot_predictive(
@@ -179,6 +253,7 @@ def plot_predictive(
         unknown = [s for s in chosen if s not in set(frame["system"])]
         if unknown:
             raise OptionError(f"no predictive intervals for {unknown}")
+    misfit = misfit_systems(getattr(result, "fit", None), chosen)
     n = len(chosen)
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
@@ -199,7 +274,8 @@ def plot_predictive(
         for bound in (low, high):
             if np.isfinite(bound):
                 ax.axhline(bound, color="grey", lw=0.6, ls="--")
-        ax.set_title(f"{system} ({inside.mean():.0%} inside)", fontsize="medium")
+        ax.set_title(f"{marked(system, misfit)} ({inside.mean():.0%} inside)", fontsize="medium",
+                     color=MISFIT_COLOR if system in misfit else "black")  # fmt: skip
         ax.set_xticks([])
         ax.set_xlabel("topic (by predicted score)")
         if np.isfinite(low):
@@ -210,13 +286,22 @@ def plot_predictive(
         ax.set_ylabel(measure or "score")
     outside = bool(((frame["ci_lower"] < low) | (frame["ci_upper"] > high)).any())
     on = where(result)
+    fitted = getattr(result, "fit", None)
+    model = model_description(fitted) if fitted is not None else f"{result.likelihood} likelihood"
+    table = getattr(fitted, "table", None)
+    roles_all = [] if table is None else [*([table.champion] if table.champion else []),
+                                          *table.challengers]  # fmt: skip
+    some = f"\n{n} of the {len(roles_all)} champion and challengers" if len(roles_all) > n else ""
     fig.suptitle(
-        f"{100 * result.ci_prob:g}% posterior predictive intervals ({result.likelihood}) and "
-        f"observed scores" + (f", {on}" if on else "")
+        f"{100 * result.ci_prob:g}% posterior predictive intervals ({model}) and "
+        f"observed scores" + (f", {on}" if on else "") + some
         + (f"\nintervals cut at the range [{low:g}, {high:g}]: the model puts some mass "
            "outside it" if outside else ""),
         fontsize="medium",
     )  # fmt: skip
+    roles = dict(zip(frame["system"], frame["role"], strict=False))
+    champion = next((s for s in chosen if roles.get(s) == "champion"), None)
+    misfit_note(fig, misfit, champion=champion)
     return fig
 
 
@@ -337,24 +422,47 @@ def plot_contrasts(
         One row per difference: posterior mean, equal-tailed interval, zero line, the
         minimal worthwhile gain (dashed) and P(better) on the right, written as
         ``>0.999`` / ``<0.001`` beyond three decimals (a share of draws is never 1).
+        A row whose challenger (or champion) the model does not describe is dashed and
+        red, with the misfit mark and its legend. Beyond 20 rows the rows are compact,
+        the largest difference first.
     """
     frame = result.to_frame()
+    misfit: tuple[str, ...] = ()
     if "challenger" in frame and hasattr(result, "challengers"):
+        check = getattr(result, "model_check", None)
+        systems = [result.champion, *frame["challenger"]]
+        misfit = () if check is None else tuple(s for s in systems if s in set(check.flagged))
         labels = [f"{c} - {result.champion}" for c in frame["challenger"]]
+        # a row is marked when the model does not describe its challenger or the champion
+        off = [result.champion in misfit or c in misfit for c in frame["challenger"]]
     else:
         labels = [f"{result.challenger} - {c}" for c in frame["champion"]]
+        off = [False] * len(frame)
+    labels = [
+        f"{label} {MISFIT_MARK}" if bad else label for label, bad in zip(labels, off, strict=True)
+    ]
     n = len(frame)
-    fig, ax = one_axes(ax, figsize or (8.0, 1.0 + 0.5 * n), layout="constrained")
+    many = n > MAX_FOREST_ROWS  # compact rows, best difference on top
+    if many:
+        order = np.argsort(-frame["mean"].to_numpy(), kind="stable")
+        frame = frame.iloc[order].reset_index(drop=True)
+        labels, off = [labels[i] for i in order], [off[i] for i in order]
+    height = 1.6 + (max(0.16, 8.0 / n) if many else 0.5) * n
+    fig, ax = one_axes(ax, figsize or (8.0, height), layout="constrained")
+    font = "x-small" if many else "small"
     measure, _ = data_names(result)
     y = np.arange(n)[::-1]
-    ax.hlines(y, frame["ci_lower"], frame["ci_upper"], color="#1f77b4", lw=2.5)
+    colors = [MISFIT_COLOR if bad else "#1f77b4" for bad in off]
+    styles = ["--" if bad else "-" for bad in off]
+    ax.hlines(y, frame["ci_lower"], frame["ci_upper"], color=colors, lw=2.5, linestyles=styles)
     ax.scatter(frame["mean"], y, color="black", zorder=3, s=20)
     ax.axvline(0, color="black", lw=0.8)
     gain = getattr(result, "min_gain", 0.0)
     if gain:
         ax.axvline(gain, color="#2ca02c", lw=0.8, ls="--", label=f"min gain {gain:g}")
         ax.legend(fontsize="small", frameon=False, loc="lower right")
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, labels, fontsize=font if many else None)
+    mark_tick_labels(ax.get_yticklabels(), misfit)
     ax.set_xlabel(
         f"difference of system means{' in ' + measure if measure else ''} "
         f"({100 * result.ci_prob:g}% interval)"
@@ -363,15 +471,18 @@ def plot_contrasts(
         ax.annotate(
             _probability_text("P(>0)", pb), xy=(1.0, yy),
             xycoords=("axes fraction", "data"), xytext=(4, 0), textcoords="offset points",
-            va="center", fontsize="small",
+            va="center", fontsize=font,
         )  # fmt: skip
-    title = "Difference of system means, challenger - champion"
+    title = "Difference of system means, challenger - champion" + (
+        f" ({n} rows, largest first)" if many else ""
+    )
     if where(result):
         title += f"\n{where(result)}"
     if not result.diagnostics_passed:
         title += "  [DIAGNOSTICS FAILED: unreliable]"
     ax.set_title(title, color="black" if result.diagnostics_passed else "#c0392b")
     ax.set_ylim(-0.7, n - 0.3)
+    misfit_note(fig, misfit, champion=getattr(result, "champion", None))
     return fig
 
 
@@ -388,21 +499,30 @@ def _heatmap(
     cmap: str,
     ax: Any,
     colorbar: str,
+    misfit: Iterable[str] = (),
 ) -> Figure:
-    """Draw a probability matrix in [0, 1]; small ones carry each cell's probability."""
+    """Draw a probability matrix in [0, 1]; small ones carry each cell's probability.
+
+    Rows and columns naming a system of ``misfit`` carry the misfit mark, in red, and the
+    figure its legend.
+    """
     values = matrix.to_numpy(dtype=float)
     k_rows, k_cols = values.shape
     big = k_rows > _MAX_ANNOTATED
     size = (1.2 + 0.7 * k_cols, 1.0 + 0.55 * k_rows) if not big else (11.0, 10.0)
     fig, ax = one_axes(ax, figsize or size, layout="constrained")
     im = ax.imshow(np.ma.masked_invalid(values), vmin=0, vmax=1, cmap=cmap, aspect="auto")
-    col_labels = [str(c) for c in matrix.columns]
+    misfit = tuple(misfit)
+    col_labels = [marked(str(c), misfit) for c in matrix.columns]
+    if big:  # every column has its tick; every k-th its name, so that names never overlap
+        col_labels, _ = thinned(col_labels, MAX_SYSTEM_LABELS // 2)
     font = "xx-small" if big else None
     if max((len(c) for c in col_labels), default=0) > 3:  # names: slanted; ranks: upright
         ax.set_xticks(range(k_cols), col_labels, rotation=45, ha="right", fontsize=font)
     else:
         ax.set_xticks(range(k_cols), col_labels, fontsize=font)
-    ax.set_yticks(range(k_rows), [str(i) for i in matrix.index], fontsize=font)
+    ax.set_yticks(range(k_rows), [marked(str(i), misfit) for i in matrix.index], fontsize=font)
+    mark_tick_labels([*ax.get_xticklabels(), *ax.get_yticklabels()], misfit)
     for i in range(k_rows if not big else 0):
         for j in range(k_cols):
             if np.isfinite(values[i, j]):
@@ -413,11 +533,16 @@ def _heatmap(
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     fig.colorbar(im, ax=ax, shrink=0.8, label=colorbar)
+    misfit_note(fig, [s for s in misfit if s in set(map(str, matrix.index))])
     return fig
 
 
 def plot_pairwise(
-    result: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
+    result: Any,
+    *,
+    misfit: Iterable[str] = (),
+    figsize: tuple[float, float] | None = None,
+    ax: Any = None,
 ) -> Figure:
     """Heat map of P(row system > column system) from :func:`pairwise_probabilities`.
 
@@ -425,6 +550,9 @@ def plot_pairwise(
     ----------
     result
         A :class:`~bayes_ir.hierarchical.PairwiseProbabilities`.
+    misfit
+        Systems the model does not describe (``fit.model_check.flagged``): marked, in
+        red, with the mark's legend under the figure.
     figsize
         Figure size (of a new figure).
     ax
@@ -453,11 +581,16 @@ def plot_pairwise(
         cmap="RdBu_r",
         ax=ax,
         colorbar="P(row > column)",
+        misfit=misfit,
     )
 
 
 def plot_ranks(
-    result: Any, *, figsize: tuple[float, float] | None = None, ax: Any = None
+    result: Any,
+    *,
+    misfit: Iterable[str] = (),
+    figsize: tuple[float, float] | None = None,
+    ax: Any = None,
 ) -> Figure:
     """Heat map of P(rank = k) from :func:`rank_probabilities` (rank 1 = best).
 
@@ -465,6 +598,9 @@ def plot_ranks(
     ----------
     result
         A :class:`~bayes_ir.hierarchical.RankProbabilities`.
+    misfit
+        Systems the model does not describe (``fit.model_check.flagged``): marked, in
+        red, with the mark's legend under the figure (their ranks are not to be acted on).
     figsize
         Figure size (of a new figure).
     ax
@@ -485,4 +621,5 @@ def plot_ranks(
         cmap="Blues",
         ax=ax,
         colorbar="P(rank = k)",
+        misfit=misfit,
     )

@@ -29,8 +29,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
-from bayes_ir.plots._common import grid_axes, one_axes, where
+from bayes_ir.plots._common import grid_axes, mark_tick_labels, misfit_note, one_axes, where
 from bayes_ir.plots.hierarchical import ROLE_COLORS
+from bayes_ir.report.marks import MISFIT_MARK, marked, misfit_systems
 
 __all__ = [
     "plot_brisk",
@@ -117,12 +118,14 @@ def _interval_rows(
     xlabel: str,
     reference: float,
     reference_label: str,
+    misfit: tuple[str, ...] = (),
 ) -> None:
     """One interval per row of ``frame`` (columns ``system``, ``role``, ``est``, ``lo``, ``hi``).
 
-    ``reference``: the champion's level, drawn as the one dashed line, with its label.
+    ``reference``: the champion's level, drawn as the one dashed line, with its label;
+    systems of ``misfit`` are named with the misfit mark, in red.
     """
-    labels = list(frame["system"])
+    labels = [marked(str(name), misfit) for name in frame["system"]]
     colors = [ROLE_COLORS.get(r, "#444444") for r in frame["role"]]
     y = np.arange(len(labels))[::-1]
     for yi, e, a, b, c in zip(y, frame[est], frame[lo], frame[hi], colors, strict=True):
@@ -132,9 +135,24 @@ def _interval_rows(
         ax.plot([e], [yi], "o", color=c, ms=5, mec="black", mew=0.5)
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
+    mark_tick_labels(ax.get_yticklabels(), misfit)
     ax.axvline(reference, color=ROLE_COLORS["champion"], lw=1.0, ls="--", label=reference_label)
     ax.set_xlabel(xlabel)
     ax.spines[["top", "right"]].set_visible(False)
+
+
+def _brisk_note(fig: Any, misfit: tuple[str, ...], champion: str) -> None:
+    """Legend of the misfit mark of a BRisk figure: which BRisk- not to act on."""
+    if not misfit:
+        return
+    names = ", ".join(f"the champion {m}" if m == champion else m for m in misfit)
+    whose = "its" if len(misfit) == 1 else "their"
+    text = (
+        f"{MISFIT_MARK} model misfit: BRisk's model of the risk-adjusted scores does not "
+        f"describe {names}: do not act on {whose} BRisk⁻"
+        + (" nor on any comparison with the champion" if champion in misfit else "")
+    )
+    misfit_note(fig, misfit, text=text)
 
 
 def _reference_legend(ax: Any) -> None:
@@ -182,7 +200,8 @@ def plot_brisk(
     frame = result.to_frame(ci_prob)
     if not artifacts:
         frame = frame[frame["role"] != "artifact"]
-    fig, ax = one_axes(ax, figsize or (5.5, 0.45 * len(frame) + 1.6))
+    fig, ax = one_axes(ax, figsize or (5.5, 0.45 * len(frame) + 1.6), layout="constrained")
+    misfit = misfit_systems(result, frame["system"])
     level, label = _champion_level(frame, result.champion, "brisk_minus")
     _interval_rows(
         ax,
@@ -193,13 +212,14 @@ def plot_brisk(
         xlabel=f"BRisk⁻ of {result.measure} (minus the system effect; higher = riskier)",
         reference=level,
         reference_label=label,
+        misfit=misfit,
     )
     _reference_legend(ax)
     title = f"BRisk⁻, r = {result.r:g}, {where(result)} (dashed: the champion)"
     if not result.diagnostics_passed:
         title += "  [DIAGNOSTICS FAILED]"
     ax.set_title(title, fontsize="medium", color="black" if result.diagnostics_passed else "red")
-    fig.tight_layout()
+    _brisk_note(fig, misfit, result.champion)
     return fig
 
 
@@ -221,7 +241,9 @@ def plot_brisk_sweep(
     systems = list(dict.fromkeys(frame["system"]))
     first = sweep.results[0]
     size = figsize or (2.8 * len(levels) + 1.2, 0.45 * len(systems) + 1.6)
-    fig, axes = grid_axes(axes, 1, len(levels), size, sharey=True)
+    fig, axes = grid_axes(axes, 1, len(levels), size, sharey=True, layout="constrained")
+    flagged = {s for res in sweep.results for s in misfit_systems(res, systems)}
+    misfit = tuple(s for s in systems if s in flagged)  # at some r
     for ax, r in zip(axes[0], levels, strict=True):
         sub = frame[frame["r"] == r].set_index("system").loc[systems].reset_index()
         level, label = _champion_level(sub, first.champion, "brisk_minus")
@@ -234,6 +256,7 @@ def plot_brisk_sweep(
             xlabel=f"BRisk⁻ of {first.measure}",
             reference=level,
             reference_label=label,
+            misfit=misfit,
         )
         ok = bool(sub["diagnostics_passed"].all())
         ax.set_title(f"r = {r:g}" + ("" if ok else " [FAILED]"), color="black" if ok else "red")
@@ -242,7 +265,7 @@ def plot_brisk_sweep(
         "r grows; dashed: the champion",
         fontsize="medium",
     )
-    fig.tight_layout()
+    _brisk_note(fig, misfit, first.champion)
     return fig
 
 
@@ -304,7 +327,8 @@ def plot_risk_review(
     if review.brisk is not None:
         panels.append(("BRisk⁻ (credible interval)", "brisk_minus", "brisk_lower", "brisk_upper"))
     size = figsize or (4.6 * len(panels), 0.45 * len(frame) + 1.8)
-    fig, axes = grid_axes(axes, 1, len(panels), size, sharey=True)
+    fig, axes = grid_axes(axes, 1, len(panels), size, sharey=True, layout="constrained")
+    misfit = () if review.brisk is None else misfit_systems(review.brisk, frame["system"])
     for ax, (title, est, lo, hi) in zip(axes[0], panels, strict=True):
         if est == "brisk_minus":
             level, label = _champion_level(frame, review.champion, est)
@@ -319,6 +343,7 @@ def plot_risk_review(
             xlabel=f"{title.split(' ')[0]} of {review.measure} (higher = riskier)",
             reference=level,
             reference_label=label,
+            misfit=misfit,
         )
         ax.set_title(title, fontsize="medium")
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # no crowded tick labels
@@ -328,5 +353,5 @@ def plot_risk_review(
         f"{100 * review.ci_prob:g}% intervals; higher = riskier; dashed: the champion's level",
         fontsize="medium",
     )
-    fig.tight_layout()
+    _brisk_note(fig, misfit, review.champion)
     return fig

@@ -21,7 +21,15 @@ file's content, or an object's type or shape, unless ``format=`` names it (the C
 ``ranx``
     ranx ``Run`` objects scored against ``qrels=`` (or their stored ``run.scores``);
 ``ir_measures``
-    ``ir_measures`` per-query results: ``Metric`` lists, one system or ``{system: ...}``.
+    ``ir_measures`` per-query results: ``Metric`` lists, one system or ``{system: ...}``;
+``lm_eval``
+    lm-evaluation-harness ``--log_samples`` files (``samples_<task>_<date>.jsonl``);
+``inspect``
+    Inspect AI eval logs (``.json`` or ``.eval``), one per model and task;
+``helm``
+    HELM ``per_instance_stats.json`` of each run (the model from ``run_spec.json``);
+``swebench``
+    SWE-bench results (harness report or ``results/results.json``): resolved ids.
 
 A folder stands for the files in it (TREC runs with ``qrels=``). Qrels may be a file, a
 ranx ``Qrels``, ir_datasets qrels (``dataset.qrels_iter()``) or a dict of dicts; ranx,
@@ -49,12 +57,16 @@ import pandas as pd
 from bayes_ir.errors import OptionError, ScoreTableError
 from bayes_ir.readers._io import check_input, head_text
 from bayes_ir.readers.folders import folder_files
+from bayes_ir.readers.helm import looks_helm, read_helm
+from bayes_ir.readers.inspect_logs import looks_inspect, read_inspect
 from bayes_ir.readers.lines import looks_lines, read_lines
+from bayes_ir.readers.lm_eval import looks_lm_eval, read_lm_eval
 from bayes_ir.readers.metrics import claims_metrics, read_metrics
 from bayes_ir.readers.pyterrier import claims_pyterrier, looks_pyterrier, read_pyterrier
 from bayes_ir.readers.qrels import load_qrels, looks_qrels, read_qrels
 from bayes_ir.readers.ranx_runs import claims_ranx, read_ranx
 from bayes_ir.readers.runs import looks_run, read_run, read_runs
+from bayes_ir.readers.swebench import looks_swebench, read_swebench
 from bayes_ir.readers.tidy import claims_tidy_frame, looks_tidy, read_tidy, read_tidy_frame
 from bayes_ir.readers.trec_eval import looks_trec_eval, read_trec_eval
 from bayes_ir.readers.wide import looks_wide, read_wide, read_wide_frame
@@ -164,8 +176,21 @@ register_reader(
     )
 )
 
-#: Order in which file sniffers are asked (the first that recognises a file wins).
-_DETECTION_ORDER = ("trec_eval", "run", "pyterrier", "tidy", "lines", "wide")
+register_reader(
+    Reader("lm_eval", read_lm_eval, looks_lm_eval, "lm-evaluation-harness samples_*.jsonl")
+)
+register_reader(Reader("inspect", read_inspect, looks_inspect, "Inspect AI eval logs"))
+register_reader(Reader("helm", read_helm, looks_helm, "HELM per_instance_stats.json"))
+register_reader(
+    Reader("swebench", read_swebench, looks_swebench, "SWE-bench results: resolved ids")
+)
+
+#: Order in which file sniffers are asked (the first that recognises a file wins); the
+#: LLM evaluation logs first: their sniffers only accept their own JSON.
+_DETECTION_ORDER = ("lm_eval", "inspect", "helm", "swebench", "trec_eval", "run", "pyterrier",
+                    "tidy", "lines", "wide")  # fmt: skip
+#: Binary inputs: detection does not read their head as text.
+_BINARY_SUFFIXES = (".parquet", ".eval")
 #: Order in which object readers are asked (``wide`` takes any other DataFrame).
 _OBJECT_ORDER = ("ranx", "ir_measures", "pyterrier", "tidy", "wide")
 
@@ -179,7 +204,7 @@ def detect_format(path: PathArg) -> str:
         If the file is missing, empty, or matches no registered format.
     """
     path = check_input(Path(path))  # before any read: a FIFO or /dev/zero never blocks
-    if path.suffix.lower() != ".parquet":
+    if path.suffix.lower() not in _BINARY_SUFFIXES:
         head_text(path)  # raises the clear error for empty, binary or non-UTF-8 heads
     for name in _ordered(_DETECTION_ORDER):
         reader = READERS[name]
@@ -401,7 +426,10 @@ __all__ = [
     "Reader",
     "detect_format",
     "load_qrels",
+    "read_helm",
+    "read_inspect",
     "read_lines",
+    "read_lm_eval",
     "read_metrics",
     "read_pyterrier",
     "read_qrels",
@@ -412,6 +440,7 @@ __all__ = [
     "read_scores",
     "read_segments",
     "segments_from_pattern",
+    "read_swebench",
     "read_tidy",
     "read_trec_eval",
     "read_wide",

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from bayes_ir.report.marks import marked, misfit_legend
 from bayes_ir.report.numbers import format_probability
 
 __all__ = ["across_summary", "table_lines"]
@@ -60,13 +61,15 @@ def across_summary(result: Any) -> str:
     wins = r.wins()
     p_new = r.p_new_win()
     pred = r.predictive_draws()
+    if r.model_check is not None:
+        lines.insert(2, r.model_check.summary())
     for j, chal in enumerate(r.challengers):
         x = r.overall[:, j]
         labels = [f"overall (mean over {r.by}s)", f"between-{r.by} SD", f"on a new {r.by}"]
         w = max(map(len, labels))
         lines += [
             "",
-            f"{chal} - {r.champion}",
+            f"{marked(chal, r.misfit)} - {marked(r.champion, r.misfit)}",
             f"  {labels[0]:<{w}}  {_interval(x, r.ci_prob)}   "
             f"P(win) = {format_probability(float((x > r.margin).mean()))}",
             f"  {labels[1]:<{w}}  {_interval(r.between_sd, r.ci_prob)}",
@@ -100,6 +103,9 @@ def across_summary(result: Any) -> str:
                 f"  not compared in {', '.join(absent)}: no topic has scores of both "
                 f"{chal} and {r.champion} there (left out of the {r.by}s counted)"
             )
+    legend = misfit_legend(r, r.misfit, champion=r.champion)
+    if legend:
+        lines += ["", legend]
     if r.scale == "sd":
         lines += [
             "",

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from bayes_ir.decision.more_topics import ASSUMPTIONS
+from bayes_ir.report.marks import MISFIT_MARK, marked
 from bayes_ir.report.numbers import format_probability
 
 __all__ = ["decision_summary", "format_probability"]
@@ -34,8 +35,10 @@ def decision_summary(decision: Any) -> str:
         f"({d.mode.replace('_', '-')}); overall: {d.overall.upper()}",
         f"Rule: {d.rule}",
     ]
-    if d.misfit:
-        lines.insert(1, f"MODEL MISFIT: the model does not describe {', '.join(d.misfit)}")
+    if d.misfit:  # and each of them carries the mark in the tables below
+        which = "it" if len(d.misfit) == 1 else "them"
+        lines.insert(1, f"MODEL MISFIT ({MISFIT_MARK}): the model does not describe "
+                        f"{', '.join(d.misfit)}: no decision is taken for {which}")  # fmt: skip
     if not d.diagnostics_passed:
         lines.insert(1, "DIAGNOSTICS FAILED: no decision can be taken from this posterior")
     pct = f"{100 * d.ci_prob:g}%"
@@ -46,7 +49,7 @@ def decision_summary(decision: Any) -> str:
               "P(best)", "L_deploy", "L_keep", "action"]  # fmt: skip
     rows = [
         [
-            str(r.challenger),
+            marked(str(r.challenger), d.misfit),
             f"{r.mean:+.4f}",
             f"[{r.ci_lower:+.4f}, {r.ci_upper:+.4f}]",
             format_probability(r.p_better),
@@ -64,7 +67,7 @@ def decision_summary(decision: Any) -> str:
     lines += ["", "Picking one system (champion and challengers):"]
     header = ["system", "P(best)", "E[loss of picking it]"]
     rows = [
-        [str(r.system), format_probability(r.p_best), f"{r.expected_loss:.4f}"]
+        [marked(str(r.system), d.misfit), format_probability(r.p_best), f"{r.expected_loss:.4f}"]
         for r in d.best.itertuples(index=False)
     ]
     lines += _rows([*header, ""], [[*row, ""] for row in rows])

@@ -17,7 +17,7 @@ from bayes_ir.report.escape import markdown_escape
 from bayes_ir.report.latex import latex_table
 from bayes_ir.report.output import render_table
 
-__all__ = ["link_latex", "link_markdown", "link_summary"]
+__all__ = ["link_latex", "link_markdown", "link_summary", "pairs_lines"]
 
 #: Each statistic's caption and what its best value is (the line under the table).
 _TITLES = {
@@ -119,3 +119,34 @@ def link_summary(comparison: Any) -> str:
             f"* {row.link} on {row.collection} {row.measure} did not converge: {row.message}"
         )
     return "\n".join(lines)
+
+
+def pairs_lines(tukey: Any, *, systems: int | None = 10, names: int | None = 6) -> list[str]:
+    """Return which systems differ, one line per system that beats others significantly.
+
+    ``"chal_fusion > 38, closest first: bm25, chal_dense, ... (+32 more)"``: the
+    systems it is significantly better than under the Tukey HSD of one link
+    (``system_1 - system_2`` on the link's scale, positive when ``system_1`` is better),
+    the closest to it first (where the significance begins); the systems that beat the
+    most come first. ``systems`` and ``names`` limit the lines and the names per line
+    (``None``: all), with a last line saying how many are left out.
+    """
+    frame = tukey.to_frame()
+    frame = frame[frame["significant"].astype(bool)]
+    better = frame["diff"] > 0
+    winner = frame["system_1"].where(better, frame["system_2"])
+    loser = frame["system_2"].where(better, frame["system_1"])
+    beaten: dict[str, list[str]] = {}
+    gaps = frame["diff"].abs()
+    for w, l_, _ in sorted(zip(winner, loser, gaps, strict=True), key=lambda x: x[2]):
+        beaten.setdefault(str(w), []).append(str(l_))
+    order = sorted(beaten, key=lambda w: (-len(beaten[w]), w))
+    lines = []
+    for w in order[:systems]:
+        shown = beaten[w][:names]
+        rest = len(beaten[w]) - len(shown)
+        lines.append(f"{w} > {len(beaten[w])}, closest first: {', '.join(shown)}"
+                     + (f" (+{rest} more)" if rest else ""))  # fmt: skip
+    if systems is not None and len(order) > systems:
+        lines.append(f"(+{len(order) - systems} more systems that beat another)")
+    return lines

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from bayes_ir.report.decision import format_probability
+from bayes_ir.report.marks import marked, misfit_legend, model_description
 
 __all__ = ["environment", "figure_svg", "html_output", "measure_context", "render_review",
            "render_reviews"]  # fmt: skip
@@ -64,6 +65,7 @@ def _num(x: float, digits: int = 4, sign: bool = False) -> str:
 def _decision_rows(review: Any) -> list[dict[str, Any]]:
     risk = review.risk.to_frame().set_index("system")
     comp = review.comparison.to_frame().set_index("challenger")
+    misfit = review.decision.misfit
     rows = []
     for r in review.decision.to_frame().itertuples(index=False):
         rk = risk.loc[r.challenger] if r.challenger in risk.index else None
@@ -74,6 +76,7 @@ def _decision_rows(review: Any) -> list[dict[str, Any]]:
         rows.append(
             {
                 "challenger": r.challenger,
+                "name": marked(r.challenger, misfit),
                 "action": r.action,
                 "css": _ACTION_CLASS[r.action],
                 "mark": _ACTION_MARK[r.action],
@@ -98,11 +101,15 @@ def _decision_rows(review: Any) -> list[dict[str, Any]]:
 
 
 def _risk_rows(review: Any) -> list[dict[str, str]]:
+    from bayes_ir.report.risk import risk_misfit
+
+    misfit = risk_misfit(review.risk)
     rows = []
     for r in review.risk.to_frame().itertuples(index=False):
         rows.append(
             {
                 "system": r.system,
+                "name": marked(r.system, misfit),
                 "role": r.role,
                 "mean": _num(r.mean),
                 "urisk": _num(r.urisk_minus),
@@ -131,6 +138,7 @@ def _model_check(review: Any) -> dict[str, Any]:
         "flagged": [],
         "other_flagged": [],
         "likelihood": review.fit.likelihood,
+        "description": model_description(review.fit),
         "choice": choice.choice_text() if choice is not None else None,
     }
     if check is None:
@@ -141,6 +149,7 @@ def _model_check(review: Any) -> dict[str, Any]:
         out["rows"].append(
             {
                 "system": r.system,
+                "name": marked(r.system, [r.system] if r.flagged else []),
                 "role": r.role,
                 "coverage_50": f"{r.coverage_50:.0%}",
                 "coverage_95": f"{r.coverage_95:.0%}",
@@ -200,13 +209,14 @@ def measure_context(review: Any) -> dict[str, Any]:
     d = review.decision
     figures = [
         {
-            "svg": figure_svg(d.plot(), label=f"Decision probabilities, {where}"),
+            "svg": figure_svg(_decision_figure(d), label=f"Decision probabilities, {where}"),
+            "narrow": True,  # panels stacked: it fits a phone's width
             "caption": f"Decision, {where}: posterior probability that each challenger is "
             f"better than {d.champion} by more than the margin {d.margin:g} (green, dotted), "
             f"within it (grey, plain) or worse by more than it (red, hatched); look for bars "
             f"that are almost all one pattern."
             + (
-                " Right: the probability that more topics settle an undecided challenger."
+                " Below: the probability that more topics settle an undecided challenger."
                 if len(d.more_topics)
                 else ""
             ),
@@ -224,9 +234,19 @@ def measure_context(review: Any) -> dict[str, Any]:
             f"(a model that does not describe that system).",
         },
     ]
+    from bayes_ir.report.risk import risk_header, risk_legend
+
     return {
         "measure": prov["measure"],
         "where": where,
+        "champion": marked(d.champion, d.misfit),
+        "misfit_legend": misfit_legend(
+            review.fit,
+            d.misfit,
+            champion=d.champion,
+            consequence="no decision is taken (unreliable)",
+        ),
+        "risk_legend": risk_legend(review.risk),
         "headline": review.headline(),
         "reliable": review.reliable,
         "decision": d,
@@ -237,7 +257,7 @@ def measure_context(review: Any) -> dict[str, Any]:
             | {"expected_loss": _num(row["expected_loss"])}
             for row in d.more_topics.to_dict("records")
         ],
-        "risk_header": review.risk.header,
+        "risk_header": risk_header(review.risk, legend=False),  # the legend: under the table
         "risk_r": review.risk.r,
         "risk_rows": _risk_rows(review),
         "worst": review.worst_topics.assign(
@@ -249,6 +269,18 @@ def measure_context(review: Any) -> dict[str, Any]:
         "model": _model_check(review),
         "figures": figures,
     }
+
+
+def _decision_figure(decision: Any) -> Any:
+    """Draw the decision figure with its panels stacked (narrow enough for a phone)."""
+    import matplotlib.pyplot as plt
+
+    from bayes_ir.plots.decision import plot_decision
+
+    rows = 2 if len(decision.more_topics) else 1
+    height = 0.6 * len(decision.table) + 2.6 + (2.8 if rows == 2 else 0)
+    _, axes = plt.subplots(rows, 1, figsize=(5.6, height), squeeze=False, layout="constrained")
+    return plot_decision(decision, axes=axes[:, 0])
 
 
 def render_review(review: Any) -> str:

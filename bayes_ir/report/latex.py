@@ -147,6 +147,7 @@ def latex_table(
     probabilities: Iterable[str] | None = None,
     missing: str = "",
     escape: bool = True,
+    rules: Sequence[int] = (),
 ) -> str:
     r"""Return ``frame`` as a LaTeX table in the package's style (see the module docstring).
 
@@ -177,6 +178,9 @@ def latex_table(
         Text of an empty (NaN) cell.
     escape
         Escape headers and text cells (``False``: they are LaTeX already).
+    rules
+        Rows (0-based) above which a thin rule spans the table (groups of rows, e.g. the
+        tie groups of a leaderboard; see :func:`tabular`).
 
     Returns
     -------
@@ -244,6 +248,7 @@ def latex_table(
         caption=caption,
         label=label,
         notes=lines,
+        rules=rules,
     )
 
 
@@ -278,14 +283,23 @@ def tabular(
     caption: str | None = None,
     label: str | None = None,
     notes: Sequence[str] = (),
+    rules: Sequence[int] = (),
 ) -> str:
     r"""Assemble cells that are LaTeX already into the package's ``table`` float.
 
     ``caption`` is plain text (escaped here); ``label`` is written as given; each of
-    ``notes`` (LaTeX) is a line under the table in ``\footnotesize``.
+    ``notes`` (LaTeX) is a line under the table in ``\footnotesize``; above each row
+    listed in ``rules`` (0-based; the first row needs none) a booktabs
+    ``\cmidrule`` spans every column.
     """
     if len(align) != len(header) or any(len(row) != len(header) for row in rows):
         raise BayesIRError("tabular: every row needs one cell per header")
+    breaks = {int(r) for r in rules if 0 < int(r) < len(rows)}
+    body = []
+    for i, row in enumerate(rows):
+        if i in breaks:
+            body.append(rf"\cmidrule(lr){{1-{len(header)}}}")
+        body.append(" & ".join(row) + r" \\")
     lines = [r"\begin{table}[tbp]", r"\centering"]
     if caption is not None:
         lines.append(rf"\caption{{{latex_escape(caption)}}}")
@@ -296,7 +310,7 @@ def tabular(
         r"\toprule",
         " & ".join(header) + r" \\",
         r"\midrule",
-        *(" & ".join(row) + r" \\" for row in rows),
+        *body,
         r"\bottomrule",
         r"\end{tabular}",
     ]

@@ -15,7 +15,7 @@ from bayes_ir.frequentist.paired import CORRECTIONS, TESTS
 from bayes_ir.report.latex import latex_table
 from bayes_ir.report.numbers import format_probability
 
-__all__ = ["paired_latex", "paired_summary", "paired_wide"]
+__all__ = ["paired_latex", "paired_notes", "paired_summary", "paired_wide"]
 
 #: What a p-value is not, said under every rendering.
 _CAVEAT = (
@@ -76,6 +76,27 @@ def paired_summary(result: Any) -> str:
     lines += ["  ".join(f(c, w) for f, c, w in zip(fmt, r, widths, strict=True)) for r in rows]
     lines.append(_CAVEAT)
     return "\n".join(lines)
+
+
+def paired_notes(result: Any) -> list[str]:
+    """Return how each number of :func:`paired_summary` was computed, one line each."""
+    frame = result.frame
+    methods = []
+    for _, group in frame.groupby("test", sort=False)["method"]:
+        same = group.nunique() == 1  # else per challenger (sign test: its wins and losses)
+        methods.append(group.iloc[0] if same else group.iloc[0].split(" (")[0])
+    n = frame["challenger"].nunique()
+    lines = [
+        "mean diff: mean over topics of challenger minus champion (the observed difference); "
+        "d_z: Cohen's effect size, mean diff over the SD of the differences",
+        "each test on the per-topic differences: " + "; ".join(methods),
+    ]
+    if result.correction != "none":
+        lines.append(
+            f"p-values adjusted by {CORRECTIONS[result.correction]} over the {n} challengers "
+            "within each test (statsmodels' multipletests)"
+        )
+    return lines
 
 
 def paired_latex(

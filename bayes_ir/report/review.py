@@ -27,6 +27,7 @@ from bayes_ir import defaults
 from bayes_ir.errors import ConvergenceWarning, OptionError
 from bayes_ir.provenance import package_versions, sha256_file
 from bayes_ir.report.decision import format_probability
+from bayes_ir.report.marks import model_description
 from bayes_ir.table import ScoreTable
 
 __all__ = ["Review", "review"]
@@ -60,7 +61,8 @@ class Review:
     brisk
         :func:`bayes_ir.brisk_sweep` over ``r_levels``.
     predictive
-        :func:`bayes_ir.posterior_predictive` of the fit.
+        :func:`bayes_ir.posterior_predictive` of the fit, for the systems its figure draws
+        (:func:`bayes_ir.plots.hierarchical.predictive_systems`).
     worst_topics
         Per challenger, the topics it loses most on: ``challenger, topic, champion,
         score, difference``, largest loss first.
@@ -245,8 +247,10 @@ def review(
         at_r = {res.r: res for res in brisk.results}.get(float(r))
         risk = risk_review(table, r=r, ci_prob=p, likelihood=result.likelihood, seed=seed,
                            n_resamples=n_resamples, brisk_result=at_r, **sampler)  # fmt: skip
+    from bayes_ir.plots.hierarchical import predictive_systems
+
     predictive = posterior_predictive(result, ci_prob=p, seed=seed,
-                                      systems=[table.champion, *table.challengers])  # fmt: skip
+                                      systems=predictive_systems(result))  # fmt: skip
     files = [Path(f) for f in inputs]
     provenance = {
         "inputs": [{"name": f.name, "sha256": sha256_file(f)} for f in files if f.is_file()],
@@ -257,6 +261,7 @@ def review(
         "artifacts": len(table.artifacts),
         "topics": len(table.topics),
         "likelihood": likelihood if fit is None else result.likelihood,
+        "model": model_description(result),
         "seed": seed,
         "margin": margin,
         "r": float(r),

@@ -15,6 +15,7 @@ import pandas as pd
 from bayes_ir import defaults
 from bayes_ir.report.escape import latex_escape, markdown_escape
 from bayes_ir.report.latex import best_cells, latex_number, tabular
+from bayes_ir.report.marks import marked, misfit_legend, misfit_systems, model_description
 from bayes_ir.report.numbers import format_probability
 from bayes_ir.risk.trisk import SD_LABELS
 from bayes_ir.risk.urisk import SIGN_NOTE
@@ -22,6 +23,9 @@ from bayes_ir.risk.urisk import SIGN_NOTE
 __all__ = [
     "risk_display_frame",
     "risk_header",
+    "risk_legend",
+    "risk_misfit",
+    "risk_title",
     "risk_latex",
     "risk_markdown",
     "risk_summary",
@@ -31,7 +35,8 @@ __all__ = [
 def _header_parts(review: Any) -> tuple[str, str, str, str]:
     """Title, settings, what the marks mean, and the failed-diagnostics warning (or "")."""
     bayes = (
-        f"BRisk- {review.ci_prob:.0%} credible interval ({review.brisk.likelihood} hierarchy)"
+        f"BRisk- {review.ci_prob:.0%} credible interval (hierarchical model: "
+        f"{model_description(review.brisk)})"
         if review.brisk is not None
         else "BRisk- not computed"
     )
@@ -58,11 +63,57 @@ def _header_parts(review: Any) -> tuple[str, str, str, str]:
     return title, settings, marks, failed
 
 
-def risk_header(review: Any) -> str:
-    """Title, the sign convention, the settings and the marks: said in every rendering."""
+def risk_header(review: Any, *, legend: bool = True) -> str:
+    """Title, the sign convention, the settings and the marks: said in every rendering.
+
+    When BRisk's model does not describe a system, the legend of its mark
+    (:func:`risk_legend`) ends the header (``legend=False`` leaves it for below the table).
+    """
     title, settings, marks, failed = _header_parts(review)
-    lines = [title, SIGN_NOTE, f"{settings} {marks}"]
-    return "\n".join([*lines, failed] if failed else lines)
+    lines = [title, SIGN_NOTE, f"{settings} {marks}", failed, risk_legend(review) if legend else ""]
+    return "\n".join(line for line in lines if line)
+
+
+def risk_title(review: Any) -> str:
+    """One line: what the table is, on which data, at which r, and how to read its signs.
+
+    The short header of the command line (a second line when BRisk failed its
+    diagnostics); :func:`risk_header` says the settings too.
+    """
+    failed = _header_parts(review)[3]
+    return (
+        f"Deployment risk vs champion {review.champion!r} ({review.measure} on "
+        f"{review.collection}, {review.trisk.n_topics} topics, loss weight r = {review.r:g}): "
+        f"risk measures x -1, so higher = riskier; * = significant at {review.ci_prob:.0%}"
+    ) + (f"\n{failed}" if failed else "")
+
+
+def risk_misfit(review: Any) -> tuple[str, ...]:
+    """Return the systems of the review that BRisk's model does not describe (none without it)."""
+    if review.brisk is None:
+        return ()
+    return misfit_systems(review.brisk, review.frame["system"])
+
+
+def risk_legend(review: Any) -> str:
+    """Return the line that explains the misfit mark of the review's table ("" when none)."""
+    misfit = risk_misfit(review)
+    if not misfit:
+        return ""
+    whose = "its" if len(misfit) == 1 else "their"
+    affected = (
+        f"{whose} BRisk- nor on any P(riskier) (each is a contrast with the champion)"
+        if review.champion in misfit
+        else f"{whose} BRisk- and P(riskier)"
+    )
+    return misfit_legend(
+        review.brisk.fit if review.brisk.fit is not None else review.brisk,
+        misfit,
+        champion=review.champion,
+        consequence=f"do not act on {affected}; URisk-, TRisk-, BCa-, ZRisk- and GeoRisk- do "
+        "not use the model",
+        scores=" of the risk-adjusted scores",
+    )
 
 
 def _missing(x: Any) -> bool:
@@ -78,10 +129,11 @@ def risk_display_frame(review: Any) -> pd.DataFrame:
     def interval(lo: float, hi: float, sig: bool = False) -> str:
         return "" if np.isnan(lo) else f"[{lo:.4f}, {hi:.4f}]" + ("*" if sig else "")
 
+    misfit = risk_misfit(review)
     rows = []
     for row in review.frame.itertuples():
         out = {
-            "System": row.system,
+            "System": marked(row.system, misfit),
             "Mean": num(row.mean),
             "URisk-": num(row.urisk_minus),
             "TRisk- (p)": ""

@@ -78,6 +78,12 @@ class BRiskResult:
         The block analysed (``measure`` is the raw measure, e.g. ``"AP"``).
     fit
         The :class:`~bayes_ir.hierarchical.HierarchicalFit` (for forecasts and plots).
+    sigma
+        Residual-SD structure of that fit: ``"pooled"`` or ``"system"``.
+    misfit
+        Systems its model check flags (the model does not describe their risk-adjusted
+        scores): their BRisk- is not to be acted on, and a flagged champion affects every
+        contrast. Kept when the fit is not (:func:`brisk_sweep`).
     """
 
     r: float
@@ -91,6 +97,8 @@ class BRiskResult:
     measure: str
     seed: int
     fit: Any = field(default=None, repr=False, compare=False)
+    sigma: str = "pooled"
+    misfit: tuple[str, ...] = ()
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -400,6 +408,8 @@ def brisk(
         measure=base_measure,
         seed=seed,
         fit=fitted,
+        sigma=str(getattr(fitted, "provenance", {}).get("sigma", "pooled")),
+        misfit=() if fitted.model_check is None else tuple(fitted.model_check.flagged),
     )
 
 

@@ -196,19 +196,12 @@ def _fit_likelihood(
 
 
 def _diagnose(post: xr.Dataset) -> pd.DataFrame:
-    import arviz_stats as azs
+    from bayes_ir.hierarchical import draw_diagnostics
 
     rows = {}
     for name in post.data_vars:
-        da = post[name]
-        rhat = (
-            float(azs.rhat(da, sample_dims=["chain", "draw"])) if da.sizes["chain"] > 1 else np.nan
-        )
-        rows[name] = {
-            "rhat": rhat,
-            "ess_bulk": float(azs.ess(da, sample_dims=["chain", "draw"], method="bulk")),
-            "ess_tail": float(azs.ess(da, sample_dims=["chain", "draw"], method="tail")),
-        }
+        stats = draw_diagnostics(post[name].transpose("chain", "draw", ...)).iloc[0]
+        rows[name] = {k: float(stats[k]) for k in ("rhat", "ess_bulk", "ess_tail")}
     out = pd.DataFrame.from_dict(rows, orient="index")
     rhat_ok = out["rhat"].isna() | (out["rhat"] <= defaults.RHAT_MAX)
     out["passed"] = rhat_ok & (out[["ess_bulk", "ess_tail"]].min(axis=1) >= defaults.ESS_MIN)

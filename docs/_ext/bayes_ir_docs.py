@@ -444,8 +444,33 @@ def _defined_in_package(dotted: str) -> bool:
     return (value is not MISSING or attr in fields) and _defined_in_package(parent_name)
 
 
+#: A reference to a default in a docstring: ``:data:`bayes_ir.defaults.CI_PROB```.
+_DEFAULT_REF = re.compile(r":data:`~?bayes_ir\.defaults\.([A-Z][A-Z0-9_]*)`")
+
+
+def defaults_as_values(app, what, name, obj, options, lines) -> None:
+    """Show a default in a docstring as its value, linked to its entry in ``bayes_ir.defaults``.
+
+    ``(default :data:`bayes_ir.defaults.DECISION_MARGIN`)`` reads "(default 0.01)" on
+    the page, the value linking to the constant's entry. A name that is not a constant
+    of :mod:`bayes_ir.defaults` is left as written (the nitpicky build then fails on it),
+    and so is a value whose text a role's title cannot hold.
+    """
+    from bayes_ir import defaults
+
+    def value(match: re.Match) -> str:
+        constant = match[1]
+        shown = repr(getattr(defaults, constant, None))
+        if not hasattr(defaults, constant) or any(c in shown for c in "<>`"):
+            return match[0]  # not a constant, or a value a role's title cannot hold
+        return f":data:`{shown} <bayes_ir.defaults.{constant}>`"
+
+    lines[:] = [_DEFAULT_REF.sub(value, line) for line in lines]
+
+
 def setup(app):
     """Register the API page writer, the MathJax copy and the CLI directive."""
+    app.connect("autodoc-process-docstring", defaults_as_values)
     app.connect("config-inited", write_api_pages)  # before the sources are listed
     app.connect("config-inited", check_public_names)
     app.connect("env-check-consistency", check_pages)

@@ -30,6 +30,7 @@ COMMANDS = {
     "fit": ["-c", "S0", "-C", "S1", "--draws", "40", "--chains", "2"],
     "risk": ["-c", "S0", "-C", "S1", "--no-bayes"],
     "decide": ["-c", "S0", "-C", "S1", "--draws", "40", "--chains", "2", "--topics", "0"],
+    "rank": ["--draws", "40", "--chains", "2"],
 }
 NAMES = st.sampled_from(["S0", "S1", "S2", "a[1]", "[bold]x[/bold]", "new[/x]", "r&d_%", 'é,"q"'])
 TOPICS = st.sampled_from(["1", "2", "3", "q 4", "05", "t,6", "7"])

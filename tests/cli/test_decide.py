@@ -27,7 +27,7 @@ def test_prints_the_decision_and_writes_both_tables(tmp_path):
     assert result.exit_code == 0, result.output
     text = result.output
     assert "margin m = 0.03 AP" in text and "DEPLOY" in text
-    assert "How many more topics would settle it" in text and "exchangeable" in text
+    assert "How many more topics would settle it" in text
     frame = pd.read_csv(out)
     assert list(frame.columns) == list(DECISION_COLUMNS)
     more = pd.read_csv(tmp_path / "decision_more_topics.csv")
@@ -52,6 +52,36 @@ def test_gate_exit_status_is_the_decision(tmp_path, args, action):
     result = _run(*args, "--gate", "-o", str(out))
     assert result.exit_code == GATE_EXIT[action], result.output
     assert pd.read_json(out)["action"].tolist() == [action]
+
+
+def test_the_rule_and_its_formulas_are_shown_on_request_only():
+    # default: the table, how to read it and what to run next; --explain adds the rule
+    # with its formulas, the reason of each action and the more-topics assumptions
+    args = ["-C", "chal_*", "--margin", "0.03", "--topics", "10,50"]
+    short, full = _run(*args).output, _run(*args, "--explain").output
+    formulas = ("L_deploy = E[(s - d)+]", "exchangeable", "Sakai n",
+                "chal_fusion: deploy: P(d > s)")  # fmt: skip
+    for text in formulas:
+        assert text not in short and text in full, text
+    for text in (short, full):
+        lines = text.splitlines()
+        nexts = lines.index("next:")
+        assert "bayes-ir review" in text[text.index("next:") :], text
+        assert lines[nexts + 1].startswith("  ") and "# " in text[text.index("next:") :]
+
+
+def test_a_misfitting_challenger_is_marked_and_its_step_is_a_better_model():
+    # chal_risky's residual SD is about twice the others': the Gaussian model flags it
+    text = _run("-C", "chal_*", "--margin", "0.03", "--topics", "0").output
+    row = next(line for line in text.splitlines() if line.startswith("chal_risky"))
+    assert row.startswith("chal_risky \u2020") and "unreliable" in row
+    legend = next(line for line in text.splitlines() if line.startswith("\u2020 model misfit"))
+    assert "chal_risky" in legend and "no decision is taken" in legend
+    step = next(line for line in text.splitlines() if "# a model that describes" in line)
+    assert step.startswith("  bayes-ir decide ") and "--likelihood auto" in step, step
+    assert step.endswith("# a model that describes chal_risky"), step
+    for line in text.splitlines():  # only chal_risky is marked
+        assert "\u2020" not in line or "chal_risky" in line, line
 
 
 def test_exit_codes_are_distinct_from_bad_input_and_failed_diagnostics():

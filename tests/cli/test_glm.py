@@ -96,3 +96,35 @@ def test_best_link_is_visible_without_colour():
     assert "of 1 (Tukey HSD" in pairs  # two systems: one pair
     table = pairs.split("◀ best link per column")[0]
     assert "◀" not in table  # 0 significant pairs for both links: no best
+
+
+def test_says_which_pairs_differ_under_the_best_link(run):
+    """glm promised "which system pairs differ" and printed only their number."""
+    result, out = run
+    lines = result.output.splitlines()
+    links = pd.read_csv(out / "links.csv").set_index("link")
+    best = links["deviance"].idxmin()
+    head = next(i for i, line in enumerate(lines) if line.startswith("Pairs that differ"))
+    assert lines[head].startswith(f"Pairs that differ under the {best} link (lowest deviance)")
+    pairs = pd.read_csv(out / "pairs.csv")
+    pairs = pairs[(pairs["link"] == best) & pairs["significant"]]
+    assert f"{len(pairs):,} of {45 * 44 // 2:,}" in lines[head]
+    better = pairs["system_1"].where(pairs["diff"] > 0, pairs["system_2"])
+    worse = pairs["system_2"].where(pairs["diff"] > 0, pairs["system_1"])
+    shown = [line.strip() for line in lines[head + 1 : head + 11]]
+    assert len(shown) == 10  # the ten systems that beat the most, the rest counted
+    for line in shown:
+        name, count = line.split(" > ")[0], int(line.split(" > ")[1].split(",")[0])
+        assert count == (better == name).sum(), line
+        listed = line.split("closest first: ")[1].split(" (+")[0].split(", ")
+        assert set(listed) <= set(worse[better == name]), line
+    assert (
+        lines[head + 11].strip().startswith("(+")
+        and "more systems that beat another" in (lines[head + 11])
+    )
+    full = CliRunner().invoke(
+        app, ["glm", str(EXAMPLE), "--links", "identity,logit,exp", "--explain"],
+        catch_exceptions=False,
+    ).output  # fmt: skip
+    listed = [line for line in full.splitlines() if " > " in line and "closest first" in line]
+    assert len(listed) == better.nunique() and "(+" not in "".join(listed)

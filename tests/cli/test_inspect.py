@@ -107,18 +107,19 @@ def test_names_are_never_cut_at_80_columns(monkeypatch, run_cli):
     """At 80 columns "webis-touche2020" was printed as "webis-touche2…"."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     code, out, _ = run_cli(["inspect", str(DATA / "example_collections.csv")])
     assert code == 0
     rows = [line for line in out.splitlines() if line.startswith("│ webis-touche2020 ")]
-    assert len(rows) == 4 and all(len(line) <= 80 for line in out.splitlines())
+    table = out[: out.index("next:")].splitlines()  # the next command is never cut either
+    assert len(rows) == 4 and all(len(line) <= 80 for line in table)
 
 
 def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, run_cli):
     """GLUE model names squeezed the numbers to "0.62…" at 80 columns."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     path = tmp_path / "long.csv"
     rows = ["system,topic,score"] + [
         f"{name},{t},{(t * k) % 2}"
@@ -130,3 +131,26 @@ def test_long_system_names_keep_the_numbers(tmp_path, monkeypatch, run_cli):
     assert code == 0 and "…" not in out
     row = next(line for line in out.splitlines() if "distilbert-base-cased" in line)
     assert "0.4444" in row  # 4 of 9 topics correct
+
+
+def test_inspect_ends_with_the_first_analysis_to_run(run_cli):
+    code, out, _ = run_cli(["inspect", str(DATA / "example_collections.csv")])
+    assert code == 0
+    step = out[out.index("next:") :].splitlines()[1]
+    # several collections and measures: fit takes one of each; --missing keep (inspect's
+    # own default) is not carried over
+    assert step.startswith(f"  bayes-ir fit {DATA / 'example_collections.csv'} --collection ")
+    assert " -m " in step and "-c CHAMPION -C 'CHALLENGER*'" in step and "--missing" not in step
+
+
+def test_a_file_without_a_measure_hints_at_m(tmp_path, run_cli):
+    """Without a measure column every heading read "score", with no hint to pass -m."""
+    path = tmp_path / "plain.csv"
+    path.write_text("system,topic,score\na,1,0.5\na,2,0.25\nb,1,0.75\nb,2,0.5\n", encoding="utf-8")
+    code, out, err = run_cli(["inspect", str(path)])
+    assert code == 0 and "measure 'score'" in out
+    notes = [line for line in err.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "names no measure" in notes[0] and "pass -m" in notes[0]
+    assert f"bayes-ir fit {path} -m MEASURE -c CHAMPION" in out
+    code, out, err = run_cli(["inspect", str(path), "-m", "AP"])
+    assert code == 0 and "measure 'AP'" in out and "names no measure" not in err

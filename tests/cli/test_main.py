@@ -230,16 +230,15 @@ def test_draws_help_states_the_package_defaults():
     from bayes_ir import defaults
     from bayes_ir.cli._app import Draws
     from bayes_ir.hierarchical.fit import (
-        EXACT_DRAWS,
-        GIBBS_DRAWS,
         SKEW_NORMAL_CELL_DRAWS,
         SKEW_NORMAL_DRAWS,
         SKEW_NORMAL_MIN_DRAWS,
     )
 
     text = typing.get_args(Draws)[1].help
-    assert EXACT_DRAWS == GIBBS_DRAWS == SKEW_NORMAL_DRAWS == 10_000
-    assert "10,000 for the exact and Gibbs samplers and for the skew-normal" in text
+    assert SKEW_NORMAL_DRAWS == 10_000
+    assert f"ESS >= {defaults.DRAWS_ESS:,.0f} with a margin for the exact and Gibbs" in text
+    assert "10,000 for the skew-normal" in text
     assert f"up to {SKEW_NORMAL_CELL_DRAWS // SKEW_NORMAL_DRAWS:,} cells" in text
     assert f"at least {SKEW_NORMAL_MIN_DRAWS:,}" in text
     assert f"{defaults.DRAWS:,} for other NUTS fits" in text

@@ -15,6 +15,7 @@ from typer.testing import CliRunner  # noqa: E402
 from bayes_ir.cli import app, cli_wording, main  # noqa: E402
 from bayes_ir.frequentist import effect_size, meta_analysis, read_meta_config  # noqa: E402
 from bayes_ir.readers import read_scores  # noqa: E402
+from bayes_ir.report.meta import meta_conclusion  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 runner = CliRunner()
@@ -25,7 +26,7 @@ def test_config_prints_and_writes(tmp_path):
     res = runner.invoke(
         app,
         ["meta", str(DATA / "example_meta.yaml"), "--effect", "SMD", "--method", "PM", "--hk",
-         "--plot", str(plot), "--output", str(out)],
+         "--plot", str(plot), "--output", str(out), "--explain"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     config = read_meta_config(DATA / "example_meta.yaml")
@@ -52,7 +53,10 @@ def test_tidy_file_with_control_and_treatment(tmp_path):
     table = read_scores(DATA / "example_collections.csv")
     eff = effect_size(table, control="bm25", treatment="dense", score_measure="nDCG@10")
     expected = meta_analysis(eff, method="DL")
-    assert cli_wording(expected.summary()) in res.output
+    # by default: the table and the conclusion in words; metafor's printout on --explain
+    assert cli_wording(expected.summary()) not in res.output
+    assert "tau^2 (estimated" not in res.output
+    assert meta_conclusion(expected) in res.output
     assert "Leave-one-out" in res.output
     # The pooled effect without NFCorpus, as leave_one_out() computes it, 4 decimals.
     loo = expected.leave_one_out().set_index("omitted")

@@ -29,3 +29,13 @@ def test_table_equals_the_api(tmp_path):
     ref = paired_tests(table, test=["t", "sign", "wilcoxon"], correction="bonferroni").to_frame()
     assert np.allclose(written["p_adjusted"], ref["p_adjusted"], rtol=1e-6)
     assert list(written["significant"]) == list(ref["significant"])
+
+
+def test_explains_on_request_and_points_to_the_bayesian_answer():
+    args = ["test", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--test", "t,sign"]
+    short = CliRunner().invoke(app, args, catch_exceptions=False).output
+    full = CliRunner().invoke(app, [*args, "--explain"], catch_exceptions=False).output
+    for text in ("Cohen's effect size", "paired t (49 df)", "adjusted by Holm over the 4"):
+        assert text not in short and text in full, text
+    steps = short[short.index("next:") :].splitlines()
+    assert steps[1].startswith(f"  bayes-ir fit {EXAMPLE} -c bm25 -C 'chal_*'  # how likely")

@@ -36,8 +36,10 @@ def test_first_line_runs_the_decision():
     assert "Challengers vs champion 'bm25'" in proc.stdout
     for name in ("chal_dense", "chal_fusion", "chal_rerank", "chal_risky"):
         assert name in proc.stdout
-    assert "Diagnostics: PASS" in proc.stdout
-    assert "gaussian likelihood, exact sampler, no NUTS" in proc.stdout  # why n/a rows
+    assert "Model: gaussian likelihood, one residual SD (exact sampler); diagnostics PASS" in (
+        proc.stdout
+    )
+    assert "\nnext:\n  bayes-ir fit data/example_scores.csv" in proc.stdout
     assert "Traceback" not in proc.stderr
 
 

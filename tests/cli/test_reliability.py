@@ -53,7 +53,7 @@ def test_blocks_are_separated_and_lines_not_broken(monkeypatch):
     several measures ran into each other."""
     from bayes_ir.cli._app import console
 
-    monkeypatch.setattr(console, "_width", 80)
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80
     path = Path(__file__).resolve().parents[2] / "data" / "example_trec_eval.txt"
     result = CliRunner().invoke(app, ["reliability", str(path)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -61,3 +61,12 @@ def test_blocks_are_separated_and_lines_not_broken(monkeypatch):
     swapped = [line for line in lines if line.startswith("pairs likely swapped")]
     assert len(swapped) == 3 and all("expected number of swapped pairs: 0." in s for s in swapped)
     assert lines.count("") == 2  # one blank line between each of the three measures
+
+
+def test_points_to_the_interval_of_the_estimate(scores, run_cli):
+    code, out, _ = run_cli(["reliability", str(scores)])
+    assert code == 0
+    step = out[out.index("next:") :].splitlines()[1]
+    assert step.startswith(f"  bayes-ir reliability {scores} --intervals  # how sure")
+    code, out, _ = run_cli(["reliability", str(scores), "--intervals", "--seed", "1"])
+    assert code == 0 and "next:" not in out

@@ -81,7 +81,8 @@ def test_several_measures_write_one_document(tmp_path, monkeypatch):
     html = out.read_text()
     rows = re.findall(
         r'<tr data-challenger="([^"]+)" data-measure="([^"]+)">.*?'
-        r'<td class="action text \w+">\S+ ([a-z ]+)</td>', html, re.S
+        r'<td class="action text \w+" data-label="action"><span>\S+ ([a-z ]+)</span></td>', html,
+        re.S,
     )  # fmt: skip
     assert sorted((c, m) for c, m, _ in rows) == sorted(
         (c, m) for c in ("chal_dense", "chal_fusion") for m in ("AP", "sqrtAP")

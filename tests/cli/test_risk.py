@@ -78,7 +78,7 @@ def test_trisk_sd_option_is_used_and_printed(tmp_path):
 
     out = tmp_path / "r.csv"
     args = [*BASE, "--no-bayes", "--resamples", "200", "--trisk-sd", "sample", "--output", str(out)]
-    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    result = CliRunner().invoke(app, [*args, "--explain"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "sample SD (divide by n - 1" in " ".join(result.output.split())
     table = pd.read_csv(out)
@@ -95,6 +95,51 @@ def test_bad_trisk_sd_exits_2(capsys):
         main([*BASE, "--no-bayes", "--resamples", "200", "--trisk-sd", "n-1"])
     assert exc.value.code == 2
     assert "--trisk-sd must be one of 'population', 'sample', got 'n-1'" in capsys.readouterr().err
+
+
+def test_opens_with_one_line_and_explains_on_request(frequentist):
+    """risk opened with four dense lines (title, sign convention, settings, marks)."""
+    result, _ = frequentist
+    lines = result.output.splitlines()
+    assert lines[0].startswith("Deployment risk vs champion 'bm25' (AP on example, 50 topics")
+    assert "higher = riskier" in lines[0] and lines[1].startswith("Deployment risk review")
+    body = result.output[: result.output.index("next:")]
+    for text in ("Sign convention", "population SD", "Bonferroni"):
+        assert text not in body, text
+    steps = lines[lines.index("next:") + 1 :]
+    assert "--explain  # how each measure was computed" in steps[0]
+    assert steps[-1].split()[:2] == ["bayes-ir", "review"] and "-o review.html" in steps[-1]
+    explained = (
+        CliRunner()
+        .invoke(
+            app, [*BASE, "--no-bayes", "--resamples", "200", "--explain"], catch_exceptions=False
+        )
+        .output
+    )
+    for text in ("Sign convention", "population SD", "Bonferroni"):
+        assert text in explained, text
+
+
+def test_a_misfitting_champion_is_marked_in_every_rendering(tmp_path):
+    """chal_risky as champion: BRisk's model does not describe it, so every BRisk row and
+    P(riskier) (each a contrast with it) is not to be acted on: marked, with a legend."""
+    md = tmp_path / "review.md"
+    args = ["risk", str(EXAMPLE), "-c", "chal_risky", "-C", "chal_fusion", "-C", "bm25",
+            "--resamples", "200", "--chains", "2", "--draws", "1000", "--seed", "4",
+            "--output", str(md)]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    row = next(line for line in lines if line.startswith("chal_risky"))
+    assert row.startswith("chal_risky \u2020 ")
+    assert not any(line.startswith(("bm25 \u2020", "chal_fusion \u2020")) for line in lines)
+    legend = next(line for line in lines if line.startswith("\u2020 model misfit"))
+    assert "the champion chal_risky" in legend and "P(riskier)" in legend
+    assert "URisk-, TRisk-, BCa-, ZRisk- and GeoRisk- do not use the model" in legend
+    step = next(line for line in lines if "# a BRisk model that describes" in line)
+    assert "bayes-ir risk" in step and "--likelihood auto" in step
+    text = md.read_text()
+    assert "| chal_risky \u2020" in text and "\u2020 model misfit" in text
 
 
 def test_bad_champion_exits_2(capsys):

@@ -190,3 +190,31 @@ def test_more_topics_forecast_agrees_with_really_judging_them():
     p, freq = np.mean(predicted), np.mean(realised)
     print(f"more topics: n={n} predicted={p:.3f} observed={freq:.3f}")
     assert abs(freq - p) < 3 * np.sqrt(p * (1 - p) / n) + 0.02, (n, p, freq)
+
+
+def test_table_shows_the_observed_difference_and_the_share_pulled(example_fit):
+    """Each row: the raw mean difference (as the paired test's) beside the model's, and why."""
+    from scipy import stats
+
+    dec = decide(example_fit, margin=0.01, topics=())
+    frame = dec.to_frame().set_index("challenger")
+    wide = pd.read_csv(EXAMPLE).pivot(index="topic", columns="system", values="score")
+    for name, row in frame.iterrows():
+        d = (wide[name] - wide["bm25"]).dropna().to_numpy()
+        assert row["observed"] == pytest.approx(d.mean(), abs=1e-12)
+        # scipy's paired t statistic is mean / (sd / sqrt(n)): the same mean difference
+        t = stats.ttest_rel(wide[name], wide["bm25"]).statistic
+        assert row["observed"] == pytest.approx(t * d.std(ddof=1) / np.sqrt(d.size))
+        assert row["pooled_share"] == pytest.approx(1 - row["mean"] / row["observed"], abs=1e-12)
+    assert dec.pooling.pooling == "all" and dec.pooling.n_artifacts == 40
+    # docs/bayes_vs_tests.md: sigma_system 0.029 against a standard error of 0.009: 8%
+    assert dec.pooling.sigma_system == pytest.approx(0.029, abs=0.002)
+    assert dec.pooling.standard_error == pytest.approx(0.009, abs=0.0005)
+    assert dec.pooling.share == pytest.approx(0.08, abs=0.01)
+    big = frame.loc[["chal_fusion", "chal_rerank", "chal_risky"], "pooled_share"]
+    assert big.between(0.06, 0.11).all()
+    text = dec.summary()
+    assert "Observed (raw mean difference over the topics both systems have" in text
+    first = frame.index[0]
+    assert f"  {first}: observed {frame.loc[first, 'observed']:+.4f}, model " in text
+    assert "Pooling 'all'" in text

@@ -1,4 +1,4 @@
-"""Fixed priors, the calibration check and the agreement of two samplers (sampler tests)."""
+"""Fixed priors and the calibration check shared by the sampler tests (exact, Gibbs, SBC)."""
 
 from __future__ import annotations
 
@@ -39,28 +39,3 @@ def assert_calibrated(res: CalibrationResult, n: int, n_params: int, bins: int) 
     assert res.failures(alpha=SBC_ALPHA, bins=bins) == [], res.summary(bins=bins)
     half = 4.5 * SBC_COVERAGE_SD / np.sqrt(n)
     assert abs(res.coverage - SBC_LEVEL) < half, res.summary(bins=bins)
-
-
-def mcse(x: np.ndarray) -> np.ndarray:
-    """Monte Carlo SE of the mean of draws (chain, draw, ...) from ArviZ's ESS."""
-    import xarray as xr
-    from arviz_stats import ess
-
-    flat = x.reshape(x.shape[0], x.shape[1], -1)
-    da = xr.Dataset({"x": (("chain", "draw", "k"), flat)})
-    n_eff = ess(da)["x"].values
-    return flat.std(axis=(0, 1)) / np.sqrt(n_eff)
-
-
-def agree(a: dict, b: dict, names, *, z_max: float = 4.5, sd_tol: float = 0.05) -> None:
-    """Posterior means of ``names`` agree within Monte Carlo error, SDs within ``sd_tol``."""
-    for name in names:
-        x, y = np.asarray(a[name]), np.asarray(b[name])
-        mx = x.reshape(x.shape[0], x.shape[1], -1).mean(axis=(0, 1))
-        my = y.reshape(y.shape[0], y.shape[1], -1).mean(axis=(0, 1))
-        se = np.hypot(mcse(x), mcse(y))
-        z = np.abs(mx - my) / se
-        assert z.max() < z_max, (name, z.max())
-        sx = x.reshape(x.shape[0], x.shape[1], -1).std(axis=(0, 1))
-        sy = y.reshape(y.shape[0], y.shape[1], -1).std(axis=(0, 1))
-        np.testing.assert_allclose(sx, sy, rtol=sd_tol, err_msg=name)

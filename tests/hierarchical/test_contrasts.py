@@ -10,15 +10,18 @@ from scipy import stats
 from synthetic_posterior import ROLES, SYSTEMS, FakeDiagnostics, make_posterior, synthetic_fit
 
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
+from bayes_ir.hierarchical import fit
 from bayes_ir.hierarchical.contrasts import (
     COMPARISON_COLUMNS,
     MANY_VS_ONE_COLUMNS,
     compare,
     many_vs_one,
     pairwise_probabilities,
+    pooling_of,
     rank_probabilities,
     system_mean_draws,
 )
+from bayes_ir.table import ScoreTable
 
 
 def _flat(synth, name):
@@ -69,7 +72,7 @@ def test_compare_verdicts(synth):
 def test_compare_hdi_and_conf_int(synth):
     res = compare(synth, hdi=True, ci_prob=0.8)
     frame = res.to_frame()
-    assert list(frame.columns[7:9]) == ["hdi_lower", "hdi_upper"]
+    assert list(frame.columns[9:11]) == ["hdi_lower", "hdi_upper"]
     # draws are normal: the HDI of a symmetric unimodal distribution ~ the central interval
     assert np.allclose(frame["hdi_lower"], frame["ci_lower"], atol=4e-3)
     d = _flat(synth, "chal_b") - _flat(synth, "bm25")
@@ -188,20 +191,40 @@ def test_summary_and_html_show_the_draws_functionals(synth):
     html = {row[0]: row for row in (re.findall(r"<td>(.*?)</td>", c) for c in cells)}
     assert list(lines) == list(html) == ["chal_a", "chal_b", "chal_c"]
     champ = _flat(synth, "bm25")
+    scores = synth.table.wide()
     for name in lines:
         d = _flat(synth, name) - champ
         lo, hi = np.quantile(d, [0.025, 0.975])
         p_better, p_gain = (d > 0).mean(), (d > 0.01).mean()
-        # summary: challenger, mean, ci_lower, ci_upper, p_better, p_gain (4 and 3 decimals)
-        assert lines[name][1:6] == [f"{v:.4f}" for v in (d.mean(), lo, hi)] + [
+        observed = float((scores[name] - scores["bm25"]).mean())
+        # NaN when its Monte Carlo SE exceeds POOLED_SHARE_MCSE (chal_c, observed -0.007)
+        mcse = d.std(ddof=1) / np.sqrt(res.diagnostics.loc[name, "ess_bulk"])
+        share = 1 - d.mean() / observed if mcse / abs(observed) <= 0.05 else np.nan
+        # summary: challenger, observed, mean, pooled_share, ci_lower, ci_upper, p_better,
+        # p_gain (4, 2 and 3 decimals)
+        assert lines[name][1:8] == [f"{v:.4f}" for v in (observed, d.mean())] + [
+            f"{share:.2f}",
+            *(f"{v:.4f}" for v in (lo, hi)),
             f"{p_better:.3f}",
             f"{p_gain:.3f}",
         ]
         # HTML: every column of to_frame(), numbers to 4 decimals
         want = [name, "bm25"] + [
-            f"{v:.4f}" for v in (d.mean(), np.median(d), d.std(ddof=1), lo, hi, p_better, 0.01)
+            f"{v:.4f}"
+            for v in (
+                observed,
+                d.mean(),
+                share,
+                np.median(d),
+                d.std(ddof=1),
+                lo,
+                hi,
+                p_better,
+                0.01,
+            )
         ]
-        assert html[name][:9] == want and html[name][9] == f"{p_gain:.4f}"
+        want[4] = "NaN" if np.isnan(share) else want[4]  # pandas' to_html writes NaN
+        assert html[name][:11] == want and html[name][11] == f"{p_gain:.4f}"
 
 
 def test_compare_on_bare_datatree(synth):
@@ -251,10 +274,10 @@ def test_rb04_pairs_and_ranks_are_coherent(rb04_fit):
 def test_compare_on_example_fit(example_fit):
     """The example data's contract: chal_fusion clearly better, chal_dense about equal."""
     frame = compare(example_fit, min_gain=0.01).to_frame().set_index("challenger")
-    # the interval's reading; prefixed "MODEL MISFIT: " when the model check flags it
+    # the interval's reading; "unreliable: model misfit" when the model check flags it
     fusion = frame.loc["chal_fusion"]
-    prefix = "" if fusion["fit"] == "ok" else "MODEL MISFIT: "
-    assert fusion["verdict"] == prefix + "worthwhile gain"
+    expected = "worthwhile gain" if fusion["fit"] == "ok" else "unreliable: model misfit"
+    assert fusion["verdict"] == expected
     assert frame.loc["chal_dense", "ci_lower"] < 0 < frame.loc["chal_dense", "ci_upper"]
     assert "Diagnostics: PASS" in compare(example_fit).summary()
 
@@ -318,3 +341,83 @@ def test_verdict_covers_every_word_and_mirrors():
         assert word in VERDICTS
         assert _verdict(-hi, -lo, g) == mirror[word]
     assert seen == set(VERDICTS)
+
+
+# ---------------------------------------------------------------------- what the model did
+
+NAMES = ["champ", "chal_a", "chal_b", *[f"run{i}" for i in range(5)]]
+TOPICS = [f"t{i}" for i in range(20)]
+SCORES = np.clip(
+    0.3
+    + np.random.default_rng(5).normal(0, 0.1, (20, 1))
+    + np.random.default_rng(6).normal(0, 0.08, (20, 8))
+    + np.array([0, 0.05, 0.1, 0, 0, 0.02, -0.02, 0.01]),
+    0,
+    1,
+)
+
+
+def test_observed_is_the_paired_mean_difference_and_the_pull_is_explained(rb04_fit, shared_data):
+    """The issue's rb04 numbers: Chal. 4 - Champion +0.106 observed, +0.056 in the model."""
+    import pandas as pd
+
+    from bayes_ir.frequentist import paired_tests
+
+    raw = pd.read_csv(shared_data / "bayesian_risk" / "rb04_data.csv")
+    wide = raw.pivot(index="topic", columns="system", values="score")
+    frame = compare(rb04_fit).to_frame().set_index("challenger")
+    tests = paired_tests(rb04_fit.table).to_frame().query("test == 't'").set_index("challenger")
+    for name in frame.index:
+        d = (wide[name] - wide["Champion"]).dropna().to_numpy()
+        assert frame.loc[name, "observed"] == pytest.approx(d.mean(), abs=1e-12)
+        assert frame.loc[name, "observed"] == pytest.approx(tests.loc[name, "mean_difference"])
+        share = 1 - frame.loc[name, "mean"] / frame.loc[name, "observed"]
+        assert frame.loc[name, "pooled_share"] == pytest.approx(share, abs=1e-12)
+    assert frame.loc["Chal. 4", "observed"] == pytest.approx(0.1061, abs=5e-5)
+    assert frame.loc["Chal. 4", "mean"] == pytest.approx(0.056, abs=0.002)
+    assert frame.loc["Chal. 1", "observed"] == pytest.approx(0.0491, abs=5e-5)
+    assert frame.loc["Chal. 1", "mean"] == pytest.approx(0.026, abs=0.002)
+    # complete table, Gaussian: every contrast is (1 - E[B]) x observed, B = se^2/(se^2 + chi^2)
+    post = rb04_fit.draws
+    se2 = post["sigma"].values.ravel() ** 2 / 50
+    expected = np.mean(se2 / (se2 + post["sigma_system"].values.ravel() ** 2))
+    mcse = frame["sd"] / np.sqrt(frame["ess_bulk"]) / frame["observed"].abs()
+    assert ((frame["pooled_share"] - expected).abs() < 4 * mcse).all()
+    pooling = pooling_of(rb04_fit)
+    assert pooling.share == pytest.approx(expected, rel=1e-9)
+    assert (pooling.pooling, pooling.n_pooled, pooling.n_artifacts) == ("all", 45, 40)
+    assert 0.45 < pooling.share < 0.5  # the "50% pull" of the issue
+    text = compare(rb04_fit).summary()
+    assert "observed" in text and "Pooling 'all': the 45 system effects, the 40 artifact" in text
+    assert f"about {expected:.0%} of the way to 0" in text
+
+
+def test_pooled_share_is_nan_when_the_observed_difference_is_near_zero():
+    from bayes_ir.hierarchical.contrasts import POOLED_SHARE_MCSE, _pooled_share
+
+    share = _pooled_share(np.array([0.05, 0.0004, 0.001]), np.array([0.1, 0.001, 0.0]),
+                          np.array([1e-4, 1e-4, 1e-4]))  # fmt: skip
+    assert share[0] == pytest.approx(0.5)
+    assert np.isnan(share[1]) and np.isnan(share[2])  # Monte Carlo SE 0.1 > 0.05; 0 observed
+    assert POOLED_SHARE_MCSE == 0.05
+
+
+def test_observed_uses_the_shared_topics_and_many_vs_one_reports_it():
+    y = SCORES.copy()
+    y[:5, 1] = np.nan  # chal_a lacks five topics
+    table = ScoreTable.from_matrix(y, systems=NAMES, topics=TOPICS, missing="keep").with_roles(
+        champion="champ", challengers=["chal_a", "chal_b"]
+    )
+    result = fit(table, draws=500, seed=1, model_check=False)
+    frame = compare(result).to_frame().set_index("challenger")
+    assert frame.loc["chal_a", "observed"] == pytest.approx(np.mean(y[5:, 1] - y[5:, 0]))
+    assert frame.loc["chal_b", "observed"] == pytest.approx(np.mean(y[:, 2] - y[:, 0]))
+    many = many_vs_one(result, challenger="chal_b", champions=["champ", "chal_a"]).to_frame()
+    assert many["observed"].tolist() == pytest.approx(
+        [np.mean(y[:, 2] - y[:, 0]), np.mean(y[5:, 2] - y[5:, 1])]
+    )
+    assert (
+        "pooled_share" in many.columns
+        and "Pooling 'all'"
+        in many_vs_one(result, challenger="chal_b", champions=["champ"]).summary()
+    )

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayes_ir.errors import BayesIRError, ScoreTableError
-from bayes_ir.hierarchical import HierarchicalFit, fit
+from bayes_ir.errors import BayesIRError, RoleError, ScoreTableError
+from bayes_ir.hierarchical import HierarchicalFit, compare, fit
 from bayes_ir.table import ScoreTable
 
 SMALL = {"chains": 2, "draws": 300, "tune": 300}
@@ -186,9 +186,25 @@ def test_strict_mode_raises_and_default_warns(toy):
     assert not res.diagnostics.passed and "FAIL" in res.summary()
 
 
+def test_fit_without_roles_fits_every_system_alike(toy):
+    # a leaderboard's table has no champion: the model is the same, no contrast is formed
+    plain = ScoreTable.from_frame(toy.data)
+    result = fit(plain, seed=3)
+    with_roles = fit(toy, seed=3)
+    assert set(result.draws["role"].values) == {""}
+    assert "contrast" not in set(result.diagnostics.table["kind"])
+    assert result.provenance["champion"] is None and result.provenance["challengers"] == []
+    assert "no roles" in result.summary()
+    means = result.system_mean_draws().mean(("chain", "draw"))
+    other = with_roles.system_mean_draws().mean(("chain", "draw"))
+    # the same model: the same posterior of every system, to Monte Carlo error (the roles
+    # order the systems differently, so the draws differ)
+    assert np.allclose(means.sel(system=other["system"].values), other, atol=1e-3)
+    with pytest.raises(RoleError, match="no champion"):
+        compare(result)
+
+
 def test_fit_rejects_bad_input(toy):
-    with pytest.raises(ScoreTableError, match="roles"):
-        fit(ScoreTable.from_frame(toy.data))
     two = ScoreTable.from_frame(pd.concat([toy.data, toy.data.assign(collection="other")]))
     with pytest.raises(ScoreTableError, match="several collections"):
         fit(two.with_roles(champion="bm25", challengers="chal_*"))

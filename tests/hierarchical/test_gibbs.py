@@ -13,7 +13,12 @@ import warnings
 
 import numpy as np
 import pytest
-from fixed_priors import PRIORS, SBC_PRIORS, agree, assert_calibrated
+from agreement import SCALARS
+from agreement import agree as _agree
+from agreement import cells as _cells
+from agreement import simulated_matrix as _matrix
+from agreement import simulated_table as _table
+from fixed_priors import PRIORS, SBC_PRIORS, assert_calibrated
 from results.hierarchical import SBC_BINS, SBC_LEVEL, SBC_N_DATASETS
 
 import bayes_ir.hierarchical.gibbs as gibbs
@@ -23,39 +28,6 @@ from bayes_ir.hierarchical.calibration import simulation_based_calibration
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.gibbs import Incidence, sample_gibbs
 from bayes_ir.table import ScoreTable
-
-SCALARS = ("b0", "sigma", "sigma_topic", "sigma_system")
-
-
-def _matrix(n_t, n_s, seed, *, tau=0.15, chi=0.03, sigma=0.1, missing=0.0):
-    rng = np.random.default_rng(seed)
-    a = rng.normal(0, tau, n_t)
-    c = rng.normal(0, chi, n_s)
-    y = 0.3 + a[:, None] + c[None, :] + rng.normal(0, sigma, (n_t, n_s))
-    if missing:
-        drop = rng.uniform(size=y.shape) < missing
-        drop[np.arange(n_t), np.arange(n_t) % n_s] = False
-        drop[np.arange(n_s) % n_t, np.arange(n_s)] = False
-        y[drop] = np.nan
-    return y
-
-
-def _table(y: np.ndarray) -> ScoreTable:
-    n_t, n_s = y.shape
-    systems = ["champ", "chal_a", *[f"run{i:03d}" for i in range(n_s - 2)]]
-    table = ScoreTable.from_matrix(
-        y, systems=systems[:n_s], topics=[f"t{i:03d}" for i in range(n_t)], missing="keep"
-    )
-    return table.with_roles(champion="champ", challengers=["chal_a"])
-
-
-def _cells(y: np.ndarray):
-    t, s = np.nonzero(np.isfinite(y))
-    return t, s, y[t, s], y.shape
-
-
-def _agree(a: dict, b: dict, *, z_max=4.5, sd_tol=0.05, names=None) -> None:
-    agree(a, b, names or (*SCALARS, "topic_effect", "system_effect"), z_max=z_max, sd_tol=sd_tol)
 
 
 @pytest.mark.parametrize("shape", [(40, 12), (8, 30)], ids=["topics>systems", "systems>topics"])
@@ -211,7 +183,9 @@ def test_progress_is_counted_in_iterations_and_an_interrupt_stops_every_chain(mo
     assert len(record.updates) == 3 * (1 + 3)  # warm-up + 3 stretches of <= 500 per chain
 
     calls = []
-    real = gibbs.run_chain
+    from bayes_ir.hierarchical import gibbs_kernel
+
+    real = gibbs_kernel.run_chain
 
     def interrupted(*args):
         calls.append(1)
@@ -219,7 +193,7 @@ def test_progress_is_counted_in_iterations_and_an_interrupt_stops_every_chain(mo
             raise KeyboardInterrupt
         real(*args)
 
-    monkeypatch.setattr(gibbs, "run_chain", interrupted)
+    monkeypatch.setattr(gibbs_kernel, "run_chain", interrupted)
     with pytest.raises(KeyboardInterrupt):
         sample_gibbs(*cells, PRIORS, chains=2, draws=5000, tune=100, seed=1)
     assert len(calls) < 2 * 11  # the chains stopped at their next stretch, not at the end

@@ -77,6 +77,24 @@ def test_loo_equals_arviz_on_the_full_log_likelihood(small_fit):
     )
 
 
+def test_loo_in_blocks_of_cells_equals_arviz_on_the_whole_matrix(small_fit, monkeypatch):
+    """PSIS is pointwise: blocks of 7 cells give ArviZ's loo of the full log-likelihood."""
+    import arviz_stats as azs
+
+    from bayes_ir.hierarchical import likelihoods
+
+    ref = azs.loo(likelihoods.loo_data(small_fit, draws=800, seed=3), var_name="score",
+                  pointwise=True)  # fmt: skip
+    monkeypatch.setattr(likelihoods, "LOO_BLOCK", 800 * 7)
+    ours = loo(small_fit, draws=800, seed=3)
+    assert ours.elpd == pytest.approx(ref.elpd, rel=1e-12)
+    assert ours.se == pytest.approx(ref.se, rel=1e-12)
+    assert ours.p == pytest.approx(ref.p, rel=1e-10)
+    np.testing.assert_allclose(ours.pareto_k.values, ref.pareto_k.values, rtol=1e-12)
+    np.testing.assert_array_equal(ours.elpd_i["topic"].values, ref.elpd_i["topic"].values)
+    np.testing.assert_array_equal(ours.elpd_i["system"].values, ref.elpd_i["system"].values)
+
+
 def test_loo_subset_is_seeded_and_its_monte_carlo_error_is_small(small_fit):
     a, b = loo(small_fit, draws=500, seed=1), loo(small_fit, draws=500, seed=1)
     assert a.n_samples == 500 and a.elpd == b.elpd
@@ -181,6 +199,37 @@ def test_all_candidates_failing_the_mean_check_warn(small_fit, monkeypatch):
     with pytest.warns(DataWarning, match="chosen by ELPD alone"):
         res = compare_likelihoods(small_fit.table, loo_draws=500)
     assert res.chosen == "gaussian"
+
+
+def test_influential_cells_are_said_once_for_every_candidate(small_fit, monkeypatch):
+    """--likelihood auto said one fact (cells with Pareto k > 0.7) as three warnings, one per
+    model, and three notes: now one warning naming each model and its count, one note."""
+    import warnings
+
+    fit_module = importlib.import_module("bayes_ir.hierarchical.fit")  # not the function
+    from bayes_ir.errors import DataWarning
+    from bayes_ir.hierarchical import likelihoods
+
+    monkeypatch.setattr(fit_module, "fit", lambda table, **options: small_fit)
+    real, counts = likelihoods.loo, iter([3, 2, 1])  # high-k cells of each candidate, in order
+
+    def loo_with_high_k(f, **options):
+        res = real(f, **options)
+        n = next(counts)
+        res.pareto_k.values[:n] = 0.9  # above good_k: what loo itself would warn about
+        warnings.warn(f"PSIS-LOO: {n} cells have Pareto k > 0.70", DataWarning, stacklevel=2)
+        return res
+
+    monkeypatch.setattr(likelihoods, "loo", loo_with_high_k)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = compare_likelihoods(small_fit.table, loo_draws=500)
+    said = [str(w.message) for w in caught if "Pareto k" in str(w.message)]
+    assert len(said) == 1, said
+    for part in ("gaussian 3", "skew_normal 2", "gaussian_sigma_by_system 1", "of 240"):
+        assert part in said[0], part
+    text = res.summary()
+    assert "note:" not in text and text.count("(k>good_k: cells with Pareto k >") == 1
 
 
 def test_bad_options_are_clear():

@@ -91,8 +91,11 @@ def test_build_model_names_coords_and_data():
 
 def test_build_model_rejects_bad_input():
     table = _table(6, 5, seed=0)
-    with pytest.raises(ScoreTableError, match="roles"):
-        build_model(ScoreTable.from_matrix(np.full((3, 3), 0.5) + np.eye(3) * 0.1, measure="AP"))
+    # a table without roles builds the same model, every system alike (a leaderboard)
+    plain = build_model(
+        ScoreTable.from_matrix(np.full((3, 3), 0.5) + np.eye(3) * 0.1, measure="AP")
+    )
+    assert list(plain.coords["system"]) == ["0", "1", "2"]
     two = pd.concat([table.data, table.data.assign(measure="P@10")])
     table2 = ScoreTable.from_frame(two).with_roles(champion="champ", challengers="chal*")
     with pytest.raises(ScoreTableError, match="several measures"):

@@ -21,14 +21,20 @@ def _check() -> ModelCheck:
             "system": ["bm25", "chal_a", "chal_b", "run1", "run2"],
             "role": ["champion", "challenger", "challenger", "artifact", "artifact"],
             "n_topics": 50,
+            "n_draws": 1000,
             "coverage_50": [0.52, 0.20, 0.50, 0.48, 0.56],
             "coverage_95": [0.96, 0.60, 0.94, 0.96, 0.70],
+            "p_coverage_50": [0.5, 1e-5, 0.5, 0.5, 0.5],
+            "p_coverage_95": [0.5, 1e-9, 0.5, 0.5, 1e-5],
             "ppp_mean": 0.5,
             "ppp_sd": [0.5, 1e-9, 0.5, 0.5, 1e-6],
             "ppp_skewness": 0.5,
             "ppp_lost": [np.nan, 0.4, 0.5, 0.5, 0.5],
+            **{f"ppp_{s}_mcse": 0.01 for s in ("mean", "sd", "skewness", "lost")},
             "flagged": [False, True, False, False, True],
             "failed_checks": ["", "coverage_95, sd", "", "", "sd"],
+            "borderline": False,
+            "borderline_checks": "",
         }
     )[list(MODEL_CHECK_COLUMNS)]
     return ModelCheck(frame=frame, likelihood="gaussian", n_draws=1000, seed=1)

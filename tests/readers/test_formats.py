@@ -35,9 +35,14 @@ def test_registry_has_every_format():
         "pyterrier",
         "ranx",
         "ir_measures",
+        "lm_eval",
+        "inspect",
+        "helm",
+        "swebench",
     }
     files = {n for n, r in READERS.items() if r.read is not None}
-    assert files == {"tidy", "wide", "trec_eval", "run", "lines", "pyterrier"}
+    assert files == {"tidy", "wide", "trec_eval", "run", "lines", "pyterrier", "lm_eval",
+                     "inspect", "helm", "swebench"}  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -157,7 +157,8 @@ class _Rows(HTMLParser):
             self._in = attrs.get("id") == "summary-table"
         if self._in and tag == "tr" and "data-measure" in attrs:
             self.rows.append([attrs["data-challenger"], attrs["data-measure"], ""])
-        self._action = self._in and tag == "td" and "action" in attrs.get("class", "")
+        if tag == "td":  # its text may sit in a <span> (a card at phone width)
+            self._action = self._in and "action" in attrs.get("class", "")
 
     def handle_endtag(self, tag):
         if tag == "table":
@@ -301,6 +302,39 @@ def test_renders_in_a_real_browser(rv, page, tmp_path, width):
 
     pixels = mpimg.imread(png)
     assert pixels.shape[1] == width and pixels[..., :3].std() > 0.05  # not blank
+
+
+#: Right edge of the decision table, of each of its cells and of Figure 1, in the viewport.
+_FIRST_SCREEN = """() => {
+  const table = document.querySelector('#decision-table');
+  const cells = [...table.querySelectorAll('th, td')].map(e => e.getBoundingClientRect().right);
+  const figure = document.querySelector('#decision figure svg').getBoundingClientRect().right;
+  return [table.getBoundingClientRect().right, Math.max(...cells), figure, window.innerWidth];
+}"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_decision_table_and_figure_1_are_whole_at_phone_width(page, width):
+    """At 390 px the decision table and Figure 1 were cut at the right edge (to scroll)."""
+    errors, _, (table, cells, figure, inner) = _open(
+        page, width, lambda t: t.evaluate(_FIRST_SCREEN)
+    )
+    assert errors == [] and inner == width
+    assert max(table, cells, figure) <= width + SLACK
+
+
+def test_a_misfitting_challenger_is_marked_in_the_review(rv, page):
+    """The model does not describe chal_risky: its rows carry the mark, with the legend."""
+    html = page.read_text()
+    assert "chal_risky" in rv.decision.misfit
+    row = html[html.index('data-challenger="chal_risky"') :][:300]
+    assert 'class="misfit">chal_risky \u2020</th>' in row
+    legend = '<p class="note misfit">\u2020 model misfit: the gaussian model does not describe '
+    assert legend + "chal_risky" in html
+    for name in set(rv.decision.challengers) - set(rv.decision.misfit):
+        assert f">{name} \u2020<" not in html, name
+    assert "gaussian likelihood, one residual SD" in html[: html.index('id="decision"')]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")

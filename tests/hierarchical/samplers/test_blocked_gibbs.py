@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from fixed_priors import PRIORS, agree
+from agreement import agree
+from fixed_priors import PRIORS
 from scipy import stats
 
 from bayes_ir.hierarchical.design import (
@@ -66,7 +67,7 @@ def test_two_way_complete_agrees_with_the_exact_sampler():
     )
     e, _, _ = sample_exact(y, PRIORS, chains=4, draws=4000, seed=2)
     names = ("b0", *SCALES, "topic_effect", "system_effect")
-    agree(_in_matrix_order(g, d, y.shape), e, names)
+    agree(_in_matrix_order(g, d, y.shape), e, names=names)
     assert all(0.5 < rate <= 1 for rate in info.values())
 
 
@@ -82,7 +83,9 @@ def test_two_way_with_gaps_and_more_systems_agrees_with_the_two_way_gibbs_sample
     ref, _ = sample_gibbs(
         t, s, y[t, s], y.shape, PRIORS.resolve(y), chains=4, draws=4000, tune=200, seed=2
     )
-    agree(_in_matrix_order(g, d, y.shape), ref, ("b0", *SCALES, "topic_effect", "system_effect"))
+    agree(
+        _in_matrix_order(g, d, y.shape), ref, names=("b0", *SCALES, "topic_effect", "system_effect")
+    )
 
 
 def _collections(*, measures=("AP", "AP", "AP", "AP"), missing=0.1, seed=3):
@@ -172,4 +175,4 @@ def test_across_collections_agrees_with_nuts(scale):
     n, st = sample_design_nuts(d, pri, chains=4, draws=4000, tune=2000, seed=2, target_accept=0.99)
     assert int(st["diverging"].sum()) <= 10
     names = [k for k in g if k != "topic"]
-    agree(g, n, names, sd_tol=0.1)
+    agree(g, n, names=names, sd_tol=0.1)

@@ -1,0 +1,389 @@
+"""Compiled loop of the vectorised diagnostics (:mod:`bayes_ir.hierarchical.diagnostics`).
+
+:func:`diagnose_block` walks the quantities of a block one after the other and, for each,
+does what ArviZ (:mod:`arviz_stats.base.diagnostics`) does one function call at a time:
+the split of every chain into halves, the rank normalisation with average ranks of ties
+(Blom's offset 3/8), the folding about the median, the rank-normalised split R-hat, and
+the effective sample size of the bulk (z-scores), of the mean (the draws), of the SD
+(squared deviations) and of quantiles (indicators of the draws at or below the
+quantile). It is numba code because the two steps ArviZ vectorises poorly are loops:
+
+* ranks from one sort of the draws: ties averaged, and the folded draws' order merged
+  from the two sides of the median in one pass instead of a second sort;
+* Geyer's initial monotone sequence reads the autocovariances lag by lag and stops at
+  the first negative pair, a few lags for well-mixed chains: the lags are computed
+  directly, in doubling batches, as the loop asks for them (a few passes over the
+  draws instead of the two FFTs of ArviZ's ``autocov``). A quantity whose sequence is
+  still positive after :data:`DIRECT_LAGS` lags (a chain that mixes badly) is left to
+  the FFT of :func:`bayes_ir.hierarchical.diagnostics._fft_fallback`, which feeds the
+  same :func:`geyer_ess`.
+
+The functions are compiled once per machine (cached on disk) and release the GIL, so
+blocks of quantities run in parallel threads. The formulas and their references are in
+:func:`bayes_ir.hierarchical.diagnostics.draw_diagnostics`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = ["DIRECT_LAGS", "NEED_FFT", "N_OUT", "diagnose_block", "geyer_ess"]
+
+_jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+#: Sums over finite or non-finite values: reassociation only (a NaN stays a NaN).
+_reassoc = numba.njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+
+#: Largest lag computed directly; a longer Geyer sequence goes to the FFT.
+DIRECT_LAGS: int = 128
+#: Marker of an ESS whose sequence needs the FFT autocovariance.
+NEED_FFT: float = -2.0
+_NEED_MORE = -1.0
+#: ``np.finfo(float).resolution``: ArviZ's test of a constant series.
+_RESOLUTION = 1e-15
+#: Columns of ``out``: mean, sd, rhat, ess_bulk, ess_mean, ess_sd, E[d^2], E[d^4], then the
+#: ESS of each quantile indicator.
+N_OUT = 8
+#: Series kept per quantity: z-scores, draws, squared deviations, then one per quantile.
+_BULK, _MEAN, _SD = 0, 1, 2
+
+
+@_jit
+def _lag_sums(d: np.ndarray, n_rows: int, n: int, k0: int, k1: int, acov: np.ndarray) -> None:
+    """``acov[k]``: mean over rows of ``sum_t d[r, t] d[r, t + k] / n``, lags ``k0..k1-1``."""
+    for k in range(k0, k1):
+        total = 0.0
+        for r in range(n_rows):
+            base = r * n
+            total += np.dot(d[base : base + n - k], d[base + k : base + n]) / n
+        acov[k] = total / n_rows
+
+
+@_jit
+def geyer_ess(acov: np.ndarray, n_valid: int, between: float, n_rows: int, n: int) -> float:
+    """ESS from the mean autocovariances (ArviZ's ``_ess`` after its ``autocov``).
+
+    ``acov[k]`` for ``k < n_valid`` is the mean over the ``n_rows`` rows of the lag-``k``
+    autocovariance, ``between`` the variance (ddof 1) of the row means. Returns
+    ``-1`` when the sequence needs a lag at or beyond ``n_valid``.
+    """
+    mean_var = acov[0] * n / (n - 1.0)
+    var_plus = mean_var * (n - 1.0) / n
+    if n_rows > 1:
+        var_plus += between
+    rho = np.zeros(n)
+    rho_even = 1.0
+    rho[0] = rho_even
+    rho_odd = 1.0 - (mean_var - acov[1]) / var_plus
+    rho[1] = rho_odd
+    # Geyer's initial positive sequence
+    t = 1
+    while t < (n - 3) and (rho_even + rho_odd) > 0.0:
+        if t + 2 >= n_valid:
+            return _NEED_MORE
+        rho_even = 1.0 - (mean_var - acov[t + 1]) / var_plus
+        rho_odd = 1.0 - (mean_var - acov[t + 2]) / var_plus
+        if (rho_even + rho_odd) >= 0:
+            rho[t + 1] = rho_even
+            rho[t + 2] = rho_odd
+        t += 2
+    max_t = t - 2
+    if rho_even > 0:
+        rho[max_t + 1] = rho_even
+    # Geyer's initial monotone sequence
+    t = 1
+    while t <= max_t - 2:
+        if (rho[t + 1] + rho[t + 2]) > (rho[t - 1] + rho[t]):
+            rho[t + 1] = (rho[t - 1] + rho[t]) / 2.0
+            rho[t + 2] = rho[t + 1]
+        t += 2
+    size = n_rows * n
+    head = 0.0
+    for i in range(max_t + 1):
+        head += rho[i]
+    tau = -1.0 + 2.0 * head + (rho[max_t + 1] if max_t + 1 < n else 0.0)
+    tau = max(tau, 1.0 / math.log10(size))
+    for i in range(min(max_t + 3, n)):
+        if math.isnan(rho[i]):
+            return math.nan
+    return size / tau
+
+
+@_reassoc
+def _row_sums(y: np.ndarray, n_rows: int, n: int, out: np.ndarray) -> None:
+    """Sum of each row (reassociated: SIMD); non-finite when a value is."""
+    for r in range(n_rows):
+        total = 0.0
+        for t in range(n):
+            total += y[r * n + t]
+        out[r] = total
+
+
+@_reassoc
+def _row_squares(y: np.ndarray, n_rows: int, n: int, means: np.ndarray, out: np.ndarray) -> None:
+    """Sum of squared deviations from ``means`` of each row (reassociated: SIMD)."""
+    for r in range(n_rows):
+        total = 0.0
+        m = means[r]
+        for t in range(n):
+            d = y[r * n + t] - m
+            total += d * d
+        out[r] = total
+
+
+@_reassoc
+def _total(x: np.ndarray) -> float:
+    """Return the sum of ``x`` (reassociated: SIMD)."""
+    total = 0.0
+    for v in x:
+        total += v
+    return total
+
+
+@_reassoc
+def _central_moments(x: np.ndarray, mu: float) -> tuple[float, float]:
+    """Return the sums of the squared and fourth-power deviations of ``x`` from ``mu``."""
+    m2 = 0.0
+    m4 = 0.0
+    for v in x:
+        d2 = (v - mu) * (v - mu)
+        m2 += d2
+        m4 += d2 * d2
+    return m2, m4
+
+
+#: Sum of squares of a row below which it may be constant (checked value by value).
+_TINY = 1e-30
+
+
+@_jit
+def _row_moments(y: np.ndarray, n_rows: int, n: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Mean and sum of squared deviations of each row of ``y``; whether ``y`` may be constant.
+
+    May be constant: its range may be below ArviZ's resolution (the caller checks). A
+    constant row (a stuck chain) gets exactly its value as mean and 0 as sum of squares.
+    """
+    means = np.empty(n_rows)
+    squares = np.empty(n_rows)
+    _row_sums(y, n_rows, n, means)
+    means /= n
+    _row_squares(y, n_rows, n, means, squares)
+    for r in range(n_rows):
+        if squares[r] <= n * _TINY:  # nearly constant: is it exactly?
+            first = y[r * n]
+            same = True
+            for t in range(n):
+                same = same and y[r * n + t] == first
+            if same:
+                means[r], squares[r] = first, 0.0
+    maybe_constant = squares.sum() <= n_rows * n * _TINY and means.max() - means.min() < 1e-15
+    return means, squares, bool(maybe_constant)
+
+
+@_jit
+def _var(values: np.ndarray) -> float:
+    """``np.var(values, ddof=1)``."""
+    m = values.mean()
+    s = 0.0
+    for v in values:
+        s += (v - m) * (v - m)
+    return s / (values.size - 1)
+
+
+@_jit
+def _series_ess(y: np.ndarray, n_rows: int, n: int, acov: np.ndarray) -> tuple[float, float]:
+    """ESS of the series ``y`` (rows of ``n``), centred in place; and its ``between``.
+
+    :data:`NEED_FFT` when Geyer's sequence runs past :data:`DIRECT_LAGS` lags.
+    """
+    means, _, maybe_constant = _row_moments(y, n_rows, n)
+    if not math.isfinite(means.sum()):  # a non-finite value, or an overflow: NaN, as ArviZ
+        return math.nan, 0.0
+    if maybe_constant and y.max() - y.min() < _RESOLUTION:
+        return float(n_rows * n), 0.0
+    between = _var(means)
+    for r in range(n_rows):
+        for t in range(n):
+            y[r * n + t] -= means[r]
+    done, want = 0, min(6, n)
+    while True:
+        _lag_sums(y, n_rows, n, done, want, acov)
+        done = want
+        ess = geyer_ess(acov, done, between, n_rows, n)
+        if ess != _NEED_MORE:
+            return ess, between
+        if done >= min(DIRECT_LAGS, n):
+            return NEED_FFT, between
+        want = min(2 * want, n, DIRECT_LAGS)
+
+
+@_jit
+def _rhat(z: np.ndarray, n_rows: int, n: int) -> float:
+    """ArviZ's ``_rhat`` of the rows of ``z`` (finite)."""
+    means, squares, _ = _row_moments(z, n_rows, n)
+    within = (squares / (n - 1)).mean()
+    between = n * _var(means)
+    return math.sqrt((between / within + n - 1) / n)
+
+
+@_jit
+def _assign_ranks(values: np.ndarray, where: np.ndarray, table: np.ndarray, z: np.ndarray) -> None:
+    """``z[where[i]] = table[i + j]`` over each run ``i..j`` of equal sorted ``values``.
+
+    ``table[m]`` is the z-score of the average rank ``m / 2 + 1``.
+    """
+    size = values.size
+    i = 0
+    while i < size:
+        j = i
+        while j + 1 < size and values[j + 1] == values[i]:
+            j += 1
+        score = table[i + j]
+        for g in range(i, j + 1):
+            z[where[g]] = score
+        i = j + 1
+
+
+@_jit
+def _quantile(sorted_x: np.ndarray, prob: float) -> float:
+    """``np.quantile(x, prob)`` (method ``linear``) from the sorted draws."""
+    n = sorted_x.size
+    virtual = (n - 1) * prob
+    prev = math.floor(virtual)
+    if virtual >= n - 1:
+        return sorted_x[n - 1]
+    if virtual < 0:
+        return sorted_x[0]
+    a, b = sorted_x[int(prev)], sorted_x[int(prev) + 1]
+    gamma = virtual - prev
+    diff = b - a
+    if gamma >= 0.5:
+        return b - diff * (1 - gamma)
+    return a + diff * gamma
+
+
+@_jit
+def diagnose_block(
+    x: np.ndarray,
+    order: np.ndarray,
+    table: np.ndarray,
+    probs: np.ndarray,
+    series: np.ndarray,
+    between: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Diagnose every quantity of a block.
+
+    Parameters
+    ----------
+    x
+        Draws, shape ``(K, chains, draws)``, float64, C-contiguous.
+    order
+        ``argsort`` of each ``x[k].ravel()``, shape ``(K, chains * draws)``.
+    table
+        z-scores of the average ranks: ``table[m] = ndtri((m/2 + 1 - 3/8) / (N + 1/4))``,
+        ``N`` the number of split draws.
+    probs
+        Probabilities of the quantile indicators whose ESS is wanted.
+    series
+        Output, ``(K, 3 + len(probs), N)``: each ESS series, centred, as split rows
+        (the FFT fallback reads the quantities marked :data:`NEED_FFT`).
+    between
+        Output, ``(K, 3 + len(probs))``: variance of the row means of each series.
+    out
+        Output, ``(K, N_OUT + len(probs))``: mean, sd, rhat, ess_bulk, ess_mean, ess_sd,
+        mean squared and fourth-power deviation, then each quantile's ESS (NaN where
+        ArviZ gives NaN).
+    """
+    n_k, n_chain, n_draw = x.shape
+    half = n_draw // 2
+    n_rows = 2 * n_chain
+    n_split = n_rows * half
+    n_full = n_chain * n_draw
+    n_q = probs.size
+    # position of each draw in the split rows (chain c's first half is row c, its last
+    # half row n_chain + c), -1 for the middle draw of an odd number
+    split = np.full(n_full, -1, dtype=np.int64)
+    for c in range(n_chain):
+        for t in range(half):
+            split[c * n_draw + t] = c * half + t
+            split[c * n_draw + n_draw - half + t] = (n_chain + c) * half + t
+    vals = np.empty(n_split)
+    where = np.empty(n_split, dtype=np.int64)
+    fold_vals = np.empty(n_split)
+    fold_where = np.empty(n_split, dtype=np.int64)
+    zf = np.empty(n_split)
+    sorted_full = np.empty(n_full)
+    quants = np.empty(n_q)
+    acov = np.empty(max(n_draw, 2))
+    for k in range(n_k):
+        xk = x[k].ravel()
+        total = _total(xk)
+        mu = total / n_full
+        m2, m4 = _central_moments(xk, mu)
+        out[k, 0] = mu
+        out[k, 1] = math.sqrt(m2 / (n_full - 1)) if n_full > 1 else math.nan
+        out[k, 6] = m2 / n_full
+        out[k, 7] = m4 / n_full
+        has_nan = False
+        if math.isnan(total):  # a NaN draw, or +inf and -inf
+            for v in xk:
+                has_nan = has_nan or math.isnan(v)
+        if has_nan or n_draw < 4:
+            out[k, 2:6] = math.nan
+            out[k, N_OUT:] = math.nan
+            continue
+        count = 0
+        for i in range(n_full):
+            e = order[k, i]
+            v = xk[e]
+            sorted_full[i] = v
+            if split[e] >= 0:
+                vals[count] = v
+                where[count] = split[e]
+                count += 1
+        zb = series[k, _BULK]
+        _assign_ranks(vals, where, table, zb)
+        rhat_bulk = _rhat(zb, n_rows, half)
+        # folding about the median: |v - med| falls then rises along the sorted draws
+        med = (vals[n_split // 2 - 1] + vals[n_split // 2]) / 2
+        right = n_split // 2
+        while right > 0 and vals[right - 1] >= med:
+            right -= 1
+        while right < n_split and vals[right] < med:
+            right += 1
+        left = right - 1
+        for i in range(n_split):
+            take_left = left >= 0 and (
+                right >= n_split or abs(vals[left] - med) <= abs(vals[right] - med)
+            )
+            if take_left:
+                fold_vals[i] = abs(vals[left] - med)
+                fold_where[i] = where[left]
+                left -= 1
+            else:
+                fold_vals[i] = abs(vals[right] - med)
+                fold_where[i] = where[right]
+                right += 1
+        _assign_ranks(fold_vals, fold_where, table, zf)
+        rhat_tail = _rhat(zf, n_rows, half)
+        out[k, 2] = rhat_tail if rhat_tail > rhat_bulk else rhat_bulk
+        if n_chain < 2:
+            out[k, 2] = math.nan
+        # draws, squared deviations and quantile indicators as split rows
+        for j in range(n_q):
+            quants[j] = _quantile(sorted_full, probs[j])
+        for e in range(n_full):
+            p = split[e]
+            if p < 0:
+                continue
+            v = xk[e]
+            series[k, _MEAN, p] = v
+            series[k, _SD, p] = (v - mu) ** 2
+            for j in range(n_q):
+                series[k, 3 + j, p] = 1.0 if v <= quants[j] else 0.0
+        for s in range(3 + n_q):
+            ess, between[k, s] = _series_ess(series[k, s], n_rows, half, acov)
+            out[k, 3 + s if s < 3 else N_OUT + s - 3] = ess
