@@ -169,6 +169,7 @@ _CLI_WORDING = (
         lambda m: f"--{m[1].replace('_', '-')} {m[2]} is ignored",
     ),
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
+    (re.compile(r"\bscale='(\w+)'"), r"--scale \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
         re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha) must"),

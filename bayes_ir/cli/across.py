@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bayes_ir.cli._app import console, guard_outputs, save_output, say_wrote, status
+from bayes_ir.cli._app import (
+    console,
+    guard_outputs,
+    save_output,
+    say_wrote,
+    status,
+)
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import atomic_path
 
@@ -121,7 +127,7 @@ def fit_from_cli(
     """Fit the model across groups with the command's options."""
     import warnings
 
-    from bayes_ir.errors import ConvergenceWarning
+    from bayes_ir.errors import ConvergenceWarning, ModelCheckWarning
     from bayes_ir.hierarchical import fit_across
 
     if sampler.likelihood != "gaussian":
@@ -133,6 +139,7 @@ def fit_from_cli(
     options = {k: v for k, v in sampler.options().items() if k in ("chains", "draws", "tune")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # said loudly by the summary
+        warnings.simplefilter("ignore", ModelCheckWarning)  # marked and said by the summary
         return fit_across(table, segments=seg, scale=scale if seg is None else "auto",
                           seed=seed, strict=strict, **options)  # fmt: skip
 
@@ -157,3 +164,49 @@ def report_fit(
             plt.close(fig)
         say_wrote(path)
     save_output(result.to_frame(), output)
+
+
+def across_words(segments: str | None, scale: str) -> list[str]:
+    """Return the options that fit the same model across groups again (a next step)."""
+    words = ["--segments", segments] if segments is not None else ["--by", "collection"]
+    return words + (["--scale", scale] if scale != "auto" else [])
+
+
+def across_steps(
+    scores: Scores,
+    sampler: Sampler,
+    fit: AcrossFit,
+    *,
+    command: str,
+    seed: int | None,
+    segments: str | None,
+    scale: str,
+    over: str | None = None,
+) -> list[tuple[str, str | None]]:
+    """Return the next steps after ``command`` across groups (draws, misfit, decide, review)."""
+    common = [*sampler.words(seed=seed), *across_words(segments, scale)]
+    by = fit.by
+    steps: list[tuple[str, str | None]] = []
+    if not fit.diagnostics.passed:
+        draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
+        steps.append(("refit with more draws, the posterior failed its diagnostics",
+                      scores.command_line(command, *common, "--draws", str(draws))))  # fmt: skip
+    check = fit.model_check
+    roles = dict(zip(fit.design.systems, fit.design.roles, strict=True))
+    for name in () if check is None else check.flagged:
+        if roles.get(name) != "artifact":
+            steps.append((f"the Gaussian model does not describe {name} "
+                          f"({', '.join(check.failed(name))}): look at that {by} alone "
+                          "(bayes-ir fit with --likelihood auto) before acting on it",
+                          None))  # fmt: skip
+    if command == "fit":
+        steps.append((f"deploy, keep or collect more, on the average over the {by}s",
+                      scores.command_line("decide", *common)))  # fmt: skip
+    if command in ("fit", "decide"):
+        other = "new" if over in (None, "average") else "average"
+        what = f"on a new {by}" if other == "new" else f"on the average over the {by}s"
+        steps.append((f"decide {what} instead",
+                      scores.command_line("decide", *common, "--over", other)))  # fmt: skip
+        steps.append((f"the review across {by}s (forest plot, meta-analysis cross-check)",
+                      scores.command_line("review", *common, "-o", "review.html")))  # fmt: skip
+    return steps

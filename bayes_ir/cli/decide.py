@@ -137,7 +137,7 @@ def decide(
     mode = "non_inferiority" if non_inferiority else "superiority"
     check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
     if wants_across(by, segments):
-        from bayes_ir.cli.across import fit_from_cli
+        from bayes_ir.cli.across import across_steps, fit_from_cli
 
         if r != 1 or grid is not None:
             raise BayesIRError("--r and --topics apply to one collection's decision")
@@ -145,8 +145,10 @@ def decide(
                               strict=False)  # fmt: skip
         decision = decide_fn(across, over=over, margin=margin, mode=mode, threshold=threshold,
                              p_min=p_min, ci_prob=ci_prob, seed=seed)  # fmt: skip
-        _print(decision, format_probability)
+        _print(decision, format_probability, across, explain=explain)
         save_output(decision.to_frame(), output)
+        say_next(*across_steps(scores, sampler, across, command="decide", seed=seed,
+                               segments=segments, scale=scale, over=over))  # fmt: skip
         if gate:
             raise typer.Exit(GATE_EXIT[decision.overall])
         return
@@ -222,6 +224,11 @@ def decide_steps(decision, scores, sampler, *, seed) -> list[tuple[str, str | No
     return steps
 
 
+def _over_words(d) -> str:
+    """``, on a new collection`` or ``, on the average over the collections`` (--over)."""
+    return f", on a new {d.by}" if d.over == "new" else f", on the average over the {d.by}s"
+
+
 def _print(decision, fmt, fit, *, explain: bool) -> None:
     """Print the decision table, its legend and, for undecided challengers, the more-topics table.
 
@@ -251,6 +258,7 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         f"Decision vs champion {marked(d.champion, misfit, text=repr(d.champion))} ({kind}, "
         f"margin m = {d.margin:g}{unit}"
         + (f", risk weight r = {d.r:g}" if d.r != 1 else "")
+        + (_over_words(d) if d.over else "")
         + f"): {d.overall.upper()}",
         caption=caption,
     )

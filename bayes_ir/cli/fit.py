@@ -317,7 +317,7 @@ def fit(
     contrast on a new group and the number of groups won.
     """
     if wants_across(by, segments):
-        from bayes_ir.cli.across import fit_from_cli, report_fit
+        from bayes_ir.cli.across import across_steps, fit_from_cli, report_fit
 
         if sweep is not None or save is not None:
             raise BayesIRError(
@@ -326,6 +326,8 @@ def fit(
         across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
                               strict=False)  # fmt: skip
         report_fit(across, ci_prob=ci_prob, figures=figures, output=output)
+        say_next(*across_steps(scores, sampler, across, command="fit", seed=seed,
+                               segments=segments, scale=scale))  # fmt: skip
         if strict and not across.diagnostics.passed:
             raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
         return

@@ -80,7 +80,7 @@ def review(
     meta-analysis as the cross-check).
     """
     if wants_across(by, segments):
-        from bayes_ir.cli.across import fit_from_cli
+        from bayes_ir.cli.across import across_words, fit_from_cli
         from bayes_ir.report.review_across import review_across
 
         across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
@@ -93,6 +93,12 @@ def review(
                              command=command)  # fmt: skip
         console.print(made.headline(), highlight=False, markup=False, soft_wrap=True)
         say_wrote(made.to_html(output))
+        words = [*sampler.words(seed=seed), *across_words(segments, scale)]
+        say_next(
+            (f"read it in a browser (one file, no network): {output}", None),
+            ("the decision on a new group as an exit status, for a CI pipeline",
+             scores.command_line("decide", *words, "--over", "new", "--gate")),
+        )  # fmt: skip
         return
     from bayes_ir.decision import check_options
     from bayes_ir.report.review import review as make_review

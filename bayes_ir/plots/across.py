@@ -7,6 +7,8 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
+from bayes_ir.plots._common import misfit_note
+from bayes_ir.report.marks import marked
 from bayes_ir.report.numbers import format_probability
 
 __all__ = ["plot_across", "plot_segment_risk"]
@@ -51,7 +53,11 @@ def plot_across(result: Any, *, axes: Any = None, meta: Any = None) -> Any:
     n_rows = len(r.groups) + 3 + (2 if meta is not None else 0)
     if axes is None:
         fig, axes = plt.subplots(
-            n_chal, 1, figsize=(8.0, 0.42 * n_rows * n_chal + 1.4), squeeze=False
+            n_chal,
+            1,
+            figsize=(8.0, 0.42 * n_rows * n_chal + 1.4),
+            squeeze=False,
+            layout="constrained",
         )
         axes = axes[:, 0]
     axes = np.ravel(axes)
@@ -112,13 +118,14 @@ def plot_across(result: Any, *, axes: Any = None, meta: Any = None) -> Any:
         ax.set_ylim(y - 0.7, 0.7)
         ax.set_xlabel(f"{r.challengers[j]} - {r.champion} ({r.units})")
         ax.set_title(
-            f"{r.challengers[j]} vs {r.champion} across {len(r.groups)} {r.by}s\n"
+            f"{marked(r.challengers[j], r.misfit)} vs {marked(r.champion, r.misfit)} "
+            f"across {len(r.groups)} {r.by}s\n"
             f"raw (grey) and shrunken (blue) contrasts, {pct} intervals",
             loc="left",
             fontsize="medium",
         )
         ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    misfit_note(fig, r.misfit, champion=r.champion)
     return fig
 
 

@@ -2,7 +2,9 @@ r"""The review across collections or segments: decision, forest plot, meta-analy
 
 :func:`review_across` fits the model across groups (:func:`bayes_ir.fit_across`),
 decides on both quantities (the average contrast and a new group's,
-:func:`bayes_ir.decide` with ``over=``), and sets beside the per-group forest plot the
+:func:`bayes_ir.decide` with ``over=``), marks the systems its model check flags, adds
+across segments the risk per segment (:func:`bayes_ir.risk.segment_risk`), and sets
+beside the per-group forest plot the
 frequentist meta-analysis of the per-group effects (:func:`bayes_ir.effect_size` and
 :func:`bayes_ir.meta_analysis`, DerSimonian-Laird and REML) as the cross-check: the
 overall contrast against the pooled estimate, the between-group SD against
@@ -81,6 +83,9 @@ class AcrossReview:
         ``{challenger: {"DL": MetaAnalysisResult, "REML": MetaAnalysisResult}}``.
     provenance
         Inputs and their SHA-256, roles, options, versions, seed, command, date.
+    risk
+        Across segments, the :class:`~bayes_ir.risk.SegmentRisk` (URisk- and BRisk- per
+        segment, the harmed segments); ``None`` across collections.
     """
 
     table: ScoreTable
@@ -89,6 +94,7 @@ class AcrossReview:
     decisions: dict[str, Any]
     meta: dict[str, dict[str, Any]]
     provenance: dict[str, Any] = field(default_factory=dict)
+    risk: Any = None
 
     def headline(self) -> str:
         """One sentence per rule: the action for each challenger."""
@@ -127,9 +133,10 @@ class AcrossReview:
         return pd.DataFrame(rows, columns=columns)
 
     def summary(self) -> str:
-        """Return the headline, the contrasts and the cross-check, as text."""
+        """Return the headline, the contrasts, the cross-check and the risk per segment."""
         check = self.cross_check().to_string(index=False, float_format=lambda v: f"{v:.4f}")
-        return "\n".join([self.headline(), "", self.contrasts.summary(), "", check])
+        risk = [] if self.risk is None else ["", self.risk.summary()]
+        return "\n".join([self.headline(), "", self.contrasts.summary(), "", check, *risk])
 
     def __str__(self) -> str:
         return self.summary()
@@ -144,10 +151,12 @@ class AcrossReview:
 def render_across(review: AcrossReview) -> str:
     """Render an :class:`AcrossReview` with ``templates/review_across.html.j2``."""
     from bayes_ir.report.html import environment, figure_svg
+    from bayes_ir.report.marks import marked, misfit_legend
 
     c = review.contrasts
     pct = f"{100 * c.ci_prob:g}%"
     frame = c.to_frame()
+    frame["challenger"] = [marked(x, c.misfit) for x in frame["challenger"]]
     figures = []
     for chal in c.challengers:
         single = review.fit.contrasts(challengers=[chal], ci_prob=c.ci_prob)
@@ -163,7 +172,8 @@ def render_across(review: AcrossReview) -> str:
     decisions = []
     for over, d in review.decisions.items():
         decisions.append({"over": over, "rule": d.rule, "rows": [
-            {"challenger": r.challenger, "action": r.action, "mean": f"{r.mean:+.4f}",
+            {"challenger": marked(r.challenger, c.misfit), "action": r.action,
+             "mean": f"{r.mean:+.4f}",
              "interval": f"[{r.ci_lower:+.4f}, {r.ci_upper:+.4f}]",
              "p_better": format_probability(r.p_better), "reason": r.reason}
             for r in d.table.itertuples(index=False)]})  # fmt: skip
@@ -190,6 +200,26 @@ def render_across(review: AcrossReview) -> str:
         {k: (f"{v:+.4f}" if isinstance(v, float) else v) for k, v in row.items()}
         for row in review.cross_check().to_dict("records")
     ]
+    risk = None
+    if review.risk is not None:
+        rf = review.risk.to_frame()
+        risk = {
+            "r": f"{review.risk.r:g}",
+            "p_harm": f"{review.risk.p_harm_min:g}",
+            "harmed": [{"challenger": marked(ch, c.misfit), "segments": ", ".join(g) or "none"}
+                       for ch, g in review.risk.harmed.items()],
+            "rows": [{"challenger": marked(x.challenger, c.misfit), "segment": x.segment,
+                      "n": int(x.n_topics), "urisk": f"{x.urisk_minus:+.4f}",
+                      "brisk": f"{x.brisk_minus:+.4f}",
+                      "interval": f"[{x.brisk_lower:+.4f}, {x.brisk_upper:+.4f}]",
+                      "p": format_probability(x.p_harm), "harmed": "HARMED" if x.harmed else ""}
+                     for x in rf.itertuples(index=False)],
+            "figure": {"svg": figure_svg(review.risk.plot(), label="risk per segment"),
+                       "caption": f"URisk- of each segment's topics alone (open) and BRisk- "
+                       f"of the model across segments of the risk-adjusted scores (r = "
+                       f"{review.risk.r:g}; {pct} interval; red: harmed)."},
+        }  # fmt: skip
+    model_check = None if review.fit.model_check is None else review.fit.model_check.summary()
     return (
         environment()
         .get_template("review_across.html.j2")
@@ -207,6 +237,9 @@ def render_across(review: AcrossReview) -> str:
             summary=summary,
             wins=wins_rows,
             check=check,
+            risk=risk,
+            model_check=model_check,
+            misfit_legend=misfit_legend(c, c.misfit, champion=c.champion),
             diagnostics=review.fit.diagnostics.checks().to_dict("records"),
             provenance=review.provenance,
         )
@@ -266,6 +299,13 @@ def review_across(
     decisions = {
         over: decide(fit, over=over, margin=margin, ci_prob=p) for over in ("average", "new")
     }
+    risk = None
+    if segments is not None:
+        from bayes_ir.risk import segment_risk
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Warning)  # the review says it loudly
+            risk = segment_risk(table, segments, ci_prob=p, seed=seed, **fit_options)
     meta = {
         chal: {
             m: meta_analysis(meta_effects(contrasts, table, chal, segments), method=m, ci_prob=p)
@@ -291,4 +331,4 @@ def review_across(
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
     }
     return AcrossReview(table=table, fit=fit, contrasts=contrasts, decisions=decisions,
-                        meta=meta, provenance=provenance)  # fmt: skip
+                        meta=meta, provenance=provenance, risk=risk)  # fmt: skip

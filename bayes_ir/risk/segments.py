@@ -131,6 +131,7 @@ class SegmentRisk:
     def summary(self) -> str:
         """Per challenger: URisk- and BRisk- of every segment, and the harmed segments."""
         from bayes_ir.report.across import table_lines
+        from bayes_ir.report.marks import marked, misfit_legend
         from bayes_ir.report.numbers import format_probability
 
         pct = f"{100 * self.ci_prob:g}%"
@@ -144,6 +145,11 @@ class SegmentRisk:
         ]
         if not self.fit.diagnostics.passed:
             lines.insert(0, "DIAGNOSTICS FAILED: the BRisk posterior is not reliable")
+        misfit = tuple(
+            s
+            for s in getattr(self.fit.model_check, "flagged", ())
+            if s in (self.champion, *self.challengers)
+        )
         frame = self.to_frame()
         for c in self.challengers:
             part = frame[frame["challenger"] == c]
@@ -160,9 +166,12 @@ class SegmentRisk:
             ]
             header = ["segment", "topics", "URisk-", f"BRisk- [{pct}]", "P(harm)", ""]
             harmed = self.harmed[c]
-            lines += ["", f"{c}: harmed segments: {', '.join(harmed) if harmed else 'none'}"]
+            shown = ", ".join(harmed) if harmed else "none"
+            lines += ["", f"{marked(c, misfit)}: harmed segments: {shown}"]
             lines += table_lines(header, rows)
-        return "\n".join(lines)
+        legend = misfit_legend(self.fit, misfit, champion=self.champion,
+                               scores=" of the risk-adjusted scores")  # fmt: skip
+        return "\n".join([*lines, *(["", legend] if legend else [])])
 
     def __str__(self) -> str:
         return self.summary()

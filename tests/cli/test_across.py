@@ -113,3 +113,97 @@ def test_a_ranger_yaml_config(run_cli):
     )
     assert code == 0, err
     assert "across 6 collections" in text and "webis-touche2020" in text and "nDCG@10" in text
+
+
+def test_next_steps_follow_every_command_across_groups(run_cli, tidy):
+    args = [str(tidy), "-c", "bm25", "-C", "dense", "--by", "collection", *DRAWS]
+    code, text, err = run_cli(["fit", *args])
+    assert code == 0, err
+    steps = text.split("next:")[1]
+    assert "bayes-ir decide" in steps and "--by collection" in steps
+    assert "--over new" in steps and "bayes-ir review" in steps
+    code, text, err = run_cli(["decide", *args, "--over", "new"])
+    assert code == 0, err
+    assert "on a new collection): " in text  # the title says what was decided on
+    assert "--over average" in text.split("next:")[1]
+
+
+def test_a_misfitting_system_is_marked_and_never_deployed(run_cli, tmp_path):
+    rng = np.random.default_rng(8)
+    rows = []
+    for c, n_t in enumerate((30, 60, 30)):
+        for t in range(n_t):
+            a = rng.normal(0, 0.1)
+            for k in range(8):
+                sd = 0.15 if (c, k) == (1, 1) else 0.05
+                rows.append(
+                    (f"c{c}", "AP", f"s{k}", f"q{t}", 0.4 + a + 0.005 * k + rng.normal(0, sd))
+                )
+    path = tmp_path / "wide.csv"
+    pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"]).to_csv(
+        path, index=False
+    )
+    args = [str(path), "-c", "s0", "-C", "s1", "-C", "s2", "--by", "collection",
+            "--no-range-check", *DRAWS]  # fmt: skip
+    code, text, err = run_cli(["fit", *args])
+    assert code == 0, err
+    assert "s1 \u2020 - s0" in text and "model misfit" in text and "in c1" in text
+    code, text, err = run_cli(["decide", *args])
+    assert code == 0, err
+    assert "s1 \u2020" in text and "unreliable" in text
+
+
+def test_risk_per_segment(run_cli, tmp_path):
+    path = tmp_path / "one.csv"
+    _frame().assign(collection="c").to_csv(path, index=False)
+    out, plot = tmp_path / "risk.csv", tmp_path / "risk.png"
+    code, text, err = run_cli(["risk", str(path), "-c", "bm25", "-C", "dense", "--segments",
+                               r"re:^(\d+)_", "-o", str(out), "--plot", str(plot),
+                               *DRAWS])  # fmt: skip
+    assert code == 0, err
+    assert "Risk per segment" in text and "harmed segments" in text and "next:" in text
+    frame = pd.read_csv(out)
+    assert len(frame) == 3 and set(frame["segment"].astype(str)) == {"0", "1", "2"}
+    assert plot.stat().st_size > 1000
+    code, _, err = run_cli(["risk", str(path), "-c", "bm25", "-C", "dense", "--segments",
+                            r"re:^(\d+)_", "--no-bayes"])  # fmt: skip
+    assert code == 2 and "--no-bayes does not apply" in err
+
+
+def test_review_across_segments_has_the_risk_per_segment(run_cli, tmp_path):
+    path = tmp_path / "one.csv"
+    _frame().assign(collection="c").to_csv(path, index=False)
+    out = tmp_path / "review.html"
+    code, text, err = run_cli(["review", str(path), "-c", "bm25", "-C", "dense", "--segments",
+                               r"re:^(\d+)_", "-o", str(out), *DRAWS])  # fmt: skip
+    assert code == 0, err
+    html = out.read_text()
+    assert 'id="risk"' in html and "URisk-" in html and 'id="model-check"' in html
+
+
+def test_hostile_tables(run_cli, tmp_path):
+    frame = _frame()
+    one_topic = pd.concat([frame, pd.DataFrame(
+        [("solo", "AP", s, "x1", 0.5) for s in ("bm25", "dense", "other")],
+        columns=frame.columns)])  # fmt: skip
+    path = tmp_path / "one_topic.csv"
+    one_topic.to_csv(path, index=False)
+    code, _, err = run_cli(["fit", str(path), "-c", "bm25", "-C", "dense", "--by", "collection",
+                            *DRAWS])  # fmt: skip
+    assert code == 2 and "collection 'solo'" in err and "has 1" in err
+    mixed = tmp_path / "mixed.csv"
+    _frame(measures=["AP", "nDCG@10", "P@10"]).to_csv(mixed, index=False)
+    code, _, err = run_cli(["fit", str(mixed), "-c", "bm25", "-C", "dense", "--by", "collection",
+                            "--scale", "measure", *DRAWS])  # fmt: skip
+    assert code == 2 and "--scale measure needs one measure in every collection" in err
+    code, text, err = run_cli(["fit", str(mixed), "-c", "bm25", "-C", "dense", "--by",
+                               "collection", *DRAWS])  # fmt: skip
+    assert code == 0 and "residual SDs of each collection" in text
+    missing = tmp_path / "missing.csv"
+    frame[~((frame["collection"] == "coll2") & (frame["system"] == "dense"))].to_csv(
+        missing, index=False
+    )
+    code, text, err = run_cli(["fit", str(missing), "-c", "bm25", "-C", "dense", "--by",
+                               "collection", "--missing", "keep", *DRAWS])  # fmt: skip
+    assert code == 0, err
+    assert "not compared in coll2" in text and "wins on k of 2 collections" in text

@@ -380,8 +380,7 @@ def segments_design(
     long, systems, roles = _long(table, measure, what="the model across segments")
     if long["collection"].nunique() > 1:
         raise ScoreTableError(
-            "segments are compared within one collection: select one first "
-            "(table.select(collection=...))",
+            "segments are compared within one collection: use table.select(collection=...) first",
             source=table.source,
         )
     seg = {str(k): str(v) for k, v in dict(segments).items()}

@@ -43,7 +43,7 @@ if (design == "collections") {
 }
 fit <- brm(f, data = d, prior = pri, stanvars = sv, chains = 4, iter = 3000, warmup = 1000,
            seed = seed, cores = 2, refresh = 0, backend = "rstan",
-           control = list(adapt_delta = 0.95))
+           control = list(adapt_delta = 0.99))
 dr <- as_draws_df(fit)
 code <- function(s) paste0("s", match(s, systems))
 out <- list()
@@ -75,7 +75,7 @@ res <- do.call(rbind, lapply(names(out), function(n) {
   data.frame(quantity = n, mean = mean(x), sd = sd(x),
              mcse = mcse_mean(m), q05 = quantile(x, 0.05), q95 = quantile(x, 0.95))
 }))
-res$max_rhat <- max(rhat(fit), na.rm = TRUE)
+res$max_rhat <- max(brms::rhat(fit), na.rm = TRUE)
 res$divergences <- sum(nuts_params(fit)$Value[nuts_params(fit)$Parameter == "divergent__"])
 options(digits = 15)
 write.csv(res, args[3], row.names = FALSE)
