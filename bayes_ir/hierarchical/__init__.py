@@ -29,6 +29,7 @@ netCDF; ``load_fit(path, table)`` reuses it after checking that it is that table
 """
 
 from bayes_ir.hierarchical.across import AcrossFit, fit_across
+from bayes_ir.hierarchical.across_check import AcrossModelCheck, check_across
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.artifact_sweep import ArtifactSweep, artifact_sweep
 from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
@@ -77,6 +78,8 @@ __all__ = [
     # systems across collections or segments
     "AcrossContrasts",
     "AcrossFit",
+    "AcrossModelCheck",
+    "check_across",
     "contrasts_across",
     "fit_across",
     "Diagnostics",

@@ -58,8 +58,9 @@ class AcrossFit:
     Attributes
     ----------
     posterior
-        ``xarray.DataTree``: group ``posterior`` with ``b0`` and ``sigma`` (dim
-        ``collection``), every random term's effects ``<term>_effect`` (dim
+        ``xarray.DataTree``: group ``posterior`` with ``b0`` (dim ``collection``, or
+        ``segment``: an intercept per segment) and ``sigma`` (dim ``collection`` when
+        there is one per collection), every random term's effects ``<term>_effect`` (dim
         ``<term>``, e.g. ``system``, ``system_collection``; topic effects only when
         kept) and scale ``sigma_<term>`` (dim ``collection`` when there is one per
         collection); ``sample_stats`` for NUTS.
@@ -78,7 +79,7 @@ class AcrossFit:
         Data hash, design, scale, method, seed, sampler settings, acceptance rates,
         versions, timestamp.
     model_check
-        The :class:`~bayes_ir.hierarchical.across_check.AcrossModelCheck` of every
+        The :class:`~bayes_ir.hierarchical.AcrossModelCheck` of every
         system in every group (``None`` with ``model_check=False``).
     """
 
@@ -173,15 +174,18 @@ class AcrossFit:
 
 def _dataset(post: dict[str, np.ndarray], design: CrossedDesign) -> xr.Dataset:
     """Return the draws as a labelled Dataset (see :class:`AcrossFit`)."""
-    colls = list(design.terms[0].levels)
-    per_collection = design.residual.levels == design.terms[0].levels
+    b0t = design.terms[0]
+    b0_dim = next(iter(b0t.components))  # "collection", or "segment" (an intercept each)
+    per_collection = design.residual.n_levels > 1
     data: dict[str, Any] = {
-        "b0": (("chain", "draw", "collection"), post["b0"]),
+        "b0": (("chain", "draw", b0_dim), post["b0"]),
         "sigma": (("chain", "draw", "collection"), post["sigma"])
         if per_collection
         else (("chain", "draw"), post["sigma"][..., 0]),
     }
-    coords: dict[str, Any] = {"collection": colls}
+    coords: dict[str, Any] = {b0_dim: list(b0t.levels)}
+    if per_collection:
+        coords["collection"] = list(design.residual.levels)
     for t in design.terms[1:]:
         if t.name in post:
             data[f"{t.dim}_effect"] = (("chain", "draw", t.dim), post[t.name])
@@ -290,7 +294,7 @@ def fit_across(
         NUTS implementation: ``"nutpie"`` (default) or ``"pymc"``.
     model_check
         Run the posterior predictive checks of every system in every group (default;
-        :func:`~bayes_ir.hierarchical.across_check.check_across`): a flagged champion
+        :func:`~bayes_ir.hierarchical.check_across`): a flagged champion
         or challenger emits a :class:`~bayes_ir.errors.ModelCheckWarning` and is marked
         misfit in every result read from the fit.
 

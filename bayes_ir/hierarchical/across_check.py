@@ -5,14 +5,15 @@ predictive intervals, and the posterior predictive p-values of a system's mean, 
 and skewness of its residuals and its share of topics lost to the champion, with the
 same calibrated cut-offs and Monte Carlo borderline band), run on each group (each
 collection, or each segment) of an :class:`~bayes_ir.hierarchical.AcrossFit`: within a
-group the model across groups is the two-way model
+group :math:`g` (with its own intercept: a collection, or a segment) the model across
+groups is the two-way model
 
 .. math::
 
-    y_{ts} = b_{0c} + a_{ct} + u_c\,(\beta_s + \gamma_{s,g(t)}) + e_{ts},\qquad
-    e_{ts} \sim N(0, \sigma_c^2),
+    y_{ts} = b_{0g} + a_t + u_g\,(\beta_s + \gamma_{sg}) + e_{ts},\qquad
+    e_{ts} \sim N(0, \sigma_g^2),
 
-so a system's cell means in group :math:`g` are :math:`b_{0c} + u_c(\beta_s +
+so a system's cell means in group :math:`g` are :math:`b_{0g} + u_g(\beta_s +
 \gamma_{sg})` plus the topic effects. The fit keeps no topic effects (GLUE's 57,000
 examples would take gigabytes of draws), so for each checked draw they are drawn from
 their full conditional given the other parameters: with the residuals
@@ -25,7 +26,7 @@ their full conditional given the other parameters: with the residuals
     a_t = x_t - D_t^{-1}\,\frac{\sum_u x_u}{\sum_u D_u^{-1}}
 
 (the last step conditions the independent normals on the zero sum of the topic effects
-of the collection, Rue and Held 2005, section 2.3.3): together with the draw of the
+of the group, Rue and Held 2005, section 2.3.3): together with the draw of the
 other parameters, a draw from the joint posterior. A system is flagged when a check
 fails in any group, and each failed check is named with its group.
 
@@ -190,7 +191,7 @@ def check_across(
     post = fit.posterior["posterior"].to_dataset()
     inter = design.term(f"system:{design.by}")
     every = {k: fit.term_draws(k) for k in ("b0", "sigma", "sigma_topic", "system", inter.name)}
-    colls = list(design.terms[0].levels)
+    b0t, topic_term = design.terms[0], design.term("topic")
     systems = list(design.systems)
     level = {
         (s, g): k
@@ -198,55 +199,44 @@ def check_across(
             zip(inter.components["system"], inter.components[design.by], strict=True)
         )
     }
-    cells = design.cells.assign(score=design.y)
+    cells = design.cells.assign(score=design.y, _b0=b0t.index, _res=design.residual.index,
+                                _tau=topic_term.scale_group[topic_term.index])  # fmt: skip
     checks: dict[str, ModelCheck] = {}
-    for c, coll in enumerate(colls):
-        part = cells[cells["collection"] == coll]
+    # one block per intercept (a collection, or a segment): its topics sum to zero there
+    for c, block in enumerate(b0t.levels):
+        part = cells[cells["_b0"] == c]
+        group = str(part[design.by].iat[0])  # the block's collection or segment
         wide = part.pivot_table(index="topic", columns="system", values="score", aggfunc="first")
-        wide = wide.reindex(columns=systems)
-        topics = list(wide.index)
-        y = wide.to_numpy(dtype=float)  # (T, S)
+        y = wide.reindex(columns=systems).to_numpy(dtype=float)  # (T, S)
         n_c = min(n, max(MIN_DRAWS, _ELEMENTS // y.size))
         keep = np.sort(rng.choice(total, size=n_c, replace=False))
         n_eff = _effective_draws(post, n_c)
         b0, sigma, tau, beta, gamma = (every[k][keep] for k in every)
-        q = c if sigma.shape[1] > 1 else 0
-        sig, tau_c = sigma[:, q], tau[:, c if tau.shape[1] > 1 else 0]
+        sig = sigma[:, int(part["_res"].iat[0])]
         unit = sig if inter.standardized else np.ones(n_c)
-        if design.by == "segment":
-            seg = part.drop_duplicates("topic").set_index("topic")["segment"]
-            group_of = np.array([seg[t] for t in topics])
-        else:
-            group_of = np.full(len(topics), coll)
-        groups = list(dict.fromkeys(g for g in design.groups if g in set(group_of)))
-        # system effects in each group (n, G, S); 0 where a system has no level there
-        eff = np.zeros((n_c, len(groups), len(systems)))
-        for k, g in enumerate(groups):
-            for j, s in enumerate(systems):
-                if (s, g) in level:
-                    eff[:, k, j] = unit * (beta[:, j] + gamma[:, level[(s, g)]])
-        pos = np.array([groups.index(g) for g in group_of])
-        fixed = b0[:, c, None, None] + eff[:, pos, :]  # (n, T, S)
-        topic = _topic_draws(y[None] - fixed, sig, tau_c, rng)
-        for k, g in enumerate(groups):
-            rows = pos == k
-            present = np.flatnonzero(np.isfinite(y[rows]).any(axis=0))
-            names = [systems[j] for j in present]
-            champ = names.index(design.champion) if design.champion in names else None
-            res = _check_arrays(y[rows][:, present], b0[:, c], topic[:, rows],
-                                eff[:, k, present], sig, None, champ, rng, n_eff)  # fmt: skip
-            roles = [design.roles[j] for j in present]
-            frame = _check_frame(res, names, roles, np.full(len(names), n_c), alpha_ppp,
-                                 alpha_coverage)  # fmt: skip
-            checks[str(g)] = ModelCheck(
-                frame=frame,
-                likelihood="gaussian",
-                n_draws=n_c,
-                seed=seed,
-                alpha_ppp=float(alpha_ppp),
-                alpha_coverage=float(alpha_coverage),
-                collection=str(g),
-                measure=design.measures[coll],
-            )
+        eff = np.zeros((n_c, len(systems)))  # 0 where a system has no score in the block
+        for j, s in enumerate(systems):
+            if (s, group) in level:
+                eff[:, j] = unit * (beta[:, j] + gamma[:, level[(s, group)]])
+        fixed = b0[:, c, None, None] + eff[:, None, :]  # (n, T, S)
+        topic = _topic_draws(y[None] - fixed, sig, tau[:, int(part["_tau"].iat[0])], rng)
+        present = np.flatnonzero(np.isfinite(y).any(axis=0))
+        names = [systems[j] for j in present]
+        champ = names.index(design.champion) if design.champion in names else None
+        res = _check_arrays(y[:, present], b0[:, c], topic, eff[:, present], sig, None, champ,
+                            rng, n_eff)  # fmt: skip
+        roles = [design.roles[j] for j in present]
+        frame = _check_frame(res, names, roles, np.full(len(names), n_c), alpha_ppp,
+                             alpha_coverage)  # fmt: skip
+        checks[group] = ModelCheck(
+            frame=frame,
+            likelihood="gaussian",
+            n_draws=n_c,
+            seed=seed,
+            alpha_ppp=float(alpha_ppp),
+            alpha_coverage=float(alpha_coverage),
+            collection=group,
+            measure=design.measures[str(part["collection"].iat[0])],
+        )
     return AcrossModelCheck(by=str(design.by), groups=checks, systems=tuple(systems),
                             roles=tuple(design.roles))  # fmt: skip

@@ -181,7 +181,7 @@ class AcrossContrasts:
     header
         One line naming the data and the model.
     model_check
-        The fit's :class:`~bayes_ir.hierarchical.across_check.AcrossModelCheck`
+        The fit's :class:`~bayes_ir.hierarchical.AcrossModelCheck`
         (``None`` when it was not run).
     misfit
         The champion and challengers the model check flags (marked in every output).

@@ -117,8 +117,7 @@ def write_inputs(case: Case, folder: Path, *, brms: bool) -> tuple[Path, Path]:
     rows = []
     b0 = design.terms[0]
     for lev, m, s in zip(b0.levels, pri.intercept_mu, pri.intercept_sd, strict=True):
-        level = "all" if case.design == "segments" else lev
-        rows += [("b0_mu", level, m), ("b0_sd", level, s)]
+        rows += [("b0_mu", lev, m), ("b0_sd", lev, s)]
     rates = case.rates()
     rows += [("sigma_rate", "all", rates["sigma"]), ("topic_rate", "all", rates["sigma_topic"]),
              ("system_rate", "all", rates["sigma_system"])]  # fmt: skip

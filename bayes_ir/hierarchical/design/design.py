@@ -16,7 +16,8 @@ designs the package fits:
   and one system x collection SD (Corani et al. 2017's hierarchy of per-data-set
   differences, with topics crossed with systems inside each collection);
 * :func:`segments_design`: one collection whose topics fall in segments,
-  :math:`y_{ts} = b_0 + a_t + \beta_s + \gamma_{s,g(t)} + e_{ts}`.
+  :math:`y_{ts} = b_{0g} + a_t + \beta_s + \gamma_{sg} + e_{ts}` with :math:`g = g(t)`
+  (an intercept per segment, topics within segments).
 
 The system x collection (segment) effects sum to zero over the systems within each
 collection, as the topic effects within a collection and the system effects do:
@@ -357,11 +358,15 @@ def segments_design(
 
     .. math::
 
-        y_{ts} = b_0 + a_t + \beta_s + \gamma_{s,g(t)} + e_{ts}, \qquad
+        y_{ts} = b_{0g} + a_t + \beta_s + \gamma_{sg} + e_{ts}, \qquad g = g(t),\quad
+        a_{\cdot} \sim \mathrm{ZSN}(\tau) \text{ within each segment},\quad
         \gamma_{\cdot g} \sim \mathrm{ZSN}(\omega),
 
     with :math:`g(t)` the segment of topic :math:`t` (navigational or informational,
-    short or long, a conversation, a language).
+    short or long, a conversation, a language): an intercept per segment (segments differ
+    in difficulty), one topic SD and one residual SD. As across collections, the
+    zero-sum system x segment effects have the contrasts of i.i.d. ones (each segment's
+    sum moves into its intercept: brms's and lme4's ``(1 | system:segment)``).
 
     Parameters
     ----------
@@ -400,11 +405,15 @@ def segments_design(
             f"{table.source} fall in {len(groups)}"
         )
     order = {"system": systems, "segment": groups}
+    rank = {g: i for i, g in enumerate(groups)}
+    sort = np.argsort(cells["segment"].map(rank).to_numpy(), kind="stable")
+    long, cells = long.iloc[sort].reset_index(drop=True), cells.iloc[sort].reset_index(drop=True)
     terms = (
-        intercept_term(cells["collection"]),
-        random_term("topic", cells, zero_sum_by=True),
+        intercept_term(cells["segment"], factor="segment"),
+        random_term("topic", cells, zero_sum_by="segment"),
         random_term("system", cells, zero_sum_by=True, order=order),
         random_term("system:segment", cells, zero_sum_by="segment", order=order),
     )
-    return _crossed(long, cells, terms, (systems, roles), by="segment", groups=tuple(groups),
-                    scale="measure", source=str(table.source))  # fmt: skip
+    residual = intercept_term(cells["collection"])
+    return _crossed(long, cells, terms, (systems, roles), residual=residual, by="segment",
+                    groups=tuple(groups), scale="measure", source=str(table.source))  # fmt: skip

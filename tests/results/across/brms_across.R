@@ -3,7 +3,8 @@
 #   priors.csv: name, level, value (b0_mu, b0_sd per group or "all"; sigma_rate,
 #               topic_rate, system_rate, sxc_rate)
 #   design: "collections" (a residual SD and a topic SD per collection, an intercept
-#           per collection) or "segments" (one residual SD, one topic SD, one intercept)
+#           per collection) or "segments" (one residual SD, one topic SD, an intercept
+#           per segment)
 # The bayes_ir model across groups with i.i.d. random effects (brms): its contrasts,
 # scales and residual SDs are those of the zero-sum model (the sums move into the
 # intercepts, whose priors are wide).
@@ -34,11 +35,14 @@ if (design == "collections") {
     stanvar(scode = "target += exponential_lpdf(exp(b_sigma) | rate_sigma) + sum(b_sigma);",
             block = "model")
 } else {
-  f <- bf(score ~ 1 + (1 | s) + (1 | t) + (1 | s:g))
+  f <- bf(score ~ 0 + g + (1 | s) + (1 | t) + (1 | s:g))
   pri <- c(pri,
            set_prior(sprintf("exponential(%s)", num(get("topic_rate"))), class = "sd", group = "t"),
-           set_prior(sprintf("normal(%s, %s)", num(get("b0_mu")), num(get("b0_sd"))), class = "Intercept"),
            set_prior(sprintf("exponential(%s)", num(get("sigma_rate"))), class = "sigma"))
+  for (k in seq_along(groups)) {
+    pri <- c(pri, set_prior(sprintf("normal(%s, %s)", num(get("b0_mu", groups[k])),
+                                    num(get("b0_sd", groups[k]))), class = "b", coef = paste0("gk", k)))
+  }
   sv <- NULL
 }
 fit <- brm(f, data = d, prior = pri, stanvars = sv, chains = 4, iter = 3000, warmup = 1000,

@@ -2,8 +2,7 @@
 #   data.csv: group, topic, system, score; design "collections" or "segments".
 # REML fit of the bayes_ir model across groups with one residual SD and one topic SD
 # (sigma="pooled"), system effects random as in bayes_ir:
-#   collections: score ~ 0 + g + (1 | s) + (1 | t) + (1 | s:g)
-#   segments:    score ~ 1 + (1 | s) + (1 | t) + (1 | s:g)
+#   score ~ 0 + g + (1 | s) + (1 | t) + (1 | s:g)  (g: the collection, or the segment)
 # A contrast is the difference of the system effects' conditional modes (BLUPs).
 args <- commandArgs(trailingOnly = TRUE)
 suppressMessages(library(lme4))
@@ -12,8 +11,7 @@ d <- read.csv(args[1], colClasses = c(group = "character", topic = "character",
 champ <- args[3]; design <- args[4]
 d$g <- factor(d$group); d$s <- factor(d$system)
 d$t <- paste(d$group, d$topic, sep = "|")
-form <- if (design == "collections") score ~ 0 + g + (1 | s) + (1 | t) + (1 | s:g) else
-  score ~ 1 + (1 | s) + (1 | t) + (1 | s:g)
+form <- score ~ 0 + g + (1 | s) + (1 | t) + (1 | s:g)  # an intercept per collection or segment
 m <- lmer(form, data = d, REML = TRUE)
 vc <- as.data.frame(VarCorr(m))
 sd_of <- function(grp) vc$sdcor[vc$grp == grp]
