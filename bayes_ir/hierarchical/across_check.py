@@ -203,7 +203,7 @@ def check_across(
                                 _tau=topic_term.scale_group[topic_term.index])  # fmt: skip
     checks: dict[str, ModelCheck] = {}
     # one block per intercept (a collection, or a segment): its topics sum to zero there
-    for c, block in enumerate(b0t.levels):
+    for c in range(b0t.n_levels):
         part = cells[cells["_b0"] == c]
         group = str(part[design.by].iat[0])  # the block's collection or segment
         wide = part.pivot_table(index="topic", columns="system", values="score", aggfunc="first")
