@@ -124,6 +124,12 @@ def test_segments_design():
     assert [t.name for t in d.terms] == ["b0", "topic", "system", "system:segment"]
     assert d.groups == ("long", "short") and d.by == "segment"
     assert (d.cells["segment"] == d.cells["topic"].map(segments)).all()
+    # an intercept per segment, topics summing to zero within each, one residual SD
+    b0, topic = d.terms[0], d.term("topic")
+    assert b0.levels == ("long", "short") and d.residual.n_levels == 1
+    assert (np.asarray(b0.levels)[b0.index] == d.cells["segment"].to_numpy()).all()
+    sets = topic.zero_sum[topic.index]
+    assert all(len(set(d.cells["segment"][sets == k])) == 1 for k in np.unique(sets))
     with pytest.raises(ScoreTableError, match=r"2 topic\(s\) have no segment: 't6', 't7'"):
         segments_design(table, {f"t{i}": "a" for i in range(6)})
     with pytest.raises(InsufficientDataError, match="at least 2 segments"):
