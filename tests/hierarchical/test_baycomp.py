@@ -14,11 +14,14 @@ the difference with (nearly) flat priors: here the system and system x collectio
 Exponential priors of rate 0.01 (mean 100 score units), as baycomp's uniform priors on its
 scales reach 1,000 times the data's spread; baycomp's Student-t between datasets is made
 normal (``nu="normal"`` in the stored output: its Gamma prior on nu - 1 set to put nu near
-95,000). What stays different: baycomp's noise has the correlation 1/n of
-cross-validation folds (0.02 with 50 samples) and its mean difference a uniform prior on
-the data's range. The three shares agree within 0.03. With baycomp's own t
-(``nu="learned"``) the simulated case's rope share differs by about 0.04 (heavier tails
-put more draws' mass outside the rope), which the test states rather than hides.
+95,000; it changes baycomp's shares by less than 0.01 here). What cannot be matched:
+baycomp models a dataset's scores as cross-validation folds, correlated by rho = 1/n
+(fixed by its API: ``runs=1`` gives the smallest), which doubles the noise variance of each
+dataset's mean, (1 + (n - 1)/n) sigma^2/n; here the topics are independent. On Ranger's runs
+(6 collections x 50 queries) the three shares agree within 0.03 (measured: 0.077/0.000/0.923
+against 0.066/0.000/0.934); on the simulated rectangle (8 x 50, a contrast near the rope)
+within 0.05 (measured: 0.014/0.331/0.655 against 0.042/0.285/0.673), the rope share being
+the one that differs most.
 """
 
 from __future__ import annotations
@@ -62,18 +65,15 @@ def shares(shared_data):
     return out
 
 
+#: Largest difference of a share from baycomp's (module docstring: the simulated case is
+#: near the rope, where baycomp's correlated-folds noise moves the shares most).
+TOLERANCE = {"ranger50": 0.03, "simulated": 0.05}
+
+
 @pytest.mark.parametrize("name", ["simulated", "ranger50"])
 def test_shares_agree_with_baycomp_under_matched_assumptions(shares, name):
-    ref = pd.read_csv(OUT).set_index(["case", "nu"]).loc[(name, "normal")]
-    for key, value in shares[name].items():
-        assert value == pytest.approx(ref[key], abs=0.03), (key, shares[name], dict(ref))
-
-
-def test_baycomp_with_its_student_t_differs_by_the_stated_amount(shares):
     ref = pd.read_csv(OUT).set_index(["case", "nu"])
-    gap = max(abs(shares["simulated"][k] - ref.loc[("simulated", "learned"), k])
-              for k in ("p_left", "p_rope", "p_right"))  # fmt: skip
-    assert 0.0 <= gap <= 0.06
-    for key in ("p_left", "p_rope", "p_right"):  # ranger50: far from the rope either way
-        assert shares["ranger50"][key] == pytest.approx(ref.loc[("ranger50", "learned"), key],
-                                                        abs=0.03)  # fmt: skip
+    for nu in ("normal", "learned"):
+        for key, value in shares[name].items():
+            expected = ref.loc[(name, nu), key]
+            assert value == pytest.approx(expected, abs=TOLERANCE[name]), (key, nu, shares[name])
