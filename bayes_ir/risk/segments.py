@@ -73,6 +73,8 @@ class SegmentRisk:
         Probability that names a segment harmed; interval probability.
     fit
         The :class:`~bayes_ir.hierarchical.AcrossFit` of the risk-adjusted scores.
+    misfit
+        The champion and challengers its model check flags (marked in the summary).
     """
 
     champion: str
@@ -85,6 +87,7 @@ class SegmentRisk:
     p_harm_min: float
     ci_prob: float
     fit: Any
+    misfit: tuple[str, ...] = ()
 
     @property
     def p_harm(self) -> np.ndarray:
@@ -145,11 +148,7 @@ class SegmentRisk:
         ]
         if not self.fit.diagnostics.passed:
             lines.insert(0, "DIAGNOSTICS FAILED: the BRisk posterior is not reliable")
-        misfit = tuple(
-            s
-            for s in getattr(self.fit.model_check, "flagged", ())
-            if s in (self.champion, *self.challengers)
-        )
+        misfit = self.misfit
         frame = self.to_frame()
         for c in self.challengers:
             part = frame[frame["challenger"] == c]
@@ -254,4 +253,5 @@ def segment_risk(
         p_harm_min=p_harm,
         ci_prob=p,
         fit=fit,
+        misfit=res.misfit,
     )
