@@ -62,8 +62,8 @@ def _segments():
     segments = {f"t{t}": f"g{t % 5}" for t in range(40)}
     design = segments_design(table, segments)
     priors = DesignPriors(
-        intercept_mu=np.array([0.4]),
-        intercept_sd=np.array([0.1]),
+        intercept_mu=np.full(5, 0.4),  # an intercept per segment
+        intercept_sd=np.full(5, 0.1),
         residual_rate=np.array([10.0]),
         rates={
             "topic": np.array([8.0]),

@@ -49,7 +49,9 @@ def test_pooled_segment_contrasts_beat_the_raw_ones():
     pooled_err, raw_err, covered = [], [], []
     for rep in range(REPLICATIONS):
         table, segments, truth = _replication(rep)
-        fit = fit_across(table, segments=segments, draws=1000, tune=200, seed=rep, model_check=False)
+        fit = fit_across(
+            table, segments=segments, draws=1000, tune=200, seed=rep, model_check=False
+        )
         c = fit.contrasts(ci_prob=0.95)
         order = [c.groups.index(f"seg{g}") for g in range(len(SIZES))]
         draws = c.group[:, :, order]
