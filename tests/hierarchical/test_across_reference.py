@@ -86,7 +86,8 @@ def _agree_brms(mine: dict, ref: pd.DataFrame) -> None:
         gap, se = abs(mean - row.mean), np.hypot(mcse, row.mcse)
         within.append(gap <= max(2 * se, 0.10 * abs(row.mean)))
         wide.append((row.quantity, gap <= max(4 * se, 0.10 * abs(row.mean)), gap / row.sd))
-    assert np.mean(within) >= 0.9, [q for q, ok in zip(ref["quantity"], within) if not ok]
+    missed = [q for q, ok in zip(ref["quantity"], within, strict=True) if not ok]
+    assert np.mean(within) >= 0.9, missed
     assert all(ok and rel <= 0.1 for _, ok, rel in wide), [w for w in wide if not w[1]]
 
 
