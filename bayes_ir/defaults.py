@@ -128,6 +128,11 @@ META_MAXITER: int = 1000
 # analysis and its simulations per grid point.
 #: Decision margin in the measure's units (suits measures in [0, 1]).
 DECISION_MARGIN: float = 0.01
+#: Decision margin of contrasts in units of a residual SD (``fit_across(scale="sd")``):
+#: a tenth of the topic-to-topic noise, half of Cohen's "small" effect.
+DECISION_MARGIN_SD: float = 0.1
+#: A segment is named harmed when P(its risk-adjusted contrast < 0) is at least this.
+SEGMENT_HARM_PROBABILITY: float = 0.9
 #: Threshold of caring, as a fraction of the margin.
 DECISION_THRESHOLD_FRACTION: float = 0.1
 #: Grid of new topics of the more-topics analysis.

@@ -35,6 +35,7 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.cli._app import write_figures as write_figure_files
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
+from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
 
@@ -333,6 +334,9 @@ def fit(
     strict: Strict = False,
     explain: Explain = False,
     output: Output = None,
+    by: By = None,
+    segments: SegmentsOption = None,
+    scale: Scale = "auto",
 ) -> None:
     """Is each challenger better than the champion? Fit the Bayesian hierarchical model.
 
@@ -340,7 +344,25 @@ def fit(
     champion, credible interval, P(better), P(gain > --min-gain), verdict) and what to
     run next; writes the figures, the saved fit and the table on request. --explain adds
     each diagnostics check and, with --likelihood auto, the comparison of the models.
+    With --by collection or --segments: one model across the collections (or segments),
+    printing the overall contrast, each group's shrunken contrast beside its raw one, the
+    contrast on a new group and the number of groups won.
     """
+    if wants_across(by, segments):
+        from bayes_ir.cli.across import across_steps, fit_from_cli, report_fit
+
+        if sweep is not None or save is not None:
+            raise BayesIRError(
+                "--sweep and --save apply to one collection's fit, not --by/--segments"
+            )
+        across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
+                              strict=False)  # fmt: skip
+        report_fit(across, ci_prob=ci_prob, figures=figures, output=output)
+        say_next(*across_steps(scores, sampler, across, command="fit", seed=seed,
+                               segments=segments, scale=scale))  # fmt: skip
+        if strict and not across.diagnostics.passed:
+            raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
+        return
     from bayes_ir.hierarchical.artifact_sweep import EFFECTS
     from bayes_ir.hierarchical.contrasts import compare
     from bayes_ir.report.marks import misfit_systems

@@ -103,6 +103,13 @@ class Decision:
     notes
         What the loader changed or left out in the fit's table (topics scored 0, columns
         left out, run tags split): the table's :attr:`~bayes_ir.table.ScoreTable.notes`.
+    over
+        For a fit across collections or segments
+        (:func:`~bayes_ir.decision.across.decide_across`): ``"average"`` (decided on
+        the overall contrast) or ``"new"`` (on the contrast on a new group); ``None``
+        otherwise.
+    by
+        ``"collection"`` or ``"segment"`` with ``over``.
     comparison
         The :class:`~bayes_ir.hierarchical.Comparison` the decision was read from (its
         ``pooling`` says why ``mean`` differs from ``observed``).
@@ -134,6 +141,8 @@ class Decision:
     header: str
     measure: str | None = None
     collection: str | None = None
+    over: str | None = None
+    by: str | None = None
     comparison: Any = None
     borderline: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -171,6 +180,12 @@ class Decision:
         """The rule that turns the numbers into the word, in one sentence."""
         s = "+" if self.mode == "superiority" else "-"
         weighted = "" if self.r == 1 else f" (risk-adjusted with r = {self.r:g})"
+        if self.over is not None:
+            weighted += (
+                f" averaged over the population of {self.by}s (the overall contrast)"
+                if self.over == "average"
+                else f" on a new {self.by} (overall contrast + between-{self.by} variation)"
+            )
         return (
             f"Utility of deploying: difference{weighted} {'-' if s == '+' else '+'} margin "
             f"{self.margin:g}; expected losses L_deploy = E[(s - d)+], L_keep = E[(d - s)+] "
@@ -339,13 +354,17 @@ def decide(
     topics: Sequence[int] | None = None,
     n_sim: int | None = None,
     seed: int | None = None,
+    over: str | None = None,
 ) -> Decision:
     r"""Decide between deploying each challenger, keeping the champion, or collecting more data.
 
     Parameters
     ----------
     fit
-        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`, or an
+        :class:`~bayes_ir.hierarchical.AcrossFit` (then
+        :func:`~bayes_ir.decision.across.decide_across` decides, ``over=`` says on
+        what; ``r``, ``topics`` and ``n_sim`` do not apply).
     margin
         The margin :math:`m \ge 0` in the measure's units (default
         :data:`bayes_ir.defaults.DECISION_MARGIN`): the smallest gain worth deploying
@@ -377,6 +396,8 @@ def decide(
         :data:`bayes_ir.defaults.MORE_TOPICS_SIMULATIONS`).
     seed
         Random seed of the more-topics analysis.
+    over
+        Fits across collections or segments only: ``"average"`` (default) or ``"new"``.
 
     Returns
     -------
@@ -400,8 +421,19 @@ def decide(
     18(77). Sakai, T. (2016). Topic set size design. *Information Retrieval Journal*
     19(3), 256-283.
     """
-    from bayes_ir.hierarchical import compare
+    from bayes_ir.hierarchical import AcrossFit, compare
 
+    if isinstance(fit, AcrossFit):
+        from bayes_ir.decision.across import decide_across
+
+        if r != 1 or topics is not None or n_sim is not None:
+            raise OptionError("r, topics and n_sim do not apply to a fit across groups")
+        return decide_across(
+            fit, over=over or "average", margin=margin, mode=mode, threshold=threshold,
+            p_min=p_min, champion=champion, challengers=challengers, ci_prob=ci_prob, seed=seed,
+        )  # fmt: skip
+    if over is not None:
+        raise OptionError("over= applies to a fit across collections or segments (fit_across)")
     table = getattr(fit, "table", None)
     margin, threshold, p_min = check_options(
         margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,

@@ -440,6 +440,8 @@ def _concat_files(tables: Iterable[ScoreTable], files: list[Path]) -> ScoreTable
     return concat(tables, source=source)
 
 
+from bayes_ir.readers.segments import read_collections, read_segments, segments_from_pattern  # noqa: E402
+
 __all__ = [
     "READERS",
     "Reader",
@@ -455,7 +457,10 @@ __all__ = [
     "read_ranx",
     "read_run",
     "read_runs",
+    "read_collections",
     "read_scores",
+    "read_segments",
+    "segments_from_pattern",
     "read_swebench",
     "read_tidy",
     "read_trec_eval",
