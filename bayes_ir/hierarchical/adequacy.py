@@ -775,11 +775,11 @@ def _classify(
         near[stat] = (tail - band * se < z_cut) & ~fail[stat]
     n_s = len(res["n"])
     for name in _MASSES.values():  # exact 0s and 1s, two-sided (families with point masses)
-        low, high = res.get(f"low_{name}"), res.get(f"high_{name}")
-        if low is None or high is None:
+        below, above = res.get(f"low_{name}"), res.get(f"high_{name}")
+        if below is None or above is None:
             fail[name] = near[name] = np.zeros(n_s, bool)
             continue
-        tail = np.minimum(np.nan_to_num(low, nan=1.0), np.nan_to_num(high, nan=1.0))
+        tail = np.minimum(np.nan_to_num(below, nan=1.0), np.nan_to_num(above, nan=1.0))
         fail[name], near[name] = tail < alpha_ppp, np.zeros(n_s, bool)
     failed = [tuple(c for c in CHECKS if fail[c][j]) for j in range(n_s)]
     borderline = [tuple(c for c in CHECKS if near[c][j]) for j in range(n_s)]
