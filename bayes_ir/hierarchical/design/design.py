@@ -401,8 +401,7 @@ def segments_design(
     groups = list(natural_sorted(cells["segment"].unique()))
     if len(groups) < 2:
         raise InsufficientDataError(
-            f"the model across segments needs at least 2 segments; the topics of "
-            f"{table.source} fall in {len(groups)}"
+            f"the model across segments needs at least 2 segments; {table.source} has {len(groups)}"
         )
     order = {"system": systems, "segment": groups}
     rank = {g: i for i, g in enumerate(groups)}
