@@ -23,7 +23,7 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.cli.across import By, Over, Scale, SegmentsOption, wants_across
-from bayes_ir.cli.fit import print_legend
+from bayes_ir.cli.fit import print_legend, print_pooling
 from bayes_ir.errors import BayesIRError
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
@@ -135,7 +135,8 @@ def decide(
 
     grid = _parse_topics(topics)
     mode = "non_inferiority" if non_inferiority else "superiority"
-    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
+    said = {"margin": "--margin", "r": "--r", "threshold": "--threshold", "p_min": "--p-min"}
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min, names=said)
     if wants_across(by, segments):
         from bayes_ir.cli.across import across_steps, fit_from_cli
 
@@ -153,6 +154,8 @@ def decide(
             raise typer.Exit(GATE_EXIT[decision.overall])
         return
     table = scores.load(need_challenger=True)
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,
+                  measure=table.measures[0], names=said)  # fmt: skip
     result = sampler.fit(table, seed=seed)
     decision = decide_fn(
         result,
@@ -244,7 +247,8 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
     misfit = d.misfit
     kind = "superiority" if d.mode == "superiority" else "non-inferiority"
     caption = (
-        "mean: posterior mean of challenger minus champion; P(>m), P(|d|<=m), P(<-m): "
+        "observed: raw mean difference of challenger minus champion over the topics both "
+        "have (as the paired tests); mean: the model's posterior mean; P(>m), P(|d|<=m), P(<-m): "
         "probability that it is better by more than the margin, within it, worse by more; "
         "L: expected loss of deploying or keeping"
     )
@@ -262,13 +266,14 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         + f"): {d.overall.upper()}",
         caption=caption,
     )
-    for col in ("challenger", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy", "L_keep",
-                "action"):  # fmt: skip
+    for col in ("challenger", "observed", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy",
+                "L_keep", "action"):  # fmt: skip
         view.add_column(col, justify="left" if col in ("challenger", "action") else "right",
                         no_wrap=True)  # fmt: skip
     for row in d.table.itertuples(index=False):
         view.add_row(
             marked(str(row.challenger), misfit),
+            f"{row.observed:+.4f}",
             f"{row.mean:+.4f}",
             fmt(row.p_better),
             fmt(row.p_equivalent),
@@ -280,6 +285,7 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
     console.print(view)
     print_legend(fit, misfit, champion=d.champion,
                  consequence="no decision is taken (unreliable)")  # fmt: skip
+    print_pooling(d.pooling, explain=explain)
     if explain:
         for row in d.table.itertuples(index=False):
             console.print(f"  {row.challenger}: {row.action}: {row.reason}", markup=False,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -25,6 +26,7 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     number_list,
+    save_fit,
     save_output,
     say_next,
     say_wrote,
@@ -159,7 +161,8 @@ def decision_table(comparison, *, misfit: tuple[str, ...] = (), explain: bool = 
     pct = f"{100 * comparison.ci_prob:g}%"
     gain = comparison.min_gain != 0
     caption = (
-        f"mean, interval: challenger minus champion, posterior mean and {pct} equal-tailed "
+        "observed: raw mean difference over the topics both systems have (as the paired "
+        f"tests); mean, interval: challenger minus champion, posterior mean and {pct} equal-tailed "
         "credible interval; P(>x): posterior probability that the difference exceeds x"
     )
     if explain:
@@ -175,14 +178,17 @@ def decision_table(comparison, *, misfit: tuple[str, ...] = (), explain: bool = 
         f"(difference of system means{measure})",
         caption=caption,
     )
-    columns = ["challenger", "mean", f"{pct} interval", "P(>0)"]
+    columns = ["challenger", "observed", "mean", f"{pct} interval", "P(>0)"]
     columns += [f"P(>{comparison.min_gain:g})"] if gain else []
-    for col in columns:
-        view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)
-    view.add_column("verdict", justify="left", min_width=10, overflow="fold")  # terminal: wraps
+    for col in columns:  # a narrow terminal wraps the interval at its comma, then the verdict
+        wraps = col.endswith("interval")
+        view.add_column(col, justify="left" if col == "challenger" else "right",
+                        no_wrap=not wraps, min_width=9 if wraps else None)  # fmt: skip
+    view.add_column("verdict", justify="left", min_width=10, overflow="fold")
     for row in frame.itertuples(index=False):
         cells = [
             marked(row.challenger, misfit),
+            f"{row.observed:+.4f}",
             f"{row.mean:+.4f}",
             f"[{row.ci_lower:+.4f}, {row.ci_upper:+.4f}]",
             format_probability(row.p_better),
@@ -255,6 +261,32 @@ def print_legend(fit, misfit: tuple[str, ...], *, champion: str, consequence: st
         console.print(legend, style="bold red", highlight=False, markup=False)
 
 
+#: Pulls below this share of the observed difference get no line of their own (the
+#: ``observed`` column still shows them); ``--explain`` always prints the pooling.
+POOLING_NOTE_SHARE = 0.05
+
+
+def print_pooling(pooling, *, explain: bool) -> None:
+    """Say why the model's differences differ from the observed ones (partial pooling).
+
+    One line when pooling pulls the differences by :data:`POOLING_NOTE_SHARE` or more
+    (:class:`~bayes_ir.hierarchical.contrasts.Pooling`), its full summary with ``explain``.
+    """
+    if pooling is None:
+        return
+    if explain:
+        console.print(pooling.summary(), highlight=False, markup=False)
+    elif pooling.pooling == "all" and pooling.share >= POOLING_NOTE_SHARE:
+        console.print(
+            f"mean is pulled about {pooling.share:.0%} of the way from observed to 0: the model "
+            f"pools the {pooling.n_pooled} system effects ({pooling.n_artifacts} artifact runs "
+            "included) towards their mean (--explain says why; --pooling artifacts leaves the "
+            "champion and challengers unpooled)",
+            highlight=False,
+            markup=False,
+        )
+
+
 def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> list:
     """Return the next steps after a fit: a better model when needed, then decide, review.
 
@@ -266,7 +298,7 @@ def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> li
         draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
         steps.append((
             "refit with more draws, the posterior failed its diagnostics",
-            scores.command_line("fit", *sampler.words(seed=seed), "--draws", str(draws)),
+            scores.command_line("fit", *replace(sampler, draws=draws).words(seed=seed)),
         ))  # fmt: skip
     elif misfit and sampler.likelihood != "auto":
         seeded = [] if seed is None else ["--seed", str(seed)]
@@ -337,12 +369,17 @@ def fit(
 
     p = defaults.ci_prob(ci_prob)
     m_values = list(number_list(sweep, "--sweep")) if sweep is not None else None
+    if m_values is not None:
+        from bayes_ir.hierarchical.artifact_sweep import check_sweep_pooling
+
+        check_sweep_pooling(m_values, sampler.pooling)
     if sweep_effects not in EFFECTS:
         raise typer.BadParameter(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
     table = scores.load(need_challenger=True)
-    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
+    validate.measure_margin("--min-gain", min_gain, table.measures[0], what="minimal gain")
+    console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     result = sampler.fit(table, seed=seed)
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
@@ -352,6 +389,7 @@ def fit(
     misfit = misfit_systems(result, [comparison.champion, *comparison.challengers])
     console.print(decision_table(comparison, misfit=misfit, explain=explain))
     print_legend(result, misfit, champion=comparison.champion)
+    print_pooling(comparison.pooling, explain=explain)
     if figures is not None:
         with status("Drawing figures..."):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
@@ -365,8 +403,7 @@ def fit(
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
-        path = result.save(save)
-        say_wrote(path)
+        save_fit(result, save)
     save_output(comparison.to_frame(), output)
     if scores.last_view:
         margin = ["--margin", f"{min_gain:g}"] if min_gain > 0 else []

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_next, say_wrote
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
 from bayes_ir.errors import BayesIRError
+from bayes_ir.files import declared_inputs
 
 if TYPE_CHECKING:
     from bayes_ir.report.review import Review
@@ -49,7 +50,12 @@ MinGain = Annotated[
     ),
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", min=99, help="Bootstrap resamples of the BCa intervals.")
+    int,
+    typer.Option(
+        "--resamples",
+        help="Bootstrap resamples of the BCa intervals (at least 100).",
+        callback=lambda value: validate.resamples("--resamples", value, minimum=100),
+    ),
 ]
 
 
@@ -104,15 +110,20 @@ def review(
     from bayes_ir.report.review import review as make_review
     from bayes_ir.report.review_measures import review_measures
 
-    levels = number_list(r, "--r", kind=float, minimum=1)
-    check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None)
+    levels = number_list(r, "--r", kind=float, minimum=1, maximum=defaults.MAX_RISK_WEIGHT)
+    said = {"margin": "--min-gain", "threshold": None, "p_min": None}
+    check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None,
+                  names=said)  # fmt: skip
     tables = [view.load(need_challenger=True) for view in scores.each_measure()]
+    for table in tables:  # the margin in each measure's units, before any fit
+        check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None,
+                      measure=table.measures[0], names=said)  # fmt: skip
     one = len(tables) == 1  # several measures: one document deciding for all of them
     saved = sampler.fit(tables[0], seed=seed) if sampler.fit_path is not None else None
     r_table = defaults.RISK_R if defaults.RISK_R in levels else max(levels)
     command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     options = {"margin": min_gain, "r": r_table, "r_levels": levels, "ci_prob": ci_prob,
-               "seed": seed, "n_resamples": resamples, "inputs": scores.files,
+               "seed": seed, "n_resamples": resamples, "inputs": declared_inputs(),
                "command": command, **sampler.options()}  # fmt: skip
     result: Review | MultiReview
     with workers.open() as executor:

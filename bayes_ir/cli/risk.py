@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     CiProb,
@@ -22,6 +22,7 @@ from bayes_ir.cli._app import (
     check_figure,
     compact_table,
     console,
+    save_fit,
     save_output,
     say_next,
     say_wrote,
@@ -39,8 +40,17 @@ if TYPE_CHECKING:
 
     from bayes_ir.risk.trisk import SD
 
+
+def _check_r(value: float) -> float:
+    """Option callback: a loss weight from 1 to :data:`bayes_ir.defaults.MAX_RISK_WEIGHT`."""
+    return validate.finite_float("--r", value, minimum=1.0, maximum=defaults.MAX_RISK_WEIGHT)
+
+
 RiskR = Annotated[
-    float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
+    float,
+    typer.Option(
+        "--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).", callback=_check_r
+    ),
 ]
 NoBayes = Annotated[
     bool, typer.Option("--no-bayes", help="Skip the Bayesian BRisk model (frequentist only).")
@@ -62,7 +72,12 @@ Plot = Annotated[
     ),
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", min=100, help="Bootstrap resamples of BCa (at least 100).")
+    int,
+    typer.Option(
+        "--resamples",
+        help="Bootstrap resamples of BCa (at least 100).",
+        callback=lambda value: validate.resamples("--resamples", value, minimum=100),
+    ),
 ]
 
 
@@ -150,7 +165,7 @@ def risk(
     if legend:
         console.print(legend, style="bold red", highlight=False, markup=False)
     if save is not None and review.brisk is not None:
-        say_wrote(review.brisk.fit.save(save))
+        save_fit(review.brisk.fit, save)
     if plot is not None:
         import matplotlib
 

@@ -229,8 +229,8 @@ def check_across(
         present = np.flatnonzero(np.isfinite(y).any(axis=0))
         names = [systems[j] for j in present]
         champ = names.index(design.champion) if design.champion in names else None
-        res = _check_arrays(y[:, present], b0[:, c], topic, eff[:, present], sig, None, champ,
-                            rng, n_eff)  # fmt: skip
+        res = _check_arrays(y[:, present], _gaussian_cells(b0[:, c], topic, eff[:, present], sig),
+                            n_c, champ, rng, n_eff)  # fmt: skip
         roles = [design.roles[j] for j in present]
         frame = _check_frame(res, names, roles, np.full(len(names), n_c), alpha_ppp,
                              alpha_coverage)  # fmt: skip
@@ -246,3 +246,18 @@ def check_across(
         )
     return AcrossModelCheck(by=str(design.by), groups=checks, systems=tuple(systems),
                             roles=tuple(design.roles))  # fmt: skip
+
+
+def _gaussian_cells(b0: np.ndarray, topic: np.ndarray, eff: np.ndarray, sigma: np.ndarray) -> Any:
+    """``cells_of(block)`` of the model check: the Gaussian cells of a block of systems.
+
+    ``b0`` and ``sigma`` have shape (n,), ``topic`` (n, T) and ``eff`` (n, S); a block's
+    cells have mean ``b0 + topic + effect`` and shape (n, B, T).
+    """
+    from bayes_ir.hierarchical.families.gaussian import GaussianCells
+
+    def cells_of(block: np.ndarray) -> Any:
+        mu = b0[:, None, None] + eff[:, block, None] + topic[:, None, :]
+        return GaussianCells(mu, np.broadcast_to(sigma[:, None, None], mu.shape), None)
+
+    return cells_of

@@ -116,6 +116,7 @@ from scipy import special
 from bayes_ir import defaults
 from bayes_ir.errors import ModelCheckWarning
 from bayes_ir.hierarchical.diagnostics import draw_diagnostics
+from bayes_ir.hierarchical.families import family_of, get_family
 
 __all__ = [
     "ALPHA_COVERAGE",
@@ -147,7 +148,9 @@ ALPHA_PPP: float = 1e-4
 #: A binomial tail probability of the scores outside an interval below this fails.
 ALPHA_COVERAGE: float = 1e-4
 #: Names of the checks, in the order ``failed_checks`` lists them.
-CHECKS: tuple[str, ...] = ("coverage_95", "coverage_50", "sd", "lost", "mean", "skewness")
+CHECKS: tuple[str, ...] = (
+    "coverage_95", "coverage_50", "sd", "lost", "mean", "skewness", "zeros", "ones"
+)  # fmt: skip
 #: Half-width of the borderline band, in Monte Carlo SEs of a check's z-score (99.7%): a
 #: check fails only when its p-value is below the cut-off by more than this.
 BORDERLINE_Z: float = 3.0
@@ -194,7 +197,15 @@ MODEL_CHECK_COLUMNS = (
     "failed_checks",
     "borderline",
     "borderline_checks",
+    "share_zeros",
+    "pred_zeros",
+    "ppp_zeros",
+    "share_ones",
+    "pred_ones",
+    "ppp_ones",
 )
+#: Names of the point masses a family may declare (their checks and columns).
+_MASSES: dict[float, str] = {0.0: "zeros", 1.0: "ones"}
 #: The p-value column of each check, as compared with the cut-off (two-sided for ``mean``
 #: and ``skewness``: the nearer tail).
 _P_COLUMN = {
@@ -204,8 +215,10 @@ _P_COLUMN = {
     "lost": "ppp_lost",
     "mean": "ppp_mean",
     "skewness": "ppp_skewness",
+    "zeros": "ppp_zeros",
+    "ones": "ppp_ones",
 }
-_TWO_SIDED = ("mean", "skewness")
+_TWO_SIDED = ("mean", "skewness", "zeros", "ones")
 #: Elements of one block of replicates (draws x topics x systems), to bound memory.
 _BLOCK: int = 2_000_000
 _SAMPLE = ("chain", "draw")
@@ -291,7 +304,7 @@ class ModelCheck:
         p = float(row[_P_COLUMN[check]])
         p = min(p, 1.0 - p) if check in _TWO_SIDED else p
         text = f"p = {_p_text(p)} (cut-off {self.cut_off(check):.0e}"
-        if not check.startswith("coverage"):
+        if f"{_P_COLUMN[check]}_mcse" in row.index:
             text += f"; Monte Carlo SE {_p_text(float(row[_P_COLUMN[check] + '_mcse']))}"
         return text + ")"
 
@@ -396,12 +409,18 @@ class ModelCheck:
 
     def _message(self, system: str) -> str:
         hint = "likelihood='auto'"
-        if self.likelihood != "skew_normal":
+        if self.likelihood == "gaussian":
             hint = "likelihood='skew_normal' or " + hint
+        if "system" in get_family(self.likelihood).dispersions:
+            hint += (
+                ", or a per-system residual SD"
+                if self.likelihood != "zoib"
+                else ", or a per-system precision (sigma='system')"
+            )
         return (
             f"the {self.likelihood} model does not describe {system} "
             f"({self._facts(system, self.failed(system))}): do not act on its results; "
-            f"try {hint}, or a per-system residual SD"
+            f"try {hint}"
         )
 
     def borderline_message(self, system: str) -> str:
@@ -435,6 +454,10 @@ class ModelCheck:
             f"  {'system':<{width}}  {'cov50':>6} {'cov95':>6} {'p_mean':>7} {'p_sd':>7} "
             f"{'p_skew':>7} {'p_lost':>7}  fit",
         ]
+        masses = [m for m in _MASSES.values() if frame[f"ppp_{m}"].notna().any()]
+        if masses:  # exact 0s / 1s: observed share, predicted share
+            lines[-1] = lines[-1].replace("  fit", "".join(
+                f" {m + ' obs/pred':>15}" for m in masses) + "  fit")  # fmt: skip
         for r in shown.itertuples(index=False):
             status = "ok"
             if r.flagged:
@@ -442,9 +465,12 @@ class ModelCheck:
             elif r.borderline:
                 status = f"borderline: {r.borderline_checks}"
             cells = " ".join(f"{_p_text(v):>7}" for v in (r.ppp_mean, r.ppp_sd, r.ppp_skewness))
+            shares = "".join(
+                f" {getattr(r, f'share_{m}'):7.3f}/{getattr(r, f'pred_{m}'):.3f}" for m in masses
+            )
             lines.append(
                 f"  {r.system:<{width}}  {r.coverage_50:6.2f} {r.coverage_95:6.2f} {cells} "
-                f"{_p_text(r.ppp_lost):>7}  {status}"
+                f"{_p_text(r.ppp_lost):>7}{shares}  {status}"
             )
         n_art = int((frame["role"] == "artifact").sum())
         if n_art:
@@ -459,6 +485,12 @@ class ModelCheck:
             f" p_sd or p_lost < {self.alpha_ppp:.0e}, p_mean or p_skew beyond {self.alpha_ppp:.0e}"
             f" from 0 or 1, by more than {self.borderline_z:g} Monte Carlo SEs (within them: "
             "borderline)"
+            + (
+                f"; a count of exact {' and '.join(masses)} with predictive tail < "
+                f"{self.alpha_ppp:.0e} (PIT randomised at point masses)"
+                if masses
+                else ""
+            )
         )
         return "\n".join(lines)
 
@@ -547,13 +579,6 @@ def _ppp(rep: np.ndarray, obs: np.ndarray, n_eff: float) -> tuple[np.ndarray, np
     return np.where(ok, z, np.nan), np.where(ok, se, np.nan)
 
 
-def _per_draw(value: np.ndarray, systems: np.ndarray) -> np.ndarray:
-    """Broadcast a scale/shape of shape (n,) or (n, S) to (n, B, 1) for a block of systems."""
-    if value.ndim == 1:
-        return value[:, None, None]
-    return value[:, systems, None]
-
-
 def _cdf(y, mu, sigma, alpha) -> np.ndarray:
     """Predictive CDF of each draw at the observed scores (Gaussian or skew-normal)."""
     if alpha is None:
@@ -583,52 +608,68 @@ def _binom_tail(outside: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
     return np.where(outside <= 0, 1.0, special.bdtrc(np.maximum(outside - 1, 0), n, p))
 
 
-def _subset(var: xr.DataArray, keep: np.ndarray) -> xr.DataArray:
-    """Select the draws of ``var`` at the flat (chain-major) indices ``keep``, as dim ``sample``.
+def _count_tails(prob: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Posterior predictive tails of a count of cells: :math:`P(X \le k)`, :math:`P(X \ge k)`.
 
-    Only the kept draws are copied (a fit's topic effects can take gigabytes).
+    ``prob`` (n, B, T): the probability that each cell takes the value counted, per draw
+    (0 for missing cells); ``k`` (B,): the observed counts. Given a draw the count is a
+    sum of independent Bernoulli variables (Poisson-binomial); its distribution up to
+    :math:`\max k` is built by the exact recursion over the cells, and the tails are
+    averaged over the draws. A count above half its cells is handled as the count of
+    the other cells (fewer states).
     """
-    chain, draw = np.divmod(keep, var.sizes["draw"])
-    return var.isel(
-        chain=xr.DataArray(chain, dims="sample"), draw=xr.DataArray(draw, dims="sample")
-    )
-
-
-def _flat(var: xr.DataArray) -> np.ndarray:
-    """Draws of ``var`` (dim ``sample``, see :func:`_subset`) as float64 (n, ...)."""
-    other = [d for d in var.dims if d != "sample"]
-    return np.asarray(var.transpose("sample", *other).values, dtype=float)
+    n, b, t = prob.shape
+    flip = k > t / 2
+    q = np.where(flip[None, :, None], 1.0 - prob, prob)
+    j = np.where(flip, t - k, k).astype(int)
+    top = int(j.max()) + 1
+    pmf = np.zeros((n, b, top + 1))
+    pmf[..., 0] = 1.0
+    for c in range(t):
+        qc = q[:, :, c, None]
+        pmf[..., 1:] = pmf[..., 1:] * (1.0 - qc) + pmf[..., :-1] * qc
+        pmf[..., 0] *= 1.0 - qc[..., 0]
+    cum = np.cumsum(pmf, axis=-1)
+    idx = np.arange(b)
+    le = cum[:, idx, j].mean(axis=0)  # P(X' <= j) of the counted (or flipped) cells
+    lt = np.where(j > 0, cum[:, idx, np.maximum(j - 1, 0)].mean(axis=0), 0.0)
+    below, above = le, 1.0 - lt  # P(X' <= j), P(X' >= j)
+    return np.where(flip, above, below), np.where(flip, below, above)
 
 
 def _check_arrays(
     y: np.ndarray,
-    b0: np.ndarray,
-    topic: np.ndarray,
-    system: np.ndarray,
-    sigma: np.ndarray,
-    alpha: np.ndarray | None,
+    cells_of: Any,
+    n_draws: int,
     champion: int | None,
     rng: np.random.Generator,
     n_eff: float,
+    point_masses: tuple[float, ...] = (),
 ) -> dict[str, np.ndarray]:
-    """Coverage and ppp-values per system from draws (n,), (n, T), (n, S), scales (n,)/(n, S).
+    """Coverage and ppp-values per system; ``cells_of(idx)`` gives a block's :class:`Cells`.
 
     ``y`` is the topic x system matrix with NaN for missing cells; ``n_eff`` the
-    effective number of the draws (:func:`_effective_draws`). Returns, per system,
-    ``z_<stat>`` and ``se_<stat>`` (:func:`_ppp`) for the statistics :data:`_STATS`, the
-    coverages ``c50``, ``c95`` and, per system and topic (S, T), the predictive CDF at
-    the score ``pit`` and its Monte Carlo SE ``pit_se`` (NaN where missing).
+    effective number of the ``n_draws`` draws (:func:`_effective_draws`). Returns, per
+    system, ``z_<stat>`` and ``se_<stat>`` (:func:`_ppp`) for the statistics
+    :data:`_STATS`, the coverages ``c50``, ``c95`` and, per system and topic (S, T), the
+    predictive CDF at the score ``pit`` and its Monte Carlo SE ``pit_se`` (NaN where
+    missing); for each of ``point_masses``, the observed and predicted shares and the
+    two tails of the count (:func:`_count_tails`). The PIT of a score with a point mass
+    is randomised, :math:`F(y^-) + V (F(y) - F(y^-))`, V ~ U(0, 1) (Dunn and Smyth
+    1996), uniform when the model holds.
     """
-    n, n_t = topic.shape
-    n_s = system.shape[1]
+    n_t, n_s = y.shape
     obs = np.isfinite(y).T  # (S, T): the layout of every block below
     y0 = np.where(obs, y.T, 0.0)
     w = obs.astype(float)
-    keys = ("c50", "c95", *(f"{k}_{s}" for k in ("z", "se") for s in _STATS))
+    keys: tuple[str, ...] = ("c50", "c95", *(f"{k}_{s}" for k in ("z", "se") for s in _STATS))
+    keys += tuple(
+        f"{k}_{_MASSES[v]}" for v in point_masses for k in ("share", "pred", "low", "high")
+    )
     out = {k: np.full(n_s, np.nan) for k in keys}
     out["pit"], out["pit_se"] = np.full((n_s, n_t), np.nan), np.full((n_s, n_t), np.nan)
     out["n"] = obs.sum(axis=1)
-    size = max(1, _BLOCK // max(n * n_t, 1))
+    size = max(1, _BLOCK // max(n_draws * n_t, 1))
     order = list(range(n_s))
     if champion is not None:  # the champion first: its replicate is kept for "lost"
         order.remove(champion)
@@ -638,19 +679,21 @@ def _check_arrays(
     for block in blocks:
         idx = np.asarray(block)
         wb, yb = w[idx], y0[idx]
-        mu = (b0[:, None] + system[:, idx])[:, :, None] + topic[:, None, :]  # (n, B, T)
-        sig = _per_draw(sigma, idx)
-        alp = None if alpha is None else _per_draw(alpha, idx)
-        cdf = _cdf(yb[None], mu, sig, alp)
+        cells = cells_of(idx)
+        mu = cells.mean  # (n, B, T)
+        below, cdf = cells.cdf(yb[None])
         pit = cdf.mean(axis=0)
+        if below is not cdf:  # point masses: randomised PIT
+            low = below.mean(axis=0)
+            pit = low + rng.uniform(size=pit.shape) * (pit - low)
         out["pit"][idx] = np.where(wb > 0, pit, np.nan)
         out["pit_se"][idx] = np.where(wb > 0, cdf.std(axis=0) / np.sqrt(n_eff), np.nan)
-        del cdf
+        del cdf, below
         m = wb.sum(axis=1)
         out["c50"][idx] = (((pit >= 0.25) & (pit <= 0.75)) * wb).sum(axis=1) / m
         out["c95"][idx] = (((pit >= 0.025) & (pit <= 0.975)) * wb).sum(axis=1) / m
-        eps = _residuals(mu, sig, alp, rng)
-        rep = mu + eps
+        rep = cells.rvs(rng)
+        eps = rep - mu
         rep *= wb
         _store(out, "mean", idx, _ppp(rep.sum(axis=-1) / m, yb.sum(axis=-1) / m, n_eff))
         eps *= wb  # realised discrepancies: the replicated and the observed residuals
@@ -659,6 +702,14 @@ def _check_arrays(
         _store(out, "sd", idx, _ppp(sd_rep, sd_obs, n_eff))
         skew = _ppp(_skewness_z(skew_rep, m), _skewness_z(skew_obs, m), n_eff)
         _store(out, "skewness", idx, skew)
+        for v in point_masses:
+            name = _MASSES[v]
+            lo_v, at_v = cells.cdf(np.full_like(yb[None], v))
+            prob = (at_v - lo_v) * wb  # P(score == v) per draw and cell
+            k = np.rint(((yb == v) * wb).sum(axis=1))
+            out[f"share_{name}"][idx] = k / m
+            out[f"pred_{name}"][idx] = prob.sum(axis=-1).mean(axis=0) / m
+            out[f"low_{name}"][idx], out[f"high_{name}"][idx] = _count_tails(prob, k)
         if champion is None:
             continue
         if champ_rep is None:
@@ -723,9 +774,24 @@ def _classify(
         fail[stat] = tail + band * se < z_cut
         near[stat] = (tail - band * se < z_cut) & ~fail[stat]
     n_s = len(res["n"])
+    for name in _MASSES.values():  # exact 0s and 1s, two-sided (families with point masses)
+        below, above = res.get(f"low_{name}"), res.get(f"high_{name}")
+        if below is None or above is None:
+            fail[name] = near[name] = np.zeros(n_s, bool)
+            continue
+        tail = np.minimum(np.nan_to_num(below, nan=1.0), np.nan_to_num(above, nan=1.0))
+        fail[name], near[name] = tail < alpha_ppp, np.zeros(n_s, bool)
     failed = [tuple(c for c in CHECKS if fail[c][j]) for j in range(n_s)]
     borderline = [tuple(c for c in CHECKS if near[c][j]) for j in range(n_s)]
     return failed, borderline
+
+
+def _mid_p(res: dict[str, np.ndarray], name: str, n_systems: int) -> np.ndarray:
+    """Mid-p value of a count of exact values: P(X > k) + P(X = k) / 2 (NaN when unchecked)."""
+    low, high = res.get(f"low_{name}"), res.get(f"high_{name}")
+    if low is None or high is None:
+        return np.full(n_systems, np.nan)
+    return 0.5 * (1.0 + high - low)
 
 
 def _effective_draws(post: xr.Dataset, n: int) -> float:
@@ -838,7 +904,7 @@ def check_model(
         observed = fit.table.matrix()
     else:
         raise TypeError("check_model needs the observed scores (an 'observed_data' group)")
-    observed = observed.transpose("topic", "system")
+    observed = observed.transpose("topic", "system").sel(topic=post["topic"].values)
     total = post.sizes["chain"] * post.sizes["draw"]
     if n_draws is None:
         n_draws = _draws_for(int(np.isfinite(observed.values).sum()))
@@ -856,7 +922,9 @@ def check_model(
         getattr(fit, "likelihood", "") or ("skew_normal" if "alpha" in post else "gaussian")
     )
     champion = roles.index("champion") if "champion" in roles else None
-    args = (post, observed, systems, likelihood, y)
+    family = family_of(fit) if hasattr(fit, "provenance") else get_family(likelihood)
+    positions = {str(s): j for j, s in enumerate(post["system"].values)}
+    args = (post, family, [positions[s] for s in systems], y)
     res = _replicate(*args, np.arange(len(systems)), champion, n, total, [seed, 0xADE])
     used = np.full(len(systems), n)
     _, near = _classify(res, alpha_ppp, alpha_coverage, RECHECK_Z)
@@ -913,6 +981,12 @@ def _check_frame(
             "failed_checks": [", ".join(f) for f in failed],
             "borderline": [bool(b) for b in borderline],
             "borderline_checks": [", ".join(b) for b in borderline],
+            **{
+                f"{kind}_{name}": res.get(f"{kind}_{name}", np.full(len(systems), np.nan))
+                for name in _MASSES.values()
+                for kind in ("share", "pred")
+            },
+            **{f"ppp_{name}": _mid_p(res, name, len(systems)) for name in _MASSES.values()},
         }
     )
     return frame[list(MODEL_CHECK_COLUMNS)]
@@ -930,9 +1004,8 @@ def _p_mcse(z: np.ndarray, se: np.ndarray) -> np.ndarray:
 
 def _replicate(
     post: xr.Dataset,
-    observed: xr.DataArray,
-    systems: list[str],
-    likelihood: str,
+    family: Any,
+    positions: list[int],
     y: np.ndarray,
     idx: np.ndarray,
     champion: int | None,
@@ -942,29 +1015,22 @@ def _replicate(
 ) -> dict[str, np.ndarray]:
     """:func:`_check_arrays` for the systems ``idx`` on a seeded subset of ``n`` draws.
 
-    ``champion`` is the champion's position in ``idx`` (``None``: not among them).
+    ``positions`` maps the checked systems to their index in the posterior; ``family``
+    gives the cells (:meth:`~bayes_ir.hierarchical.families.Family.cells`); ``champion``
+    is the champion's position in ``idx`` (``None``: not among them).
     """
     rng = np.random.default_rng(seed)
     keep = np.sort(rng.choice(total, size=n, replace=False))
-    names = [systems[j] for j in idx]
-    sys_eff = _subset(post["system_effect"], keep).sel(system=names)
-    top_eff = _subset(post["topic_effect"], keep).sel(topic=observed["topic"].values)
-    sigma = _subset(post["sigma"], keep)
-    alpha = _subset(post["alpha"], keep) if likelihood == "skew_normal" else None
-    if "system" in sigma.dims:
-        sigma = sigma.sel(system=names)
-    if alpha is not None and "system" in alpha.dims:
-        alpha = alpha.sel(system=names)
+    params = family.parameters(post, keep)
+    where = np.asarray(positions)[np.asarray(idx)]
     return _check_arrays(
         y[:, idx],
-        _flat(_subset(post["b0"], keep)),
-        _flat(top_eff),
-        _flat(sys_eff),
-        _flat(sigma),
-        None if alpha is None else _flat(alpha),
+        lambda block: family.cells(params, where[block]),
+        n,
         champion,
         rng,
         _effective_draws(post, n),
+        family.point_masses,
     )
 
 

@@ -33,12 +33,24 @@ __all__ = ["CalibrationResult", "calibration_trial", "simulation_based_calibrati
 SCALARS = ("b0", "sigma", "sigma_topic", "sigma_system")
 
 
-def parameter_names(n_topics: int, n_systems: int) -> list[str]:
-    """Names of the checked parameters, in the order of a trial's output."""
+def parameter_names(n_topics: int, n_systems: int, likelihood: str = "gaussian") -> list[str]:
+    """Names of the checked parameters, in the order of a trial's output.
+
+    The scalars are :data:`SCALARS` for the Gaussian model, ``b0``, ``sigma_topic``,
+    ``sigma_system`` and the family's own (``phi``, ``zoi``, ``coi``) for a family of
+    :mod:`bayes_ir.hierarchical.families` sampled by a kernel; then every topic and
+    system effect, and for those families every system's score-scale mean.
+    """
+    from bayes_ir.hierarchical.families import get_family
+
+    family = get_family(likelihood)
+    scalars = family.prior_scalars if family.kernel else SCALARS
+    means = [f"system_mean[{s}]" for s in _systems(n_systems)] if family.kernel else []
     return [
-        *SCALARS,
+        *scalars,
         *(f"topic_effect[{t}]" for t in _topics(n_topics)),
         *(f"system_effect[{s}]" for s in _systems(n_systems)),
+        *means,
     ]
 
 
@@ -62,6 +74,7 @@ def calibration_trial(
     draws: int = 500,
     method: Literal["auto", "exact", "gibbs", "nuts"] = "exact",
     missing: float = 0.0,
+    likelihood: str = "gaussian",
 ) -> tuple[np.ndarray, np.ndarray]:
     """One calibration dataset: rank of the truth and interval coverage per parameter.
 
@@ -83,6 +96,12 @@ def calibration_trial(
     missing
         Share of the cells removed at random before fitting (every topic and system
         keeps at least one score), to check the samplers of tables with gaps.
+    likelihood
+        ``"gaussian"`` (default), or a family of :mod:`bayes_ir.hierarchical.families`
+        sampled by a kernel (``"bernoulli"``, ``"binomial(trials=10)"``, ``"zoib"``):
+        its parameters are drawn by :meth:`~bayes_ir.hierarchical.families.Family.draw_prior`
+        and its scores by its cells' :meth:`~bayes_ir.hierarchical.families.Cells.rvs`
+        (NUTS, ``tune=draws``).
 
     Returns
     -------
@@ -92,12 +111,18 @@ def calibration_trial(
     covered : bool array (P,)
         Whether the central ``ci_prob`` interval of all draws covers the truth.
     """
+    from bayes_ir.hierarchical.families import get_family
     from bayes_ir.hierarchical.fit import fit
 
     if not priors.is_resolved:
         raise OptionError("calibration needs fully specified priors (every field set)")
     if chains * draws < n_ranks:
         raise OptionError(f"n_ranks={n_ranks} needs at least as many draws, got {chains * draws}")
+    family = get_family(likelihood)
+    if family.kernel:
+        shape = {"n_topics": n_topics, "n_systems": n_systems, "chains": chains, "draws": draws}
+        return _family_trial(family, seed, priors=priors, ci_prob=ci_prob, n_ranks=n_ranks,
+                             **shape)  # fmt: skip
     rng = np.random.default_rng(seed)
     hyper = priors.values()
     b0 = rng.normal(hyper.b0_mu, hyper.b0_sd)
@@ -133,10 +158,57 @@ def calibration_trial(
     columns.append(post["system_effect"].sel(system=systems).transpose("chain", "draw", ...).values)
     x = np.concatenate(columns, axis=-1).reshape(-1, len(SCALARS) + n_topics + n_systems)
     truth = np.concatenate([[b0, sigma, tau, chi], a, c])
+    return _ranks(x, truth, n_ranks, ci_prob)
+
+
+def _ranks(
+    x: np.ndarray, truth: np.ndarray, n_ranks: int, ci_prob: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rank of each truth among ``n_ranks`` evenly spaced draws of ``x`` (draws, P); coverage."""
     keep = np.linspace(0, x.shape[0] - 1, n_ranks).round().astype(int)
     ranks = (x[keep] < truth).sum(axis=0)
     lo, hi = np.quantile(x, [(1 - ci_prob) / 2, (1 + ci_prob) / 2], axis=0)
     return ranks, (lo <= truth) & (truth <= hi)
+
+
+def _family_trial(
+    family: Any,
+    seed: int,
+    *,
+    priors: Priors,
+    n_topics: int,
+    n_systems: int,
+    ci_prob: float,
+    n_ranks: int,
+    chains: int,
+    draws: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`calibration_trial` of a kernel family: its own prior draws and simulated scores."""
+    from bayes_ir.hierarchical.fit import fit
+
+    rng = np.random.default_rng(seed)
+    truth = family.draw_prior(priors, n_topics, n_systems, rng)
+    y = family.cells(truth, np.arange(n_systems)).rvs(rng)[0].T  # (topics, systems)
+    topics, systems = _topics(n_topics), _systems(n_systems)
+    table = ScoreTable.from_matrix(y, systems=systems, topics=topics, measure="simulated")
+    table = table.with_roles(champion="champion", challengers=["challenger"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = fit(table, likelihood=family.spec, priors=priors, chains=chains, draws=draws,
+                  tune=draws, seed=seed, model_check=False)  # fmt: skip
+    post = res.draws
+    scalars = family.prior_scalars
+    columns = [post[name].transpose("chain", "draw").values[..., None] for name in scalars]
+    columns.append(post["topic_effect"].sel(topic=topics).transpose("chain", "draw", ...).values)
+    for name in ("system_effect", "system_mean"):
+        columns.append(post[name].sel(system=systems).transpose("chain", "draw", ...).values)
+    x = np.concatenate(columns, axis=-1).reshape(chains * draws, -1)
+    means = family.truth_means(truth)
+    want = np.concatenate(
+        [[float(np.ravel(truth[name])[0]) for name in scalars], truth["topic"][0],
+         truth["system"][0], means]
+    )  # fmt: skip
+    return _ranks(x, want, n_ranks, ci_prob)
 
 
 @dataclass(frozen=True)
@@ -257,6 +329,7 @@ def simulation_based_calibration(
     seed: int = 0,
     method: Literal["auto", "exact", "gibbs", "nuts"] = "exact",
     missing: float = 0.0,
+    likelihood: str = "gaussian",
     executor: Executor | None = None,
     max_workers: int | None = None,
 ) -> CalibrationResult:
@@ -281,6 +354,9 @@ def simulation_based_calibration(
         Sampler to check (``"exact"``, ``"gibbs"`` or ``"nuts"``).
     missing
         Share of each dataset's cells removed at random (see :func:`calibration_trial`).
+    likelihood
+        The model to check: ``"gaussian"`` or a kernel family (see
+        :func:`calibration_trial`), whose score-scale system means are checked too.
     executor, max_workers
         Passed to :func:`bayes_ir.sweep.sweep`.
 
@@ -307,12 +383,13 @@ def simulation_based_calibration(
         draws=draws,
         method=method,
         missing=validate.probability("missing", missing, open=False),
+        likelihood=likelihood,
     )
     items: Iterable[int] = range(seed, seed + n_datasets)
     results = sweep(func, items, executor=executor, max_workers=max_workers,
                     label="simulation-based calibration")  # fmt: skip
     return CalibrationResult(
-        parameters=tuple(parameter_names(n_topics, n_systems)),
+        parameters=tuple(parameter_names(n_topics, n_systems, likelihood)),
         ranks=np.array([r[0] for r in results]),
         covered=np.array([r[1] for r in results]),
         n_ranks=n_ranks,

@@ -35,6 +35,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.decision.rules import MISFIT_VERDICT, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
+from bayes_ir.hierarchical.families import family_of
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import posterior_with_roles
 
@@ -46,6 +47,7 @@ __all__ = [
     "Pooling",
     "RankProbabilities",
     "compare",
+    "difference_variance_draws",
     "interval_stats",
     "many_vs_one",
     "pairwise_probabilities",
@@ -161,8 +163,12 @@ def system_draws(fit: Any) -> xr.DataArray:
 
 
 def _system_draws_named(fit: Any) -> tuple[xr.DataArray, list[str]]:
-    """Return the system effects' draws and the system names, in order."""
-    u = system_draws(fit)
+    """Return the draws of the systems' score-scale means and the system names, in order.
+
+    Every contrast, probability and rank reads these (:func:`system_mean_draws`), so it
+    is in the measure's units whatever the likelihood family.
+    """
+    u = system_mean_draws(fit)
     return u, [str(s) for s in u["system"].values]
 
 
@@ -172,10 +178,45 @@ def topic_draws(fit: Any) -> xr.DataArray:
 
 
 def system_mean_draws(fit: Any) -> xr.DataArray:
-    r"""Posterior draws of the system means :math:`\beta_0 + u_s`, dims (chain, draw, system)."""
+    r"""Posterior draws of each system's mean score, dims (chain, draw, system), ``role`` coord.
+
+    On the measure's scale whatever the likelihood family: :math:`\beta_0 + u_s` for
+    the Gaussian and skew-normal (identity link); the posterior's ``system_mean``
+    (the expected score over the topic population, see
+    :mod:`bayes_ir.hierarchical.families.base`) for a family with another link.
+    """
     post = _posterior(fit)
     u = system_draws(fit)
+    if "system_mean" in post:
+        means = post["system_mean"].transpose("chain", "draw", "system")
+        return u.copy(data=np.asarray(means.sel(system=u["system"].values).values, dtype=float))
     return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=SAMPLE_DIMS)
+
+
+def difference_variance_draws(fit: Any, champion: str, challengers: Sequence[str]) -> np.ndarray:
+    r"""Draws of the variance of each challenger's score minus the champion's on a new topic.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+    champion, challengers
+        System names.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (chains x draws, challengers): :math:`\sigma_c^2 + \sigma_h^2` for the
+        Gaussian and skew-normal models; for another family the variance of
+        :math:`y_c - y_h` over its cells' noise and the topic population
+        (:meth:`bayes_ir.hierarchical.families.Family.difference_variance`). What the
+        more-topics analysis of :func:`bayes_ir.decide` draws new topics' differences from.
+    """
+    family = family_of(fit)
+    post = _posterior(fit)
+    systems = [str(s) for s in post["system"].values]
+    index = np.array([systems.index(c) for c in challengers])
+    return family.difference_variance(family.parameters(post), systems.index(champion), index)
 
 
 def residual_sd_draws(fit: Any) -> xr.DataArray:
@@ -265,6 +306,11 @@ def _data_names(fit: Any) -> dict[str, str]:
         return {"collection": "", "measure": ""}
 
 
+def _scale_note(fit: Any) -> str:
+    """How the fit's score-scale system means are computed (its family's note)."""
+    return family_of(fit).mean_note() if hasattr(fit, "provenance") else "b0 + effect"
+
+
 def _header(fit: Any, title: str) -> str:
     post = _posterior(fit)
     parts = [title]
@@ -284,6 +330,8 @@ def _header(fit: Any, title: str) -> str:
 #: precisely (an observed difference near 0, where ``1 - model/observed`` divides by
 #: almost nothing) is NaN.
 POOLED_SHARE_MCSE: float = 0.05
+#: Draws on which :func:`pooling_of` computes the working information of a logit family.
+POOLING_DRAWS: int = 200
 
 
 def _observed_scores(fit: Any) -> pd.DataFrame | None:
@@ -374,6 +422,10 @@ class Pooling:
         observed difference; approximate otherwise), 0 for ``"artifacts"``.
     ci_prob
         Probability of the interval of ``sigma_system``.
+    link
+        The link of the fit's family: ``"identity"``, or ``"logit"``, where
+        ``sigma_system``, the standard error and the share are on the logit scale (the
+        working-variance approximation of :func:`pooling_of`).
     """
 
     pooling: str
@@ -385,6 +437,7 @@ class Pooling:
     standard_error: float
     share: float
     ci_prob: float
+    link: str = "identity"
 
     def summary(self) -> str:
         """Why the model's differences differ from the observed ones, in one sentence."""
@@ -397,6 +450,15 @@ class Pooling:
                 "Pooling 'artifacts': the champion and challengers are unpooled, so their "
                 f"differences are not pulled; the {self.n_artifacts} artifact runs share "
                 f"{spread} and inform the topic effects and the residual SD."
+            )
+        if self.link != "identity":
+            return (
+                f"Pooling 'all': the {self.n_pooled} system effects, the {self.n_artifacts} "
+                f"artifact runs included, are pulled towards their mean; on the {self.link} "
+                f"scale their spread {spread} against a standard error of "
+                f"{self.standard_error:.3f} per system effect pulls each difference about "
+                f"{self.share:.0%} of the way to 0 (approximately; pooled_share is measured "
+                "on the score scale)."
             )
         return (
             f"Pooling 'all': the {self.n_pooled} system effects, the {self.n_artifacts} "
@@ -437,11 +499,25 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
     :math:`\sigma^2/T` replaced by the mean of :math:`\sigma_s^2/n_s` over the pooled
     systems when topics are missing or the residual SD varies by system.
 
+    For a family with a logit link (bernoulli, binomial, zoib) the same formula is read on
+    the link scale with :math:`\sigma_s^2/n_s` replaced by :math:`1/\sum_t w_{ts}`, the
+    inverse of the working information :math:`w_{ts} = (dE[y_{ts}]/d\eta_{ts})^2 /
+    \mathrm{Var}(y_{ts})` of the cells
+    (:attr:`~bayes_ir.hierarchical.families.Cells.information`; :math:`n p(1-p)` for a
+    binomial proportion), on up to
+    ``POOLING_DRAWS`` (200) draws: the penalised quasi-likelihood approximation of a
+    generalised linear mixed model (Breslow and Clayton 1993), so ``share`` is
+    approximate there; ``pooled_share`` (the observed against the model's score-scale
+    difference) is what the model did.
+
     References
     ----------
     Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A., Rubin, D. B.
     (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press, section 5.4 (the shrinkage of
     the normal hierarchical model).
+
+    Breslow, N. E., and Clayton, D. G. (1993). Approximate inference in generalized linear
+    mixed models. *Journal of the American Statistical Association* 88(421), 9-25.
     """
     p = defaults.ci_prob(ci_prob)
     post = _posterior(fit)
@@ -457,9 +533,23 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
         if scores is None
         else np.isfinite(scores[systems].to_numpy()).sum(axis=0).astype(float)
     )
-    sig2 = residual_sd_draws(post).transpose("chain", "draw", "system").values.astype(float) ** 2
-    se2 = (sig2[..., pooled] / per_system[pooled]).mean(axis=-1).ravel()
     chi = np.asarray(post["sigma_system"].values, dtype=float).ravel()
+    family = family_of(fit) if hasattr(fit, "provenance") else None
+    if family is None or family.link == "identity":
+        sig2 = residual_sd_draws(post).transpose("chain", "draw", "system").values ** 2
+        se2 = (sig2.astype(float)[..., pooled] / per_system[pooled]).mean(axis=-1).ravel()
+    else:
+        keep = np.random.default_rng(defaults.SEED).choice(
+            chi.size, size=min(chi.size, POOLING_DRAWS), replace=False
+        )
+        chi = chi[np.sort(keep)]
+        where = np.array([post["system"].values.tolist().index(s) for s in systems])[pooled]
+        info = family.cells(family.parameters(post, np.sort(keep)), where).information
+        seen = np.ones(info.shape[1:], bool) if scores is None else np.isfinite(
+            scores.loc[[str(t) for t in post["topic"].values], np.array(systems)[pooled]]
+            .to_numpy().T
+        )  # fmt: skip
+        se2 = (1.0 / np.where(seen, info, 0.0).sum(axis=-1)).mean(axis=-1)
     share = float(np.mean(se2 / (se2 + chi**2))) if pooling == "all" else 0.0
     lo, hi = np.quantile(chi, [(1 - p) / 2, (1 + p) / 2])
     return Pooling(
@@ -472,6 +562,7 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
         standard_error=float(np.mean(np.sqrt(se2))),
         share=share,
         ci_prob=p,
+        link="identity" if family is None else family.link,
     )
 
 
@@ -607,6 +698,10 @@ class Comparison(_Gated):
         carries none, e.g. a bare DataTree).
     collection, measure
         The data the fit was made on (empty when unknown).
+    scale_note
+        How the systems' mean scores are computed (``"b0 + effect"`` for the identity
+        link; the expected score over the topic population for a logit family, see
+        :mod:`bayes_ir.hierarchical.families.base`).
     observed
         Raw mean difference of each challenger minus the champion over the topics both
         have (the paired tests' mean difference; NaN when the fit holds no scores).
@@ -626,6 +721,7 @@ class Comparison(_Gated):
     model_check: Any = None
     collection: str = ""
     measure: str = ""
+    scale_note: str = "b0 + effect"
     observed: tuple[float, ...] = ()
     pooling: Pooling | None = None
 
@@ -771,7 +867,7 @@ class Comparison(_Gated):
             self.gate.banner(),
             "",
             f"Challengers minus champion {self.champion!r} (difference of the model's "
-            "predictive mean scores, b0 + effect; "
+            f"predictive mean scores, {self.scale_note}; "
             f"{pct} equal-tailed intervals; p_gain = P(difference > {self.min_gain:g})):",
             text,
             "observed: raw mean difference over the topics both systems have (the paired "
@@ -814,7 +910,8 @@ def compare(
     ci_prob
         Interval probability (default :data:`bayes_ir.defaults.CI_PROB`).
     min_gain
-        Minimal worthwhile gain, in score units (e.g. 0.01 AP).
+        Minimal worthwhile gain, in score units (e.g. 0.01 AP); narrower than the
+        measure's range (:func:`bayes_ir.validate.measure_margin`).
     hdi
         Add highest-density intervals (ArviZ's ``hdi``) to the table.
 
@@ -853,6 +950,9 @@ def compare(
     inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
     """
     p = defaults.ci_prob(ci_prob)
+    names = _data_names(fit)
+    min_gain = validate.measure_margin("min_gain", min_gain, names["measure"] or None,
+                                       what="minimal gain")  # fmt: skip
     u, known = _system_draws_named(fit)
     default_champion, default_challengers = _default_roles(fit, u)
     champion = champion if champion is not None else default_champion
@@ -873,13 +973,14 @@ def compare(
         challengers=tuple(chosen),
         differences=diff,
         ci_prob=p,
-        min_gain=validate.finite_float("min_gain", min_gain),
+        min_gain=min_gain,
         hdi=bool(hdi),
         gate=_gate(fit, diag, "challenger - champion"),
         header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),
         diagnostics=diag,
         model_check=getattr(fit, "model_check", None),
-        **_data_names(fit),
+        scale_note=_scale_note(fit),
+        **names,
     )
 
 

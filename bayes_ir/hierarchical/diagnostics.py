@@ -301,10 +301,13 @@ def contrast_draws(posterior: xr.Dataset) -> xr.DataArray:
     Parameters
     ----------
     posterior
-        The ``posterior`` group with ``system_effect`` and a ``role`` coordinate on
-        ``system``.
+        The ``posterior`` group with ``system_effect`` (or the score-scale
+        ``system_mean`` of a family with a non-identity link, which is used when
+        present) and a ``role`` coordinate on ``system``.
     """
-    effect = posterior["system_effect"]
+    # score-scale means when the family has another link (their differences are what
+    # the contrasts report); for the identity link the effects' differences are the same
+    effect = posterior["system_mean" if "system_mean" in posterior else "system_effect"]
     if "role" not in effect.coords:
         raise BayesIRError("the posterior has no 'role' coordinate on 'system'")
     roles = effect["role"].values

@@ -16,7 +16,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import BayesIRError, IgnoredOptionWarning
+from bayes_ir.errors import BayesIRError, IgnoredOptionWarning, OptionError
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.diagnostics import (
     HYPERPARAMETERS,
@@ -27,6 +27,7 @@ from bayes_ir.hierarchical.diagnostics import (
     diagnose,
 )
 from bayes_ir.hierarchical.exact import sample_exact
+from bayes_ir.hierarchical.families import Family, family_of, get_family
 from bayes_ir.hierarchical.gibbs import sample_gibbs
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import (
@@ -37,9 +38,8 @@ from bayes_ir.hierarchical.model import (
     design_of,
     posterior_with_roles,
 )
-from bayes_ir.hierarchical.priors import Priors, autoscale_priors
+from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.sampling import sample_nuts
-from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
@@ -57,6 +57,7 @@ __all__ = [
     "SKEW_NORMAL_DRAWS",
     "SKEW_NORMAL_MIN_DRAWS",
     "SKEW_NORMAL_TUNE",
+    "RETRY_TARGET_ACCEPT",
     "skew_normal_draws",
 ]
 
@@ -83,12 +84,17 @@ SKEW_NORMAL_CELL_DRAWS: int = 100_000_000
 SKEW_NORMAL_MIN_DRAWS: int = 2000
 #: Tuning steps per chain of the skew-normal model.
 SKEW_NORMAL_TUNE: int = 500
+#: Target acceptance of the rerun of a family fit whose default run diverged (smaller
+#: steps: the GLUE RTE Bernoulli table, 2 systems, diverged 49 times at 0.9, never at 0.99).
+RETRY_TARGET_ACCEPT: float = 0.99
 #: Float64 values per block of :func:`_interval_frame`.
 _INTERVAL_BLOCK: int = 20_000_000
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
 #: Hyperparameters in reporting order: those the diagnostics gate checks, then the
 #: skew-normal's skewness (a function of alpha).
 _HYPER = (*HYPERPARAMETERS, "skewness")
+#: Posterior variables after the hyperparameters and the effects (score-scale means).
+_DERIVED = ("system_mean",)
 _GLOSS = {
     "sigma_topic": "SD of topic effects (topic difficulty)",
     "sigma_system": "SD of system effects",
@@ -98,6 +104,12 @@ _GLOSS = {
     "alpha": "skew-normal shape",
     "skewness": "skewness of the errors",
     "b0": "mean over systems and topics",
+}
+#: Glosses of the logit families' parameters (link scale).
+_LOGIT_GLOSS = {
+    "sigma_topic": "SD of topic effects, logit scale",
+    "sigma_system": "SD of system effects, logit scale",
+    "b0": "logit of the mean at the average topic and system",
 }
 
 
@@ -202,6 +214,11 @@ class HierarchicalFit:
     provenance: dict[str, Any] = field(default_factory=dict)
     model_check: ModelCheck | None = None
     likelihood_choice: Any = field(default=None, repr=False)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the loader changed or left out in the fitted table (its ``notes``)."""
+        return self.table.notes
 
     # ------------------------------------------------------------ draws
     @property
@@ -324,9 +341,8 @@ class HierarchicalFit:
         """Return ``b0``, the scales (and the skew-normal shape) with intervals."""
         p = defaults.ci_prob(ci_prob)
         post = self.draws
-        names = [
-            n for n in _HYPER if n in post and post[n].ndim == 2
-        ]  # per-system sigma: see summary
+        order = dict.fromkeys((*_HYPER, *family_of(self).hyperparameters))
+        names = [n for n in order if n in post and post[n].ndim == 2]  # per-system: summary
         x = np.stack([post[n].transpose("chain", "draw").values for n in names], axis=-1)
         frame = _interval_frame(x, p)
         frame.insert(0, "parameter", names)
@@ -364,6 +380,8 @@ class HierarchicalFit:
             f"Variance components (posterior mean [{p:.0%} equal-tailed interval]):",
         ]
         hyper = self.hyperparameters(ci_prob=p).set_index("parameter")
+        family = family_of(self)
+        gloss = {**_GLOSS, **(_LOGIT_GLOSS if family.link == "logit" else {})}
         for name in (
             "sigma_topic",
             "sigma_system",
@@ -372,18 +390,24 @@ class HierarchicalFit:
             "sigma_log_sd",
             "alpha",
             "skewness",
+            *(n for n in family.hyperparameters if n not in gloss),
             "b0",
         ):
             if name in hyper.index:
                 row = hyper.loc[name]
                 lines.append(
                     f"  {name:<13} {row['mean']:8.4f} [{row['eti_lower']:.4f}, "
-                    f"{row['eti_upper']:.4f}]  ({_GLOSS[name]})"
+                    f"{row['eti_upper']:.4f}]  ({family.gloss(name) or gloss.get(name, '')})"
                 )
+        effect = "effect" if family.link == "identity" else f"effect on the {family.link} scale"
         lines += [
             "",
-            f"System means b0 + effect ({p:.0%} equal-tailed interval; effect = deviation "
-            f"from the mean of the {self.n_systems} systems):",
+            f"System means {family.mean_note()} ({p:.0%} equal-tailed interval; {effect} = "
+            f"deviation from the mean of the {self.n_systems} systems):"
+            if family.link == "identity"
+            else f"System means on the measure's scale: {family.mean_note()} ({p:.0%} "
+            f"equal-tailed interval; {effect} = deviation from the mean of the "
+            f"{self.n_systems} systems):",
         ]
         frame = self.to_frame(ci_prob=p)
         wide = frame.pivot(index="system", columns="quantity", values=["mean", "sd"])
@@ -407,7 +431,7 @@ class HierarchicalFit:
             lines.append(f"  (+ {n_art} artifact runs: see to_frame())")
         if not self.diagnostics.passed:
             lines.insert(0, GateStatus.of(self).banner())
-        if post["sigma"].ndim == 3:
+        if "sigma" in post and post["sigma"].ndim == 3:
             from bayes_ir.hierarchical.likelihoods import residual_sd_lines
 
             lines += ["", *residual_sd_lines(self, ci_prob=p)]
@@ -450,6 +474,12 @@ class HierarchicalFit:
                 f"Metropolis-Hastings (accepted {rates}); {ess}"
             )
         shown = "" if rate is None else f", mean acceptance statistic {rate:.2f}"
+        redone = prov.get("divergences_at_default_target_accept")
+        if redone:
+            shown += (
+                f"; rerun at target_accept {prov.get('target_accept')} after {redone} "
+                "divergences at the default"
+            )
         return f"  NUTS ({prov.get('sampler', 'nutpie')}{shown}); {ess}"
 
     def _model_check_lines(self) -> list[str]:
@@ -530,7 +560,7 @@ def _resolve_method(
         gaussian_ok and (design.complete or method == "gibbs")
     ):
         why = (
-            "the likelihood is skew-normal"
+            f"the likelihood is {likelihood.replace('_', '-')}"
             if likelihood != "gaussian"
             else "sigma='system' (one residual SD per system)"
             if sigma != "pooled"
@@ -575,33 +605,30 @@ def log_likelihood_cells(
 ) -> np.ndarray:
     """Pointwise log-likelihood of the cells ``cells`` (flat topic-major indices).
 
-    Returns an array (chain, draw, len(cells)), NaN for missing cells, computed ``chunk``
-    draws at a time with scipy (Gaussian, or skew-normal with the brms mean/SD
-    parameterisation), so only the cells asked for are materialised.
+    Returns an array (chain, draw, len(cells)), NaN for missing cells. ``likelihood``
+    names the family (a spec such as ``"binomial(trials=10)"``); its cells give the log
+    density (Gaussian, skew-normal in brms' mean/SD form, zoib: density inside (0, 1),
+    mass at 0 and 1) or the log probability mass (bernoulli, binomial). Computed
+    ``chunk`` draws at a time for the systems of ``cells`` only.
     """
-    from scipy import stats as st
-
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-
+    family = get_family(likelihood).resolved(design)
     cells = np.asarray(cells, dtype=np.int64)
     topic, system = np.divmod(cells, design.matrix.shape[1])
-    b0 = post["b0"].transpose("chain", "draw").values[..., None]
-    a = post["topic_effect"].transpose("chain", "draw", "topic").values
-    c = post["system_effect"].transpose("chain", "draw", "system").values
-    sig = residual_sd_draws(post).transpose("chain", "draw", "system").values
+    systems, row = np.unique(system, return_inverse=True)
+    topics, col = np.unique(topic, return_inverse=True)
     y = design.matrix.ravel()[cells]
-    out = np.empty(b0.shape[:2] + (cells.size,))
-    for start in range(0, b0.shape[1], chunk):
-        sl = slice(start, start + chunk)
-        mu = b0[:, sl] + a[:, sl][..., topic] + c[:, sl][..., system]
-        scale = sig[:, sl][..., system]
-        if likelihood == "gaussian":
-            out[:, sl] = st.norm.logpdf(y, loc=mu, scale=scale)
-        else:
-            alpha = post["alpha"].transpose("chain", "draw").values[:, sl, None]
-            xi, omega = skewnormal_location_scale(mu, scale, alpha)
-            out[:, sl] = st.skewnorm.logpdf(y, alpha, loc=xi, scale=omega)
-    return out
+    grid = np.zeros((1, systems.size, topics.size))  # the cells' systems x their topics
+    grid[0, row, col] = np.where(np.isfinite(y), y, 0.0)
+    n_chain, n_draw = post.sizes["chain"], post.sizes["draw"]
+    out = np.empty((n_chain * n_draw, cells.size))
+    for start in range(0, n_chain * n_draw, chunk):
+        keep = np.arange(start, min(start + chunk, n_chain * n_draw))
+        params = family.parameters(post, keep)
+        params["topic"] = params["topic"][:, topics]
+        with np.errstate(invalid="ignore"):
+            out[keep] = family.cells(params, systems).logpdf(grid)[:, row, col]
+    out[:, ~np.isfinite(y)] = np.nan
+    return out.reshape(n_chain, n_draw, cells.size)
 
 
 def assemble_datatree(
@@ -623,6 +650,7 @@ def assemble_datatree(
             coords={"chain": np.arange(n_c), "draw": np.arange(n_d)},
         )
     order = [v for v in (*_HYPER, "topic_effect", "system_effect") if v in post]
+    order += [str(v) for v in post if v not in order]  # a family's own (system_mean, ...)
     post = post[order].assign_coords(
         topic=list(design.topics),
         system=list(design.systems),
@@ -657,6 +685,8 @@ def _sampler_name(method: str, likelihood: str, sampler: str, sigma: str, poolin
     kernel = likelihood == "skew_normal" and sigma == "pooled" and pooling == "all"
     if sampler == "nutpie" and kernel:
         return "nutpie+skewnormal_kernel"
+    if sampler == "nutpie" and get_family(likelihood).kernel:
+        return f"nutpie+{likelihood}_kernel"
     return sampler
 
 
@@ -864,15 +894,25 @@ def fit(
         pooling=pooling,
     )
     design = design_of(table)
+    family = get_family(likelihood).resolved(design).with_dispersion(opts["sigma"])
+    opts["family"] = family.spec
+    family.check_scores(design)
+    if opts["pooling"] != "all" and family.link != "identity":
+        raise OptionError(
+            f"pooling={opts['pooling']!r} is available for the gaussian and skew_normal "
+            f"likelihoods; the {family.name} model pools every system (pooling='all')"
+        )
     opts["pooled"] = design.pooled(opts["pooling"])
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
-    pri = autoscale_priors(design.score, priors)
+    pri = family.resolve_priors(design, priors)
     th = Thresholds.resolve(thresholds)
     opts["gate_ess"] = max(th.ess_bulk_min, th.ess_tail_min)
     if method == "exact":
         post, stats, info = _draw_exact(design, pri, opts)
     elif method == "gibbs":
         post, stats, info = _draw_gibbs(design, pri, opts)
+    elif family.kernel:
+        post, stats, info = _draw_family(family, design, pri, opts)
     else:
         post, stats, info = _draw_nuts(design, pri, opts)
     tree = _posterior_tree(post, stats, design, opts)
@@ -1045,6 +1085,47 @@ def _draw_nuts(
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
+def _draw_family(
+    family: Family, design: Design, pri: Priors, opts: dict[str, Any]
+) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
+    """Sample a family of :mod:`bayes_ir.hierarchical.families` (NUTS on its kernel).
+
+    Fills in ``opts``' sampler settings (the family's default draws and warm-up); the
+    draws are kept at float32 precision as :func:`_draw_nuts` keeps them. A run at the
+    default ``target_accept`` that diverged is redone once at
+    :data:`RETRY_TARGET_ACCEPT` (recorded in the provenance and the summary).
+    """
+    retry = opts["target_accept"] is None
+    if retry:
+        opts["target_accept"] = defaults.TARGET_ACCEPT
+    opts["sampler"] = "nutpie" if opts["sampler"] is None else opts["sampler"]
+    default_draws, default_tune = family.default_draws(int(design.score.size))
+    opts["draws"] = default_draws if opts["draws"] is None else opts["draws"]
+    opts["tune"] = default_tune if opts["tune"] is None else opts["tune"]
+    _check_memory(design, opts)
+
+    def draw() -> tuple[xr.Dataset, xr.Dataset | None, dict]:
+        return family.sample(
+            design,
+            pri,
+            sampler=opts["sampler"],
+            chains=int(opts["chains"]),
+            draws=opts["draws"],
+            tune=opts["tune"],
+            target_accept=float(opts["target_accept"]),
+            seed=opts["seed"],
+        )
+
+    post, stats, info = draw()
+    diverged = 0 if stats is None else int(np.asarray(stats["diverging"]).sum())
+    if retry and diverged:  # e.g. the prior-dominated tail of the SD of two systems' effects
+        opts["target_accept"] = RETRY_TARGET_ACCEPT
+        post, stats, info = draw()
+        info = {**info, "divergences_at_default_target_accept": diverged}
+    info = {**info, **_nuts_acceptance(stats)}
+    return _float32_precision(post), None if stats is None else _float32_precision(stats), info
+
+
 def default_draws(method: str, chains: int, ess: float | None = None) -> int:
     r"""Default draws per chain of the exact or Gibbs sampler, from the ESS they must reach.
 
@@ -1101,7 +1182,7 @@ def _posterior_tree(
         posterior,
         design,
         sample_stats=tree["sample_stats"].to_dataset() if stats is not None else None,
-        log_likelihood=log_likelihood_draws(posterior, design, opts["likelihood"]),
+        log_likelihood=log_likelihood_draws(posterior, design, opts["family"]),
     )
 
 
@@ -1125,6 +1206,7 @@ def _provenance(
         "challengers": list(table.challengers) if table.roles is not None else [],
         "artifacts": list(table.artifacts) if table.roles is not None else [],
         "likelihood": opts["likelihood"],
+        "family": opts["family"],
         "sigma": opts["sigma"],
         "pooling": opts["pooling"],
         "method": method,

@@ -54,6 +54,7 @@ import xarray as xr
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, DataWarning, ModelCheckWarning
+from bayes_ir.hierarchical.families.base import OUTCOME_SPACES
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -63,26 +64,70 @@ __all__ = [
     "MeanDifferenceCheck",
     "arviz_data",
     "compare_likelihoods",
+    "default_candidates",
     "loo",
     "mean_difference_check",
     "model_name",
 ]
 
-#: Candidate models, simplest first (fewest parameters), as (likelihood, sigma).
+#: Candidate models, simplest first (fewest parameters) within each outcome space, as
+#: (likelihood, sigma).
 MODELS: dict[str, tuple[str, str]] = {
     "gaussian": ("gaussian", "pooled"),
     "skew_normal": ("skew_normal", "pooled"),
     "gaussian_sigma_by_system": ("gaussian", "system"),
     "skew_normal_sigma_by_system": ("skew_normal", "system"),
+    "zoib": ("zoib", "pooled"),
+    "zoib_phi_by_system": ("zoib", "system"),
+    "zoib_inflation_by_system": ("zoib(inflation=system)", "pooled"),
+    "binomial": ("binomial", "pooled"),
+    "bernoulli": ("bernoulli", "pooled"),
 }
-#: Candidates of ``likelihood="auto"`` (the fourth model of :data:`MODELS` may be asked for).
+#: Candidates of ``likelihood="auto"`` for scores that are neither in [0, 1] nor 0/1 (the
+#: other models of :data:`MODELS` may be asked for); see :func:`default_candidates`.
 CANDIDATES: tuple[str, ...] = ("gaussian", "skew_normal", "gaussian_sigma_by_system")
+#: Order in which outcome spaces win ties of the checks across spaces.
+_SPACE_ORDER = ("continuous", "unit_inflated", "counts", "binary")
 
 
 def model_name(fit: Any) -> str:
-    """Name of a fit's model in :data:`MODELS` (likelihood and residual-SD structure)."""
-    sigma = fit.provenance.get("sigma", "pooled")
-    return fit.likelihood if sigma == "pooled" else f"{fit.likelihood}_sigma_by_system"
+    """Name of a fit's model in :data:`MODELS` (family, dispersion and inflation structure)."""
+    from bayes_ir.hierarchical.families import family_of
+
+    family = family_of(fit)
+    name = family.name
+    if getattr(family, "inflation_by_system", False):
+        name += "_inflation_by_system"
+    if getattr(family, "phi_by_system", False):
+        return name + "_phi_by_system"
+    if fit.provenance.get("sigma", "pooled") == "system":
+        name += "_sigma_by_system"
+    return name
+
+
+def default_candidates(table: ScoreTable) -> tuple[str, ...]:
+    """Return the candidates of ``likelihood="auto"`` for this table's scores.
+
+    0/1 scores: ``bernoulli`` only (no other family describes them). Scores of a measure
+    whose range is [0, 1] (AP, nDCG, RR, P@k, accuracy; :func:`bayes_ir.measures.measure_range`):
+    :data:`CANDIDATES` and ``zoib``, plus ``binomial`` when every score is a whole number of
+    successes out of the measure's cutoff (``P@10``). Other scores: :data:`CANDIDATES`.
+    """
+    from bayes_ir.hierarchical.families import get_family
+    from bayes_ir.measures import measure_range
+
+    design = design_of(table)
+    y = design.score
+    if np.isin(y, (0.0, 1.0)).all():
+        return ("bernoulli",)
+    if measure_range(design.measure) != (0.0, 1.0):
+        return CANDIDATES
+    out = (*CANDIDATES, "zoib")
+    try:
+        get_family("binomial").resolved(design).check_scores(design)
+    except BayesIRError:
+        return out
+    return (*out, "binomial")
 
 
 # ---------------------------------------------------------------------- PSIS-LOO
@@ -108,6 +153,11 @@ def _loo_draws(fit: Any, draws: int | None, seed: int | None) -> tuple[xr.Datase
     return _thin(fit.draws, n, seed), design, cells
 
 
+def _family_spec(fit: Any) -> str:
+    """Return the family of ``fit`` with its options (``"binomial(trials=10)"``), as recorded."""
+    return str(fit.provenance.get("family", fit.likelihood))
+
+
 def loo_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> xr.DataTree:
     """DataTree with a thinned ``posterior`` and its ``log_likelihood`` (one cell per ``obs``).
 
@@ -117,7 +167,7 @@ def loo_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -> 
     from bayes_ir.hierarchical.fit import log_likelihood_draws
 
     post, design, cells = _loo_draws(fit, draws, seed)
-    ll = log_likelihood_draws(post, design, fit.likelihood)
+    ll = log_likelihood_draws(post, design, _family_spec(fit))
     ll = ll.stack(obs=("topic", "system")).reset_index("obs")
     ll = ll.isel(obs=cells)
     post = post.drop_vars([c for c in post.coords if c not in ("chain", "draw", *post.dims)])
@@ -154,8 +204,7 @@ def arviz_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -
     \sigma_s^{(i)}[, \alpha^{(i)}])`, as in
     :func:`~bayes_ir.hierarchical.posterior_predictive`.
     """
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-    from bayes_ir.hierarchical.predictive import _simulate
+    from bayes_ir.hierarchical.families import family_of
 
     tree = loo_data(fit, draws=draws, seed=seed)
     post = tree["posterior"].to_dataset()
@@ -167,16 +216,11 @@ def arviz_data(fit: Any, *, draws: int | None = None, seed: int | None = None) -
         "the posterior predictive draws", {"draws": n_chain * n_draw, "cells": cells.size}
     )
 
-    def flat(x: xr.DataArray, *dims: str) -> np.ndarray:
-        return np.asarray(x.transpose("chain", "draw", *dims).values).reshape(n_chain * n_draw, -1)
-
-    mu = flat(post["b0"]) + flat(post["topic_effect"], "topic")  # (draws, T)
-    effect = flat(post["system_effect"], "system")
-    sigma = flat(residual_sd_draws(post), "system")
-    alpha = flat(post["alpha"])[:, 0] if fit.likelihood == "skew_normal" else None
+    family = family_of(fit)
+    params = family.parameters(post)
     rng = np.random.default_rng([defaults.SEED if seed is None else int(seed), 0x99C])
     rep = np.stack(
-        [_simulate(mu + effect[:, [j]], sigma[:, j], alpha, rng) for j in range(effect.shape[1])],
+        [family.cells(params, np.array([j])).rvs(rng)[:, 0] for j in range(post.sizes["system"])],
         axis=-1,
     )  # (draws, T, S)
     rep = rep.reshape(n_chain, n_draw, -1)[..., cells]
@@ -298,7 +342,7 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
     elpd_i, pareto_k, p_loo = [], [], 0.0
     for lo in range(0, cells.size, width):
         block = cells[lo : lo + width]
-        ll = log_likelihood_cells(post, design, fit.likelihood, block)
+        ll = log_likelihood_cells(post, design, _family_spec(fit), block)
         tree = xr.DataTree.from_dict(
             {
                 "/posterior": stub,
@@ -339,12 +383,16 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
 
 
 # ---------------------------------------------------------------------- comparison
-def _rule_text(se_rule: float, mean_check_p: float) -> str:
+def _rule_text(se_rule: float, mean_check_p: float, tolerance: float) -> str:
     return (
-        f"among the candidates whose predicted challenger - champion mean differences "
-        f"agree with the observed ones (check p >= {mean_check_p:g}), the simplest whose "
-        f"ELPD is within {se_rule:g} standard errors of the difference from the best one's "
-        f"(simplest first: {', '.join(MODELS)})"
+        f"within each outcome space, among the candidates whose predicted challenger - "
+        f"champion mean differences agree with the observed ones (check p >= "
+        f"{mean_check_p:g}), the simplest whose ELPD is within {se_rule:g} standard errors of "
+        f"the difference from the best one's (simplest first: {', '.join(MODELS)}); across "
+        f"outcome spaces (PSIS-LOO cannot compare a density with a probability mass), the "
+        f"space whose choice predicts the observed shares of exact 0s and 1s within "
+        f"{tolerance:.0%} and has the fewest systems flagged by the model check (ties: "
+        f"{', '.join(_SPACE_ORDER)})"
     )
 
 
@@ -355,24 +403,31 @@ class LikelihoodComparison:
     Attributes
     ----------
     frame
-        :func:`arviz_stats.compare` of the candidates with the chosen model as the
-        reference (``elpd_diff`` = candidate minus chosen; ``dse`` its SE), plus
-        ``n_high_k`` (cells with Pareto :math:`\hat k` above ``good_k``), ``good_k``
-        and ``mean_check_p`` (see :meth:`to_frame`); rows best ELPD first.
+        One row per candidate: :func:`arviz_stats.compare` of the candidates of one
+        outcome space with that space's choice as the reference (``elpd_diff`` =
+        candidate minus that choice; ``dse`` its SE; ELPDs of different spaces are not
+        comparable), plus ``outcome_space``, ``n_high_k`` (cells with Pareto
+        :math:`\hat k` above ``good_k``), ``good_k``, ``mean_check_p`` and
+        ``n_flagged`` (see :meth:`to_frame`); rows by space, best ELPD first.
     chosen
         Name of the chosen model (a key of :data:`MODELS`).
     rule, se_rule
         The selection rule in words and its multiplier of the SE.
     runner_up
-        The best other candidate that passed the mean-difference check (the best
-        other one if none did).
+        The best other candidate of the chosen model's outcome space that passed the
+        mean-difference check (the best other one if none did; ``""`` when the space
+        has no other candidate).
     elpd_diff, elpd_diff_se
         ELPD of the chosen model minus the runner-up's, and its SE (positive: the
-        chosen model predicts better).
+        chosen model predicts better; NaN without a runner-up).
     loo_draws, seed
         Draws per model used by PSIS-LOO and the seed of the subset.
     fits, elpd
         The fitted candidates and their ELPD results (keyed by name).
+    spaces
+        One row per outcome space: ``outcome_space, choice, n_flagged, zeros_observed,
+        zeros_predicted, ones_observed, ones_predicted, adequate, chosen`` (the checks
+        across spaces; see :func:`compare_likelihoods`).
     """
 
     frame: pd.DataFrame
@@ -386,6 +441,7 @@ class LikelihoodComparison:
     seed: int
     fits: dict[str, Any] = field(repr=False)
     elpd: dict[str, Any] = field(repr=False)
+    spaces: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     @property
     def chosen_fit(self) -> Any:
@@ -393,19 +449,21 @@ class LikelihoodComparison:
         return replace(self.fits[self.chosen], likelihood_choice=self)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per candidate, best ELPD first.
+        """One row per candidate, by outcome space, best ELPD first.
 
-        Columns ``model, likelihood, sigma, elpd, se, p, elpd_diff, dse, weight,
-        n_high_k, good_k, mean_check_p, chosen``; ``elpd_diff`` and ``dse`` are
-        relative to the chosen model; ``mean_check_p`` is the smallest p-value of
-        the candidate's :func:`mean_difference_check` over the challengers.
+        Columns ``model, likelihood, sigma, outcome_space, elpd, se, p, elpd_diff, dse,
+        weight, n_high_k, good_k, mean_check_p, n_flagged, chosen``; ``elpd_diff``,
+        ``dse`` and ``weight`` are relative to the choice of the candidate's outcome
+        space; ``mean_check_p`` is the smallest p-value of the candidate's
+        :func:`mean_difference_check` over the challengers; ``n_flagged`` the systems its
+        model check flags.
         """
         out = self.frame.rename_axis("model").reset_index()
         out.insert(1, "likelihood", [MODELS[m][0] for m in out["model"]])
         out.insert(2, "sigma", [MODELS[m][1] for m in out["model"]])
         out["chosen"] = out["model"] == self.chosen
-        cols = ["model", "likelihood", "sigma", "elpd", "se", "p", "elpd_diff", "dse"]
-        cols += ["weight", "n_high_k", "good_k", "mean_check_p", "chosen"]
+        cols = ["model", "likelihood", "sigma", "outcome_space", "elpd", "se", "p", "elpd_diff"]
+        cols += ["dse", "weight", "n_high_k", "good_k", "mean_check_p", "n_flagged", "chosen"]
         return out[cols]
 
     def to_latex(self, **options: Any) -> str:
@@ -416,12 +474,14 @@ class LikelihoodComparison:
 
     def choice_text(self) -> str:
         """Two lines: the chosen model and its ELPD difference with the runner-up."""
-        return (
-            f"Likelihood chosen by PSIS-LOO: {self.chosen} "
+        versus = (
             f"(ELPD {self.chosen} - {self.runner_up} = {self.elpd_diff:+.1f}, "
-            f"SE {self.elpd_diff_se:.1f})\n"
-            f"  rule: {self.rule}"
+            f"SE {self.elpd_diff_se:.1f})"
+            if self.runner_up
+            else "(the only candidate of its outcome space)"
         )
+        how = "PSIS-LOO" if len(self.spaces) <= 1 else "PSIS-LOO and the checks across spaces"
+        return f"Likelihood chosen by {how}: {self.chosen} {versus}\n  rule: {self.rule}"
 
     def summary(self) -> str:
         """Return the choice, the rule and the table of ELPDs with Pareto-k counts."""
@@ -432,18 +492,33 @@ class LikelihoodComparison:
             self.choice_text(),
             "",
             f"  {'model':<28} {'elpd':>10} {'se':>7} {'p_loo':>7} {'diff':>9} {'dse':>7} "
-            f"{'k>good_k':>8} {'mean p':>7}",
+            f"{'k>good_k':>8} {'mean p':>7} {'flagged':>7}",
         ]
-        for r in frame.itertuples():
-            mark = " *" if r.chosen else ""
-            lines.append(
-                f"  {r.model:<28} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} {r.elpd_diff:+9.1f} "
-                f"{r.dse:7.1f} {r.n_high_k:8d} {r.mean_check_p:7.3f}{mark}"
-            )
+        for space, rows in frame.groupby("outcome_space", sort=False):
+            lines.append(f"  outcome space {space}: {OUTCOME_SPACES[str(space)]}")
+            for r in rows.itertuples():
+                mark = " *" if r.chosen else ""
+                lines.append(
+                    f"  {r.model:<28} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} "
+                    f"{r.elpd_diff:+9.1f} {r.dse:7.1f} {r.n_high_k:8d} {r.mean_check_p:7.3f} "
+                    f"{r.n_flagged:7d}{mark}"
+                )
         lines.append(
-            "  (diff, dse: ELPD minus the chosen model's (*), and its SE; mean p: smallest "
-            "p-value of the check of the challengers' mean differences, mean_difference_check)"
+            "  (diff, dse: ELPD minus that of its outcome space's choice, and its SE; mean p: "
+            "smallest p-value of the check of the challengers' mean differences, "
+            "mean_difference_check; flagged: systems the model check flags)"
         )
+        if len(self.spaces) > 1:
+            lines.append("  checks across outcome spaces (share of exact 0s / 1s, observed / "
+                         "predicted):")  # fmt: skip
+            for r in self.spaces.itertuples():
+                lines.append(
+                    f"    {r.outcome_space:<14} {r.choice:<26} flagged {r.n_flagged:3d}  "
+                    f"0s {r.zeros_observed:.3f}/{r.zeros_predicted:.3f}  "
+                    f"1s {r.ones_observed:.3f}/{r.ones_predicted:.3f}  "
+                    + ("adequate" if r.adequate else "inadequate")
+                    + (" *" if r.chosen else "")
+                )
         if (frame["n_high_k"] > 0).any():
             lines.append(
                 f"  (k>good_k: cells with Pareto k > {frame['good_k'].min():.2f}, where that "
@@ -463,6 +538,41 @@ def _choose(ranked: pd.DataFrame, se_rule: float) -> str:
     return min(within, key=list(MODELS).index)
 
 
+def _space_frame(elpd: dict[str, Any], chosen: str) -> pd.DataFrame:
+    """:func:`arviz_stats.compare` of one space's candidates, relative to ``chosen``."""
+    import arviz_stats as azs
+
+    if len(elpd) > 1:
+        return azs.compare(elpd, reference=chosen, round_to="none")
+    res = elpd[chosen]  # a space with one candidate: its own row
+    return pd.DataFrame(
+        {"rank": [0], "elpd": [float(res.elpd)], "p": [float(res.p)], "elpd_diff": [0.0],
+         "weight": [1.0], "se": [float(res.se)], "dse": [0.0], "warning": [False]},
+        index=pd.Index([chosen]),
+    )  # fmt: skip
+
+
+def _point_mass_shares(fit: Any) -> tuple[float, float]:
+    """Return the fit's predictive share of exact 0s and of exact 1s over its cells.
+
+    From its model check (families with point masses); 0 for a continuous family.
+    """
+    check = fit.model_check
+    if check is None or check.frame["pred_zeros"].isna().all():
+        return 0.0, 0.0
+    weights = check.frame["n_topics"].to_numpy(dtype=float)
+    return tuple(  # type: ignore[return-value]
+        float(np.nansum(check.frame[f"pred_{m}"].to_numpy() * weights) / weights.sum())
+        for m in ("zeros", "ones")
+    )
+
+
+def _n_flagged(fit: Any) -> int:
+    """Return the number of systems the fit's model check flags (0 without a check)."""
+    check = fit.model_check
+    return 0 if check is None else len(check.flagged)
+
+
 def compare_likelihoods(
     table: ScoreTable,
     *,
@@ -480,8 +590,10 @@ def compare_likelihoods(
     table
         A :class:`~bayes_ir.table.ScoreTable` with roles and one collection and measure.
     candidates
-        Names from :data:`MODELS` (default :data:`CANDIDATES`: ``"gaussian"``,
-        ``"skew_normal"``, ``"gaussian_sigma_by_system"``); at least two.
+        Names from :data:`MODELS` (default :func:`default_candidates`: for scores in
+        [0, 1], the Gaussian, skew-normal, Gaussian with one residual SD per system and
+        zoib, and binomial for k-of-n scores; ``bernoulli`` alone for 0/1 scores); at
+        least two when given.
     loo_draws
         Posterior draws per model used by :func:`loo` (default
         :data:`bayes_ir.defaults.LOO_DRAWS`).
@@ -512,20 +624,30 @@ def compare_likelihoods(
 
     Notes
     -----
-    Rule. First, a candidate must reproduce what the decision is about: its posterior
-    predictive check of every challenger's mean difference from the champion
-    (:func:`mean_difference_check`) has :math:`p \ge` ``mean_check_p`` (if no
-    candidate passes, all stay eligible and the choice warns). ELPD alone does not
-    see this: on the example data the skew-normal's ELPD is within 1 SE of the best,
-    yet it puts ``chal_risky``'s mean difference at -0.006 against +0.072 observed
-    (p < 0.001). Then, among the eligible, with
+    Rule, within each outcome space
+    (:data:`~bayes_ir.hierarchical.families.base.OUTCOME_SPACES`: PSIS-LOO compares
+    only families whose scores live in the same space; a density at an exact 0 and a
+    probability mass there are not on one scale). First, a candidate must reproduce
+    what the decision is about: its posterior predictive check of every challenger's
+    mean difference from the champion (:func:`mean_difference_check`) has :math:`p
+    \ge` ``mean_check_p`` (if no candidate passes, all stay eligible and the choice
+    warns). ELPD alone does not see this: on the example data the skew-normal's ELPD
+    is within 1 SE of the best, yet it puts ``chal_risky``'s mean difference at -0.006
+    against +0.072 observed (p < 0.001). Then, among the eligible, with
     :math:`\Delta_m = \mathrm{elpd}_m - \mathrm{elpd}_{best} \le 0` and
     :math:`se(\Delta_m)` the SE of the paired difference
     (:math:`\sqrt{n\,\mathrm{Var}_i(\mathrm{elpd}_{m,i} - \mathrm{elpd}_{best,i})}`,
     as :func:`arviz_stats.compare`), choose the simplest :math:`m` (fewest
     parameters: Gaussian, skew-normal (+1), per-system SD (+S+1)) with
-    :math:`\Delta_m \ge -k\,se(\Delta_m)`, :math:`k` = ``se_rule``. A more complex
-    model thus has to predict better by more than :math:`k` SEs to be chosen.
+    :math:`\Delta_m \ge -k\,se(\Delta_m)`, :math:`k` = ``se_rule``.
+
+    Across outcome spaces, by the posterior predictive checks: a space's choice is
+    *adequate* when its predictive shares of exact 0s and of exact 1s are each within
+    :data:`bayes_ir.defaults.POINT_MASS_TOLERANCE` (2 percentage points) of the
+    observed shares (a continuous family predicts none); among the adequate (all, if
+    none is), the one whose model check (:func:`~bayes_ir.hierarchical.check_model`)
+    flags the fewest systems is chosen, ties going to the first of continuous,
+    unit_inflated, counts, binary. See ``docs/methods.md``.
 
     References
     ----------
@@ -535,16 +657,20 @@ def compare_likelihoods(
 
     Sivula, T., Magnusson, M., Matamoros, A. A., Vehtari, A. (2025). Uncertainty in
     Bayesian leave-one-out cross-validation based model comparison. arXiv:2008.10296.
+
+    Gabry, J., Simpson, D., Vehtari, A., Betancourt, M., Gelman, A. (2019).
+    Visualization in Bayesian workflow. *JRSS A* 182(2), 389-402.
     """
     import arviz_stats as azs
 
+    from bayes_ir.hierarchical.families import get_family
     from bayes_ir.hierarchical.fit import fit as fit_model
 
-    names = list(CANDIDATES if candidates is None else candidates)
+    names = list(default_candidates(table) if candidates is None else candidates)
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         raise BayesIRError(f"unknown candidate {unknown[0]!r}: choose among {', '.join(MODELS)}")
-    if len(set(names)) < 2:
+    if candidates is not None and len(set(names)) < 2:
         raise BayesIRError("compare_likelihoods needs at least two different candidates")
     for bad in ("likelihood", "sigma", "log_likelihood"):
         if bad in fit_options:
@@ -582,14 +708,40 @@ def compare_likelihoods(
             stacklevel=2,
         )
         eligible = list(elpd)
-    ranked = (
-        azs.compare({m: elpd[m] for m in eligible}, round_to="none") if len(eligible) > 1 else None
-    )
-    chosen = eligible[0] if ranked is None else _choose(ranked, k)
-    frame = azs.compare(elpd, reference=chosen, round_to="none")
+    space_of = {m: get_family(MODELS[m][0]).outcome_space for m in elpd}
+    spaces = sorted(set(space_of.values()), key=_SPACE_ORDER.index)
+    frames, choice = [], {}
+    for space in spaces:
+        members = [m for m in elpd if space_of[m] == space]
+        ok = [m for m in members if m in eligible] or members
+        ranked = azs.compare({m: elpd[m] for m in ok}, round_to="none") if len(ok) > 1 else None
+        choice[space] = ok[0] if ranked is None else _choose(ranked, k)
+        frame = _space_frame({m: elpd[m] for m in members}, choice[space])
+        frames.append(frame.assign(outcome_space=space))
+    y = design_of(table).score
+    observed = (float(np.mean(y == 0.0)), float(np.mean(y == 1.0)))
+    tol = defaults.POINT_MASS_TOLERANCE
+    rows = []
+    for space in spaces:
+        fitted = fits[choice[space]]
+        predicted = _point_mass_shares(fitted)
+        rows.append({
+            "outcome_space": space, "choice": choice[space],
+            "n_flagged": _n_flagged(fitted),
+            "zeros_observed": observed[0], "zeros_predicted": predicted[0],
+            "ones_observed": observed[1], "ones_predicted": predicted[1],
+            "adequate": all(abs(o - p) <= tol for o, p in zip(observed, predicted, strict=True)),
+        })  # fmt: skip
+    across = pd.DataFrame(rows)
+    pool = across[across["adequate"]] if across["adequate"].any() else across
+    best = pool.sort_values("n_flagged", kind="stable").iloc[0]
+    chosen = str(best["choice"])
+    across["chosen"] = across["choice"] == chosen
+    frame = pd.concat(frames)
     frame["mean_check_p"] = [check_p[m] for m in frame.index]
     frame["n_high_k"] = [int((elpd[m].pareto_k.values > elpd[m].good_k).sum()) for m in frame.index]
     frame["good_k"] = [float(elpd[m].good_k) for m in frame.index]
+    frame["n_flagged"] = [_n_flagged(fits[m]) for m in frame.index]
     high = frame[frame["n_high_k"] > 0]
     if len(high):
         counts = ", ".join(f"{m} {n}" for m, n in zip(high.index, high["n_high_k"], strict=True))
@@ -600,18 +752,18 @@ def compare_likelihoods(
             DataWarning,
             stacklevel=2,
         )
-    others = [m for m in frame.index if m != chosen and m in eligible]
-    others = others or [m for m in frame.index if m != chosen]
-    runner_up = max(others, key=lambda m: frame.loc[m, "elpd"])
-    diff = float(-frame.loc[runner_up, "elpd_diff"])
-    dse = float(frame.loc[runner_up, "dse"])
+    same = [m for m in frame.index if m != chosen and space_of[m] == space_of[chosen]]
+    others = [m for m in same if m in eligible] or same
+    runner_up = max(others, key=lambda m: frame.loc[m, "elpd"]) if others else ""
+    diff = float(-frame.loc[runner_up, "elpd_diff"]) if runner_up else math.nan
+    dse = float(frame.loc[runner_up, "dse"]) if runner_up else math.nan
     check = fits[chosen].model_check
     if check is not None:
         check.warn(stacklevel=2)
     return LikelihoodComparison(
         frame=frame,
         chosen=chosen,
-        rule=_rule_text(k, p_min),
+        rule=_rule_text(k, p_min, tol),
         se_rule=k,
         runner_up=runner_up,
         elpd_diff=diff,
@@ -620,6 +772,7 @@ def compare_likelihoods(
         seed=seed,
         fits=fits,
         elpd=elpd,
+        spaces=across,
     )
 
 
@@ -753,8 +906,7 @@ def mean_difference_check(
     Gelman, A., Meng, X.-L., Stern, H. (1996). Posterior predictive assessment of
     model fitness via realized discrepancies. *Statistica Sinica* 6(4), 733-760.
     """
-    from bayes_ir.hierarchical.contrasts import residual_sd_draws
-    from bayes_ir.hierarchical.predictive import _simulate
+    from bayes_ir.hierarchical.families import family_of
 
     p = defaults.ci_prob(ci_prob)
     seed = defaults.SEED if seed is None else int(seed)
@@ -772,12 +924,11 @@ def mean_difference_check(
     def flat(x: xr.DataArray) -> np.ndarray:
         return np.asarray(x.stack(sample=("chain", "draw")).transpose("sample", ...).values)
 
-    b0 = flat(post["b0"])
-    a = flat(post["topic_effect"].transpose("chain", "draw", "topic"))
+    family = family_of(fit)
+    params = family.parameters(post)
+    index = {s: j for j, s in enumerate(systems)}
     topics = [str(t) for t in post["topic_effect"]["topic"].values]
-    u = post["system_effect"]
-    sig = residual_sd_draws(post)
-    alpha = flat(post["alpha"]) if fit.likelihood == "skew_normal" else None
+    u = family.system_means(post)
     rng = np.random.default_rng([seed, 0x3D])
     rows = []
     lo, hi = (1 - p) / 2, (1 + p) / 2
@@ -787,8 +938,8 @@ def mean_difference_check(
         t_obs = float(obs[both].mean())
         reps = []
         for s in (chal, champ):
-            mu = b0[:, None] + a[:, both] + flat(u.sel(system=s))[:, None]
-            reps.append(_simulate(mu, flat(sig.sel(system=s)), alpha, rng).mean(axis=1))
+            cells = family.cells(params, np.array([index[s]]))
+            reps.append(cells.rvs(rng)[:, 0, both].mean(axis=1))
         t_rep = reps[0] - reps[1]
         contrast = flat(u.sel(system=chal) - u.sel(system=champ))
         q = np.quantile(t_rep, [lo, hi])
@@ -810,6 +961,6 @@ def mean_difference_check(
         frame=pd.DataFrame(rows),
         ci_prob=p,
         model=model_name(fit),
-        n_draws=int(b0.size),
+        n_draws=int(params["b0"].size),
         seed=seed,
     )

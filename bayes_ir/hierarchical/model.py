@@ -164,10 +164,18 @@ SIGN_LOGODDS = "skew_sign_logodds"
 
 
 def check_likelihood(likelihood: str) -> str:
-    """Return the canonical likelihood name or raise a clear error."""
+    """Return the canonical likelihood name or raise a clear error.
+
+    Names of the families of :mod:`bayes_ir.hierarchical.families` (``"bernoulli"``,
+    ``"binomial(trials=10)"``, ...) give the family's name.
+    """
     key = likelihood.lower() if isinstance(likelihood, str) else likelihood
     if key not in _LIKELIHOOD_ALIASES:
-        validate.choice("likelihood", likelihood, LIKELIHOODS)
+        from bayes_ir.hierarchical.families import get_family
+
+        if not isinstance(likelihood, str):
+            validate.choice("likelihood", likelihood, LIKELIHOODS)
+        return get_family(likelihood).name
     return _LIKELIHOOD_ALIASES[key]
 
 
@@ -393,7 +401,10 @@ def build_model(
     table
         A :class:`~bayes_ir.table.ScoreTable` with roles and one collection and measure.
     likelihood
-        ``"gaussian"`` or ``"skew_normal"`` (mean/SD parameterisation, as brms).
+        ``"gaussian"`` or ``"skew_normal"`` (mean/SD parameterisation, as brms), or a
+        family of :mod:`bayes_ir.hierarchical.families` (``"bernoulli"``,
+        ``"binomial(trials=10)"``, ...), whose own PyMC model is returned (the
+        definition its kernel is tested against; ``loglik`` and ``sigma`` do not apply).
     priors
         :class:`~bayes_ir.hierarchical.Priors`; ``None`` fields are autoscaled.
     loglik
@@ -468,6 +479,11 @@ def build_model(
     import pytensor.tensor as pt
 
     design = table if isinstance(table, Design) else design_of(table)
+    from bayes_ir.hierarchical.families import get_family
+
+    family = get_family(likelihood).resolved(design)
+    if family.kernel:  # a family of bayes_ir.hierarchical.families: its own PyMC model
+        return family.build_pymc_model(design, family.resolve_priors(design, priors))
     likelihood = check_likelihood(likelihood)
     pri = autoscale_priors(design.score, priors)
     validate.choice("loglik", loglik, ("auto", "sufficient", "full"))

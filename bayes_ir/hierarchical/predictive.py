@@ -28,13 +28,11 @@ import pandas as pd
 from bayes_ir import defaults, validate
 from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.contrasts import (
-    SAMPLE_DIMS,
     _check_systems,
     _gate,
     _Gated,
     _header,
     _posterior,
-    residual_sd_draws,
     system_draws,
     topic_draws,
 )
@@ -160,23 +158,6 @@ def _observed(fit: Any) -> pd.DataFrame:
     return table.matrix().to_pandas()
 
 
-def _simulate(
-    mu: np.ndarray,
-    sigma: np.ndarray,
-    alpha: np.ndarray | None,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """One predictive draw per posterior draw: ``mu`` (S, T), ``sigma``/``alpha`` (S,)."""
-    if alpha is None:
-        return mu + sigma[:, None] * rng.standard_normal(mu.shape)
-    from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale
-
-    xi, omega = skewnormal_location_scale(mu, sigma[:, None], alpha[:, None])
-    from scipy import stats
-
-    return stats.skewnorm.rvs(alpha[:, None], loc=xi, scale=omega, random_state=rng)
-
-
 def posterior_predictive(
     fit: Any,
     *,
@@ -219,11 +200,14 @@ def posterior_predictive(
     Benham, R., Carterette, B., Culpepper, J. S., and Moffat, A. (2020). Bayesian
     inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
     """
+    from bayes_ir.hierarchical.families import family_of
+
     p = defaults.ci_prob(ci_prob)
     seed = validate.seed(seed)
     post = _posterior(fit)
     u = system_draws(fit)
     a = topic_draws(fit)
+    family = family_of(fit)
     observed = _observed(fit)
     chosen = (
         [str(s) for s in u["system"].values]
@@ -239,16 +223,9 @@ def posterior_predictive(
     if missing:
         raise TypeError(f"the fit's topics do not match its table (e.g. {sorted(missing)[0]!r})")
 
-    def flat(x: Any) -> np.ndarray:
-        return np.asarray(x.stack(sample=SAMPLE_DIMS).transpose("sample", ...).values, dtype=float)
-
-    b0 = flat(post["b0"])
-    sigma = residual_sd_draws(fit)
-    likelihood = str(
-        getattr(fit, "likelihood", "") or ("skew_normal" if "alpha" in post else "gaussian")
-    )
-    alpha = flat(post["alpha"]) if likelihood == "skew_normal" else None
-    topic_mu = b0[:, None] + flat(a)  # (S, T)
+    likelihood = str(getattr(fit, "likelihood", "") or family.name)
+    params = family.parameters(post)
+    index = {str(s): j for j, s in enumerate(post["system"].values)}
     roles = dict(zip(map(str, u["system"].values), map(str, u["role"].values), strict=True))
     lo, hi = (1 - p) / 2, (1 + p) / 2
     rng = np.random.default_rng(seed)
@@ -256,8 +233,9 @@ def posterior_predictive(
     for system in chosen:
         if system not in observed.columns:
             raise TypeError(f"system {system!r} is in the fit but not in its table")
-        mu = topic_mu + flat(u.sel(system=system))[:, None]
-        rep = _simulate(mu, flat(sigma.sel(system=system)), alpha, rng)
+        cells = family.cells(params, np.array([index[system]]))
+        mu = cells.mean[:, 0, :]
+        rep = cells.rvs(rng)[:, 0, :]
         q = np.quantile(rep, [lo, hi], axis=0)
         obs = observed.loc[topics, system].to_numpy(dtype=float)
         rows.append(

@@ -71,6 +71,10 @@ INTERCEPT_SCALE: float = 2.5
 SKEWNESS_FRACTION: float = 0.99
 #: Rate of the Exponential prior on ``sigma_log_sd`` (SD of the log residual SDs).
 SIGMA_LOG_SD_RATE: float = 1.0
+#: Rate of the Exponential prior on the zoib family's precision ``phi`` (prior mean 10).
+PHI_RATE: float = 0.1
+#: Rate of the Exponential priors on the SDs of the zoib family's per-system inflation logits.
+INFLATION_SD_RATE: float = 1.0
 
 
 class Hyperparameters(NamedTuple):
@@ -83,6 +87,8 @@ class Hyperparameters(NamedTuple):
     sigma_system_rate: float
     skewness_max: float
     sigma_log_sd_rate: float
+    phi_rate: float
+    inflation_sd_rate: float
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,14 @@ class Priors:
         skewness (default 0.99 x 0.9953); must stay below 0.9953.
     sigma_log_sd_rate
         Rate of the Exponential prior on ``sigma_log_sd``, the SD across systems of
-        the log residual SD (``sigma="system"`` only; default 1).
+        the log residual SD (``sigma="system"`` only; default 1); for the zoib family,
+        on ``phi_log_sd``, the SD across systems of the log precision.
+    phi_rate
+        Rate of the Exponential prior on the precision ``phi`` of the zoib family
+        (:mod:`bayes_ir.hierarchical.families.zoib`; default 0.1, prior mean 10).
+    inflation_sd_rate
+        Rate of the Exponential priors on ``zoi_sd`` and ``coi_sd``, the SDs across
+        systems of the zoib family's inflation logits (``inflation=system``; default 1).
 
     Notes
     -----
@@ -118,6 +131,8 @@ class Priors:
     sigma_system_rate: float | None = None
     skewness_max: float | None = None
     sigma_log_sd_rate: float | None = SIGMA_LOG_SD_RATE  # not scaled by the data
+    phi_rate: float | None = PHI_RATE  # unitless
+    inflation_sd_rate: float | None = INFLATION_SD_RATE  # logit scale
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -166,6 +181,8 @@ class Priors:
             "sigma_system_rate": 1.0 / s_y,
             "skewness_max": SKEWNESS_FRACTION * SKEWNESS_MAX,
             "sigma_log_sd_rate": SIGMA_LOG_SD_RATE,
+            "phi_rate": PHI_RATE,
+            "inflation_sd_rate": INFLATION_SD_RATE,
         }
         return replace(self, **{k: v for k, v in auto.items() if getattr(self, k) is None})
 
@@ -205,6 +222,8 @@ class Priors:
                 "[skew-normal only; alpha derived]",
                 f"sigma_log_sd ~ Exponential(rate={p.sigma_log_sd_rate:.4g})  "
                 "[sigma='system' only; sigma_typical takes sigma's prior]",
+                f"phi ~ Exponential(rate={p.phi_rate:.4g}), zoi_sd and coi_sd ~ "
+                f"Exponential(rate={p.inflation_sd_rate:.4g})  [zoib only]",
             ]
         )
 

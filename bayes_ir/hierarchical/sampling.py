@@ -120,9 +120,8 @@ def skewnormal_model(design: Design, priors: Priors):
     :math:`1 + e^{-\ell}`, :math:`\ell` the sign log-odds at the point, which
     :func:`sample_nuts` checks on every draw (:func:`_sign_summed` undoes it).
     """
-    from nutpie.compile_pymc import CompiledPyMCModel
-
     from bayes_ir.hierarchical import skewnormal_kernel as kernel
+    from bayes_ir.hierarchical.families.sampler import kernel_model
 
     n_t, n_s = design.shape
     hyper = priors.values()
@@ -134,31 +133,20 @@ def skewnormal_model(design: Design, priors: Priors):
     centred = float(centred_systems(design.matrix))
     constants = (float(hyper.b0_mu), float(hyper.b0_sd), *rates, float(hyper.skewness_max), centred)
     names, shapes = kernel.expanded_layout(n_t, n_s)
-    sizes = [int(np.prod(shape)) for shape in shapes]
-    ends = np.cumsum(sizes)
-    slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]
-
     data = kernel.pack(design.matrix, constants)
     modes, logps, sds = kernel.sign_modes(data, constants[0], rates)
     gap = float(logps[0] - logps[1])
     if abs(gap) >= SIGN_SETTLED:
         data = kernel.pack(design.matrix, constants, sign=1 if gap > 0 else -1)
-
-    return CompiledPyMCModel(
-        _n_dim=kernel.N_HYPER + n_t + n_s - 2,
+    return kernel_model(
+        kernel,
+        data,
+        design,
+        names,
+        shapes,
+        n_dim=kernel.N_HYPER + n_t + n_s - 2,
+        initial_point=_mode_starts(modes, logps, sds),
         dims={"topic_effect": ("topic",), "system_effect": ("system",)},
-        _coords={"topic": list(design.topics), "system": list(design.systems)},
-        _shapes=dict(zip(names, shapes, strict=True)),
-        compiled_logp_func=kernel.logp_cfunc,
-        compiled_expand_func=kernel.expand_cfunc,
-        initial_point_func=_mode_starts(modes, logps, sds),
-        shared_data={},
-        shared_var_keys={},
-        user_data=data,
-        n_expanded=int(ends[-1]),
-        shape_info=(names, slices, shapes),
-        logp_func=None,
-        expand_func=None,
     )
 
 

@@ -68,6 +68,12 @@ import math
 import numba
 import numpy as np
 
+from bayes_ir.hierarchical.families._kernel import (
+    _extend,
+    _extend_adjoint,
+    chebyshev_pieces,
+    pieces_pair,
+)
 from bayes_ir.hierarchical.model import SIGN_LOGODDS
 from bayes_ir.hierarchical.skewnormal import _LOG_NDTR_SWITCH
 
@@ -115,17 +121,15 @@ def _ndtr_table() -> np.ndarray:
     """
     from scipy import special
 
-    nodes = np.cos(np.pi * (np.arange(_TABLE_DEGREE + 1) + 0.5) / (_TABLE_DEGREE + 1))
-    n = round((_TABLE_HI - _TABLE_LO) / _TABLE_WIDTH)
-    x = _TABLE_LO + _TABLE_WIDTH * (np.arange(n)[:, None] + 0.5 + 0.5 * nodes[None, :])
-    mills = np.where(
-        x < 0,
-        _SQRT_2_OVER_PI / special.erfcx(-np.minimum(x, 0) / math.sqrt(2.0)),
-        np.exp(-0.5 * x * x) * _INV_SQRT_2PI / special.ndtr(x),
-    )
-    vander = np.vander(nodes, _TABLE_DEGREE + 1, increasing=True)
-    pieces = [np.linalg.solve(vander, f.T).T for f in (special.log_ndtr(x), mills)]
-    return np.ascontiguousarray(np.stack(pieces, axis=1))
+    def values(x: np.ndarray) -> list[np.ndarray]:
+        mills = np.where(
+            x < 0,
+            _SQRT_2_OVER_PI / special.erfcx(-np.minimum(x, 0) / math.sqrt(2.0)),
+            np.exp(-0.5 * x * x) * _INV_SQRT_2PI / special.ndtr(x),
+        )
+        return [special.log_ndtr(x), mills]
+
+    return chebyshev_pieces(values, _TABLE_LO, _TABLE_HI, _TABLE_WIDTH, _TABLE_DEGREE)
 
 
 #: Range, interval width and degree of the piecewise polynomials of :func:`_log_ndtr_mills`
@@ -144,44 +148,13 @@ def _log_ndtr_mills(x):
     asymptotic series (below ``_LOG_NDTR_SWITCH``, which is ``_TABLE_LO``).
     """
     if _TABLE_LO <= x < _TABLE_HI:
-        pos = (x - _TABLE_LO) * (1.0 / _TABLE_WIDTH)
-        j = int(pos)
-        v = 2.0 * (pos - j) - 1.0
-        log_cdf = _TABLE[j, 0, _TABLE_DEGREE]
-        mills = _TABLE[j, 1, _TABLE_DEGREE]
-        for i in range(_TABLE_DEGREE - 1, -1, -1):
-            log_cdf = log_cdf * v + _TABLE[j, 0, i]
-            mills = mills * v + _TABLE[j, 1, i]
-        return log_cdf, mills
+        return pieces_pair(_TABLE, _TABLE_LO, _TABLE_WIDTH, _TABLE_DEGREE, x)
     if x >= _LOG_NDTR_SWITCH:
         cdf = 0.5 * math.erfc(-x / math.sqrt(2.0))
         return math.log(cdf), math.exp(-0.5 * x * x) * _INV_SQRT_2PI / cdf
     r = 1.0 / (x * x)
     series = 1.0 - r * (1.0 - 3.0 * r * (1.0 - 5.0 * r * (1.0 - 7.0 * r)))
     return -0.5 * x * x - math.log(-x) - _LOG_SQRT_2PI + math.log(series), -x / series
-
-
-@_jit
-def _extend(theta, start, n, scale, out):
-    """PyMC's zero-sum backward transform of ``theta[start:start+n-1]``, times ``scale``."""
-    total = 0.0
-    for i in range(n - 1):
-        total += theta[start + i]
-    norm = total / (math.sqrt(n) + n)
-    for i in range(n - 1):
-        out[i] = scale * (theta[start + i] - norm)
-    out[n - 1] = -scale * total / math.sqrt(n)
-
-
-@_jit
-def _extend_adjoint(grad, n, scale, out, start):
-    """Add ``scale`` times the gradient over the free values of a gradient over n values."""
-    head = 0.0
-    for i in range(n - 1):
-        head += grad[i]
-    shift = head / (math.sqrt(n) + n) + grad[n - 1] / math.sqrt(n)
-    for i in range(n - 1):
-        out[start + i] += scale * (grad[i] - shift)
 
 
 @_jit

@@ -43,7 +43,11 @@ def decision_summary(decision: Any) -> str:
         lines.insert(1, "DIAGNOSTICS FAILED: no decision can be taken from this posterior")
     pct = f"{100 * d.ci_prob:g}%"
     diff = "risk-adjusted difference" if d.r != 1 else "difference"
-    lines += ["", f"Challengers minus champion {d.champion!r} ({diff} of system means; m = "
+    note = getattr(d.comparison, "scale_note", "b0 + effect")
+    means = (
+        "system means" if note == "b0 + effect" else f"system means on the measure's scale: {note}"
+    )
+    lines += ["", f"Challengers minus champion {d.champion!r} ({diff} of {means}; m = "
               f"{d.margin:g}):"]  # fmt: skip
     header = ["challenger", "mean", f"{pct} interval", "P(>m)", "P(|d|<=m)", "P(<-m)",
               "P(best)", "L_deploy", "L_keep", "action"]  # fmt: skip

@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "MISFIT_MARK",
+    "SCORE_SCALE",
     "choice_line",
     "marked",
     "misfit_caption",
@@ -26,6 +27,11 @@ __all__ = [
 
 #: Mark of a system the model does not describe (tables, figures, the review).
 MISFIT_MARK = "\u2020"
+#: What a family of another link than the identity reports (headers say it).
+SCORE_SCALE = (
+    "logit link; differences are of expected scores over the topic population, on the "
+    "measure's scale"
+)
 
 #: How each sampler is named in a header (the exact and Gibbs samplers have no NUTS step).
 _SAMPLERS = {"exact": "exact sampler", "gibbs": "Gibbs sampler", "nuts": "NUTS"}
@@ -47,6 +53,9 @@ def model_description(fit: Any) -> str:
     provenance, or its own: ``"pooled"``, one SD for every system, or ``"system"``).
     """
     likelihood = str(getattr(fit, "likelihood", "") or "gaussian")
+    spec = str((getattr(fit, "provenance", None) or {}).get("family") or likelihood)
+    if likelihood not in ("gaussian", "skew_normal"):  # a family of another link
+        return f"{spec} likelihood ({SCORE_SCALE})"
     sd = "per-system residual SD" if _per_system_sd(fit) else "one residual SD"
     return f"{likelihood} likelihood, {sd}"
 

@@ -19,7 +19,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import MeasureError, RoleError, UnknownSystemError
+from bayes_ir.errors import MeasureError, OptionError, RoleError, UnknownSystemError
 from bayes_ir.risk.adjusted import check_r, risk_adjusted_scores
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
@@ -295,6 +295,24 @@ class BRiskForecast:
         return plot_brisk_forecast(self, **kwargs)
 
 
+def _check_risk_likelihood(likelihood: str) -> str:
+    r"""Return ``likelihood`` when it models risk-adjusted scores, else raise one line.
+
+    Risk-adjusted scores :math:`b_t + \delta^{(r)}_{ts}` are real numbers (below 0 when
+    a system loses a topic by more than the champion's score), so only the continuous
+    families (gaussian, skew_normal, ``"auto"``'s choice among them) describe them; a
+    bounded, 0/1 or k-of-n family is an :class:`~bayes_ir.errors.OptionError`.
+    """
+    from bayes_ir.hierarchical.families import get_family
+
+    if likelihood != "auto" and get_family(likelihood).outcome_space != "continuous":
+        raise OptionError(
+            f"BRisk models risk-adjusted scores, which leave [0, 1]: likelihood={likelihood!r} "
+            "cannot describe them; use 'gaussian', 'skew_normal' or 'auto'"
+        )
+    return likelihood
+
+
 def brisk(
     table: ScoreTable,
     *,
@@ -318,8 +336,10 @@ def brisk(
     r
         Loss weight :math:`r = 1 + \alpha \ge 1`.
     likelihood
-        ``"gaussian"`` (the paper's hierarchy) or ``"skew_normal"`` (for per-topic
-        forecasts, :meth:`BRiskResult.forecast`).
+        ``"gaussian"`` (the paper's hierarchy), ``"skew_normal"`` (for per-topic
+        forecasts, :meth:`BRiskResult.forecast`) or ``"auto"``: a continuous model, as
+        the risk-adjusted scores leave [0, 1] (a bounded or discrete family is an
+        :class:`~bayes_ir.errors.OptionError`).
     ci_prob
         Interval probability of the summaries.
     champion
@@ -376,6 +396,7 @@ def brisk(
     r = check_r(r)
     p = defaults.ci_prob(ci_prob)
     seed = validate.seed(seed)
+    _check_risk_likelihood(likelihood)
     if table.roles is None and champion is None:
         raise RoleError("BRisk needs roles: call table.with_roles(champion=...) first")
     adjusted = risk_adjusted_scores(

@@ -81,3 +81,26 @@ def test_strict_exits_3_on_failed_diagnostics(run_cli):
                               "--strict"])  # fmt: skip
     assert code == 3
     assert "DIAGNOSTICS FAILED" in out
+
+
+def test_binary_items_rank_under_the_bernoulli_family(run_cli, tmp_path):
+    """0/1 items: the board ranks expected accuracies (the per-system means of the scores)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    accuracy = np.array([0.3, 0.5, 0.8])
+    y = (rng.random((80, 3)) < accuracy).astype(int)
+    rows = [(f"m{j}", f"q{i}", y[i, j]) for i in range(80) for j in range(3)]
+    path = tmp_path / "items.csv"
+    pd.DataFrame(rows, columns=["system", "topic", "score"]).assign(measure="acc").to_csv(
+        path, index=False
+    )
+    code, out, err = run_cli(["rank", str(path), "-l", "bernoulli", "--seed", "1", "-q",
+                              "-o", str(tmp_path / "board.csv")])  # fmt: skip
+    assert code == 0, err
+    assert "(bernoulli model, nutpie+bernoulli_kernel sampler;" in out.splitlines()[0]
+    board = pd.read_csv(tmp_path / "board.csv").set_index("system")
+    assert list(board.index) == ["m2", "m1", "m0"]
+    observed = y.mean(axis=0)  # each interval holds its system's observed accuracy
+    for j, name in enumerate(["m0", "m1", "m2"]):
+        assert board.loc[name, "ci_lower"] < observed[j] < board.loc[name, "ci_upper"]

@@ -368,3 +368,17 @@ def test_mean_difference_check_on_the_example(example_table, example_fit):
     s = mean_difference_check(skew).to_frame().set_index("challenger")
     assert not s.loc["chal_risky", "consistent"]
     assert s.loc["chal_risky", "contrast"] < 0.03 < g.loc["chal_risky", "contrast"]
+
+
+def test_difference_variance_of_the_gaussian_models_is_the_two_residual_variances():
+    """decide()'s new-topic variance: sigma_c^2 + sigma_h^2, per system with sigma='system'."""
+    from bayes_ir.hierarchical import difference_variance_draws
+
+    table, _ = simulated_table(sd=[0.03, 0.05, 0.08, 0.05], n_topics=20, n_systems=4, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = fit(table, sigma="system", chains=2, draws=300, seed=1, model_check=False)
+    sig = residual_sd_draws(f).stack(sample=("chain", "draw")).transpose("sample", "system")
+    champ, chals = str(sig["system"].values[0]), [str(s) for s in sig["system"].values[1:]]
+    want = sig.sel(system=chals).values ** 2 + sig.sel(system=[champ]).values ** 2
+    np.testing.assert_allclose(difference_variance_draws(f, champ, chals), want, rtol=1e-6)

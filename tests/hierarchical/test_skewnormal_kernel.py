@@ -12,6 +12,7 @@ import ctypes
 
 import numpy as np
 import pytest
+from kernel_checks import assert_callbacks_equal, assert_equals_pymc, logp_callback
 from scipy import stats
 
 from bayes_ir.hierarchical import build_model, fit, sampling
@@ -100,7 +101,6 @@ def _pymc_point(theta: np.ndarray, n_t: int, model) -> dict[str, np.ndarray]:
 def test_log_density_and_gradient_equal_pymc(case):
     design, priors, model, data = case
     n_t = design.shape[0]
-    logp, dlogp = model.compile_logp(), model.compile_dlogp()
     points = _points(design, priors)
     # the last point really reaches the series branch of log Phi (below -20)
     tail = points[-1]
@@ -108,48 +108,18 @@ def test_log_density_and_gradient_equal_pymc(case):
     alpha = skewness_to_alpha(abs_skew)
     xi, omega = skewnormal_location_scale(tail[0], np.exp(tail[3]), alpha)
     assert np.nanmin(alpha * (design.matrix - xi) / omega) < -20
-    for theta in points:
-        point = _pymc_point(theta, n_t, model)
-        value, grad = kernel.logp_and_grad(theta, data)
-        assert value == pytest.approx(float(logp(point)), rel=1e-11, abs=1e-9)
-        # our gradient, cut into PyMC's value variables and laid out in PyMC's order
-        named = _pymc_point(grad, n_t, model)
-        ours = np.concatenate([np.atleast_1d(named[var.name]) for var in model.value_vars])
-        ref = dlogp(point)
-        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-9 * abs(ref).max())
+    assert_equals_pymc(kernel, model, data, points, lambda x: _pymc_point(x, n_t, model))
 
 
 def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
     design, priors, model, data = case
     n_t, n_s = design.shape
-    dim = kernel.N_HYPER + n_t + n_s - 2
     outputs, shapes = kernel.expanded_layout(n_t, n_s)
     assert outputs[-1] == SIGN_LOGODDS and shapes[5:7] == [(n_t,), (n_s,)]
-    graphs = model.replace_rvs_by_values([model[name] for name in outputs])
-    deterministics = model.compile_fn(graphs, inputs=model.value_vars)
-    for theta in _points(design, priors, n=3):
-        grad, value = np.empty(dim), np.empty(1)
-        status = kernel.logp_cfunc.ctypes(
-            dim,
-            theta.ctypes.data_as(_DOUBLE_P),
-            grad.ctypes.data_as(_DOUBLE_P),
-            value.ctypes.data_as(_DOUBLE_P),
-            data.ctypes.data_as(_DOUBLE_P),
-        )
-        ref_value, ref_grad = kernel.logp_and_grad(theta, data)
-        assert status == 0 and value[0] == ref_value
-        np.testing.assert_array_equal(grad, ref_grad)
-
-        out = np.empty(5 + n_t + n_s + 1)
-        status = kernel.expand_cfunc.ctypes(
-            dim, out.size, theta.ctypes.data_as(_DOUBLE_P), out.ctypes.data_as(_DOUBLE_P),
-            data.ctypes.data_as(_DOUBLE_P),
-        )  # fmt: skip
-        assert status == 0
-        expected = np.concatenate(
-            [np.atleast_1d(v) for v in deterministics(_pymc_point(theta, n_t, model))]
-        )
-        np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-10)
+    assert_callbacks_equal(
+        kernel, model, data, _points(design, priors, n=3),
+        lambda x: _pymc_point(x, n_t, model), outputs, 5 + n_t + n_s + 1, 1e-10,
+    )  # fmt: skip
 
 
 def test_non_finite_density_is_reported_to_the_sampler(case):
@@ -161,11 +131,7 @@ def test_non_finite_density_is_reported_to_the_sampler(case):
     for index, value in ((3, 800.0), (3, -800.0), (4, -800.0)):
         theta = np.zeros(dim)
         theta[index] = value
-        grad, out = np.empty(dim), np.empty(1)
-        status = kernel.logp_cfunc.ctypes(
-            dim, *(a.ctypes.data_as(_DOUBLE_P) for a in (theta, grad, out, data))
-        )
-        assert status in (3, 4), (index, value)
+        assert logp_callback(kernel, theta, data)[0] in (3, 4), (index, value)
 
 
 def test_pack_checks_its_input():

@@ -19,6 +19,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.i
 SLOW = {
     "champion_vs_challengers",
     "deployment_review",
+    "families_llm_and_robust04",
     "glm_link_comparison",
     "ranking_reliability",
     "risk_deployment_review",

@@ -1,0 +1,126 @@
+r"""Gaussian and skew-normal families: the continuous models of Benham et al. (2020).
+
+:math:`y_{ts} = b_0 + a_t + c_s + e_{ts}` with Gaussian errors, or skew-normal errors
+of mean 0, SD :math:`\sigma` (:math:`\sigma_s` with ``sigma="system"``) and shape
+:math:`\alpha` in brms' mean/SD form. The models, their priors and samplers live in
+:mod:`bayes_ir.hierarchical.model`, :mod:`~bayes_ir.hierarchical.exact`,
+:mod:`~bayes_ir.hierarchical.gibbs` and :mod:`~bayes_ir.hierarchical.skewnormal_kernel`;
+this module declares them as families (outcome space, score-scale means, cells), so
+what reads a fit reads them like every other family. The link is the identity: a
+system's mean :math:`b_0 + c_s` is its expected score at every topic.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import xarray as xr
+
+from bayes_ir.hierarchical.families.base import Cells, Family, flat_draws
+
+__all__ = ["Gaussian", "GaussianCells", "SkewNormal"]
+
+
+class GaussianCells(Cells):
+    """Cells of the Gaussian (``alpha`` None) or skew-normal family, arrays (n, B, T)."""
+
+    def __init__(self, mu: np.ndarray, sigma: np.ndarray, alpha: np.ndarray | None) -> None:
+        self.mu, self.sigma, self.alpha = mu, sigma, alpha
+
+    @property
+    def mean(self) -> np.ndarray:
+        """``b0 + topic + system``."""
+        return self.mu
+
+    @property
+    def variance(self) -> np.ndarray:
+        """``sigma ** 2`` (the residual variance; brms' mean/SD form for the skew-normal)."""
+        return self.sigma**2
+
+    @property
+    def slope(self) -> np.ndarray:
+        """1 (the identity link)."""
+        return np.ones_like(self.mu)
+
+    def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the CDF at ``y`` twice (no point masses)."""
+        from bayes_ir.hierarchical.adequacy import _cdf
+
+        at = _cdf(y, self.mu, self.sigma, self.alpha)
+        return at, at
+
+    def rvs(self, rng: np.random.Generator) -> np.ndarray:
+        """``mu`` plus one replicated error (the model check's generator)."""
+        from bayes_ir.hierarchical.adequacy import _residuals
+
+        return self.mu + _residuals(self.mu, self.sigma, self.alpha, rng)
+
+    def logpdf(self, y: np.ndarray) -> np.ndarray:
+        """Return the normal, or skew-normal in brms' mean/SD form, log density."""
+        if self.alpha is None:
+            from scipy import stats
+
+            return stats.norm.logpdf(y, loc=self.mu, scale=self.sigma)
+        from bayes_ir.hierarchical.skewnormal import skewnormal_logpdf
+
+        return skewnormal_logpdf(y, self.mu, self.sigma, self.alpha)
+
+
+class Gaussian(Family):
+    """Gaussian errors, identity link (module docstring)."""
+
+    name: ClassVar[str] = "gaussian"
+    outcome_space: ClassVar[str] = "continuous"
+    link: ClassVar[str] = "identity"
+    dispersions: ClassVar[tuple[str, ...]] = ("pooled", "system")
+
+    @property
+    def hyperparameters(self) -> tuple[str, ...]:
+        """``b0``, the scales (and the skew-normal's shape)."""
+        return ("b0", "sigma", "sigma_typical", "sigma_log_sd", "sigma_topic", "sigma_system")
+
+    def system_means(self, post: xr.Dataset) -> xr.DataArray:
+        """``b0 + system_effect`` (float64)."""
+        u = post["system_effect"].astype(float)
+        return u + xr.DataArray(np.asarray(post["b0"].values, dtype=float), dims=("chain", "draw"))
+
+    def parameters(self, post: xr.Dataset, keep: np.ndarray | None = None) -> dict[str, Any]:
+        """``b0``, ``topic``, ``system``, ``sigma`` ((n,) or (n, S)) and ``alpha`` (or None)."""
+        sigma = post["sigma"]
+        return {
+            "b0": flat_draws(post["b0"], keep),
+            "topic": flat_draws(post["topic_effect"], keep, "topic"),
+            "system": flat_draws(post["system_effect"], keep, "system"),
+            "sigma": flat_draws(sigma, keep, *(("system",) if "system" in sigma.dims else ())),
+            "alpha": flat_draws(post["alpha"], keep) if "alpha" in post else None,
+        }
+
+    def difference_variance(
+        self, params: dict[str, Any], champion: int, challengers: np.ndarray
+    ) -> np.ndarray:
+        """``sigma_c ** 2 + sigma_h ** 2`` per draw (the topic effect cancels), (n, challengers)."""
+        sigma = params["sigma"]
+        if sigma.ndim == 1:
+            return np.repeat(2.0 * sigma[:, None] ** 2, len(challengers), axis=1)
+        return sigma[:, challengers] ** 2 + sigma[:, [champion]] ** 2
+
+    def cells(self, params: dict[str, Any], systems: np.ndarray) -> Cells:
+        """Gaussian or skew-normal cells of ``systems`` for the draws ``params``."""
+        mu = (params["b0"][:, None] + params["system"][:, systems])[:, :, None]
+        mu = mu + params["topic"][:, None, :]
+        sigma = params["sigma"]
+        sig = sigma[:, None, None] if sigma.ndim == 1 else sigma[:, systems, None]
+        alpha = params["alpha"]
+        return GaussianCells(mu, sig, None if alpha is None else alpha[:, None, None])
+
+
+class SkewNormal(Gaussian):
+    """Skew-normal errors in brms' mean/SD form, identity link."""
+
+    name: ClassVar[str] = "skew_normal"
+
+    @property
+    def hyperparameters(self) -> tuple[str, ...]:
+        """``b0``, the scales and the shape."""
+        return (*super().hyperparameters, "alpha")

@@ -1,0 +1,194 @@
+r"""What the families with a logit link share: priors, kernel sampling, score-scale means.
+
+The binomial (:mod:`.binomial`) and zero-one-inflated beta (:mod:`.zoib`) families model
+:math:`\mathrm{logit}^{-1}(b_0 + a_t + c_s)` (a success probability, a beta mean), with
+the crossed effects' priors stated on the logit scale:
+
+=================  ===========================================  =========================
+parameter          prior                                        note
+=================  ===========================================  =========================
+``b0``             Normal(logit(ybar), :data:`INTERCEPT_SD`)    rstanarm's intercept
+                                                                scale for a logit model
+``sigma_topic``    Exponential(rate = :data:`SCALE_RATE`)       prior mean 1: one SD
+``sigma_system``   Exponential(rate = :data:`SCALE_RATE`)       multiplies the odds by e
+=================  ===========================================  =========================
+
+``ybar`` is the family's mean score (successes per trial; the mean interior score for
+zoib). The fields of :class:`~bayes_ir.hierarchical.Priors` set by the user are kept.
+
+A system's score-scale mean is its expected score over the topic population
+(:mod:`bayes_ir.hierarchical.families.base`), integrated by
+:func:`~bayes_ir.hierarchical.families.base.population_mean`, then passed through the
+family's :meth:`LogitFamily.score_mean` (zoib adds its exact 0s and 1s).
+
+References
+----------
+Gelman, A., Jakulin, A., Pittau, M. G., Su, Y.-S. (2008). A weakly informative default
+prior distribution for logistic and other regression models. *Annals of Applied
+Statistics* 2(4), 1360-1383.
+
+Gabry, J., Goodrich, B. (2020). Prior distributions for rstanarm models.
+https://mc-stan.org/rstanarm/articles/priors.html
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+import numpy as np
+import xarray as xr
+from scipy import special
+
+from bayes_ir import validate
+from bayes_ir.hierarchical.families.base import Family, population_mean
+from bayes_ir.hierarchical.families.sampler import sample_pymc, topic_population_sd
+
+__all__ = ["INTERCEPT_SD", "SCALE_RATE", "LogitFamily", "pymc_crossed_effects"]
+
+#: Prior SD of ``b0`` on the logit scale.
+INTERCEPT_SD: float = 2.5
+#: Rate of the Exponential priors of ``sigma_topic`` and ``sigma_system`` (logit scale).
+SCALE_RATE: float = 1.0
+
+
+class LogitFamily(Family):
+    """A family whose predictor is on the logit scale (module docstring)."""
+
+    link: ClassVar[str] = "logit"
+    kernel: ClassVar[bool] = True
+    #: Default draws per chain: at most this many cell evaluations per chain, within
+    #: MIN_DRAWS and MAX_DRAWS, after TUNE warm-up iterations.
+    cell_draws: ClassVar[int] = 50_000_000
+    min_draws: ClassVar[int] = 1000
+    max_draws: ClassVar[int] = 4000
+    tune: ClassVar[int] = 500
+
+    def mean_score(self, design: Any) -> float:
+        """Return the mean score the intercept's prior is centred on (at its logit)."""
+        raise NotImplementedError
+
+    def resolve_priors(self, design: Any, priors: Any) -> Any:
+        """Logit-scale priors (module docstring); fields the user set are kept."""
+        from bayes_ir.hierarchical.priors import Priors, autoscale_priors
+
+        ybar = self.mean_score(design)
+        half = 0.5 / max(int(np.isfinite(design.matrix).sum()), 1)
+        auto = {
+            "b0_mu": float(special.logit(min(max(ybar, half), 1.0 - half))),
+            "b0_sd": INTERCEPT_SD,
+            "sigma_topic_rate": SCALE_RATE,
+            "sigma_system_rate": SCALE_RATE,
+        }
+        given = Priors() if priors is None else validate.instance("priors", priors, Priors)
+        filled = replace(given, **{f: v for f, v in auto.items() if getattr(given, f) is None})
+        return autoscale_priors(design.score, filled)
+
+    def default_draws(self, n_cells: int) -> tuple[int, int]:
+        """Draws per chain within ``cell_draws`` cell evaluations, and the warm-up."""
+        draws = self.cell_draws // max(int(n_cells), 1)
+        return int(min(self.max_draws, max(self.min_draws, draws))), self.tune
+
+    def sample(
+        self, design: Any, priors: Any, *, sampler: str = "nutpie", **options: Any
+    ) -> tuple[Any, Any, dict]:
+        """NUTS on the kernel (nutpie) or on :meth:`build_pymc_model` (``sampler="pymc"``).
+
+        Returns the posterior, the sample statistics and an info dict.
+        """
+        if sampler == "pymc":
+            return sample_pymc(self, design, priors, **options)
+        return self.sample_kernel(design, priors, **options)
+
+    def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
+        """Sample the family's numba kernel with nutpie."""
+        raise NotImplementedError
+
+    def finish(self, post: xr.Dataset, design: Any) -> xr.Dataset:
+        """Add ``system_mean``, the score-scale mean over the topic population."""
+        return post.assign(system_mean=self.system_means(post))
+
+    #: Scalar parameters drawn by :meth:`draw_prior` (checked by calibration).
+    prior_scalars: ClassVar[tuple[str, ...]] = ("b0", "sigma_topic", "sigma_system")
+
+    def score_mean(self, own: dict[str, np.ndarray], inverse_link_mean: np.ndarray) -> np.ndarray:
+        r"""Return a system's mean score from its mean of :math:`\mathrm{logit}^{-1}(\eta)`.
+
+        ``own`` holds the family's other parameters (:meth:`own_draws`), broadcastable
+        against the systems. The default is that mean itself (the binomial family's
+        success probability).
+        """
+        return inverse_link_mean
+
+    def own_draws(self, post: xr.Dataset) -> dict[str, np.ndarray]:
+        """Draws of the family's own parameters as (chain, draw, system or 1) (default: none)."""
+        return {}
+
+    def system_means(self, post: xr.Dataset) -> xr.DataArray:
+        """Return each system's expected score over the topic population."""
+        if "system_mean" in post:
+            return post["system_mean"].astype(float)
+        u = post["system_effect"].transpose("chain", "draw", "system").astype(float)
+        eta = np.asarray(post["b0"].transpose("chain", "draw").values, dtype=float)[..., None]
+        sd = topic_population_sd(
+            np.asarray(post["sigma_topic"].transpose("chain", "draw").values, dtype=float),
+            post.sizes["topic"],
+        )
+        inverse_link_mean = population_mean(eta + u.values, sd[..., None])
+        return u.copy(data=self.score_mean(self.own_draws(post), inverse_link_mean)).rename(
+            "system_mean"
+        )
+
+    # ------------------------------------------------------------------ calibration
+    def draw_prior(self, priors: Any, n_topics: int, n_systems: int, rng: np.random.Generator):
+        """Draw one set of parameters from the priors, as :meth:`parameters` lays them out.
+
+        Zero-sum effects as projected normals (``ZeroSumNormal(s)`` is the centred vector
+        of independent :math:`N(0, s^2)`); the family's own by :meth:`draw_own`.
+        """
+        hyper = priors.values()
+        tau = rng.exponential(1.0 / hyper.sigma_topic_rate)
+        chi = rng.exponential(1.0 / hyper.sigma_system_rate)
+        a = rng.standard_normal(n_topics)
+        c = rng.standard_normal(n_systems)
+        out = {
+            "b0": np.array([rng.normal(hyper.b0_mu, hyper.b0_sd)]),
+            "sigma_topic": np.array([tau]),
+            "sigma_system": np.array([chi]),
+            "topic": ((a - a.mean()) * tau)[None],
+            "system": ((c - c.mean()) * chi)[None],
+        }
+        return {**out, **self.draw_own(hyper, rng)}
+
+    def draw_own(self, hyper: Any, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """Draw the family's own parameters from their priors (default: none)."""
+        return {}
+
+    def truth_means(self, params: dict[str, np.ndarray]) -> np.ndarray:
+        """Score-scale system means of one parameter set of :meth:`draw_prior`, shape (S,)."""
+        sd = topic_population_sd(params["sigma_topic"][0], params["topic"].shape[1])
+        inverse_link_mean = population_mean(params["b0"][0] + params["system"][0], sd)
+        own = {k: v[0] for k, v in params.items() if k in self.prior_scalars[3:]}
+        return self.score_mean(own, inverse_link_mean)
+
+
+def pymc_crossed_effects(design: Any, hyper: Any, centred: tuple[bool, bool]):
+    """Declare ``b0``, the scales and the effects of the crossed model in the current PyMC model.
+
+    Each effect vector is centred (``ZeroSumNormal(scale)``) or non-centred (the
+    deterministic ``scale * z`` of a standard ``ZeroSumNormal`` named ``topic_z`` /
+    ``system_z``), as ``centred`` says. Returns ``b0`` and the two effect vectors.
+    """
+    import pymc as pm
+
+    b0 = pm.Normal("b0", mu=np.float64(hyper.b0_mu), sigma=np.float64(hyper.b0_sd))
+    tau = pm.Exponential("sigma_topic", lam=np.float64(hyper.sigma_topic_rate))
+    chi = pm.Exponential("sigma_system", lam=np.float64(hyper.sigma_system_rate))
+    effects = []
+    for kind, scale, is_centred in (("topic", tau, centred[0]), ("system", chi, centred[1])):
+        if is_centred:
+            effects.append(pm.ZeroSumNormal(f"{kind}_effect", sigma=scale, dims=kind))
+        else:
+            z = pm.ZeroSumNormal(f"{kind}_z", sigma=1.0, dims=kind)
+            effects.append(pm.Deterministic(f"{kind}_effect", scale * z, dims=kind))
+    return b0, effects[0], effects[1]

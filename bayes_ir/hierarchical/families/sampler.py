@@ -1,0 +1,214 @@
+r"""NUTS (nutpie) on a family's numba kernel: the model object, the starts, the draws.
+
+A kernel module (e.g. :mod:`~bayes_ir.hierarchical.families.binomial_kernel`) exposes
+``logp_cfunc`` and ``expand_cfunc``, numba C callbacks that nutpie calls from its own
+threads without the GIL, exactly as it calls a PyMC model compiled by
+:func:`nutpie.compile_pymc_model`, whose model class is reused here (as
+:func:`~bayes_ir.hierarchical.sampling.skewnormal_model` does for the skew-normal).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+__all__ = [
+    "CENTRED_RATIO",
+    "centred_by_information",
+    "jittered_starts",
+    "kernel_model",
+    "sample_kernel",
+    "sample_pymc",
+    "topic_population_sd",
+]
+
+#: An effect vector is centred when the mean sampling variance of its effects' estimates
+#: is below this share of the effects' spread (the rule of
+#: :func:`~bayes_ir.hierarchical.model.centred_systems`, whose constant it is).
+CENTRED_RATIO: float = 0.25
+
+
+def centred_by_information(estimates: np.ndarray, variances: np.ndarray) -> bool:
+    r"""Whether an effect vector samples better centred, from rough estimates of its effects.
+
+    True when :math:`\bar v < r\,\hat\chi^2`, with :math:`\bar v` the mean sampling
+    variance of the estimates, :math:`\hat\chi^2 = \mathrm{Var}(\hat e) - \bar v` their
+    spread and :math:`r` = :data:`CENTRED_RATIO`: an effect known to within a small
+    fraction of the spread of the effects samples better centred, a weakly identified one
+    non-centred (Papaspiliopoulos, Roberts and Skold 2007).
+
+    References
+    ----------
+    Papaspiliopoulos, O., Roberts, G. O., Skold, M. (2007). A general framework for the
+    parametrization of hierarchical models. *Statistical Science* 22(1), 59-73.
+    """
+    v = float(np.mean(variances))
+    spread = float(np.var(estimates)) - v
+    return bool(v < CENTRED_RATIO * spread)
+
+
+def topic_population_sd(sigma_topic: Any, n_topics: int) -> Any:
+    r"""SD of a new topic's effect about ``b0``: :math:`\tau\sqrt{1 + 1/T}`.
+
+    ``b0`` is the intercept plus the mean of the ``T`` fitted topics' effects
+    (zero-sum topic effects), which a new topic does not share (see
+    :mod:`bayes_ir.hierarchical.families.base`).
+    """
+    return sigma_topic * math.sqrt(1.0 + 1.0 / int(n_topics))
+
+
+def jittered_starts(centre: np.ndarray, spread: float = 1.0):
+    """Return starting points: ``centre`` plus U(-spread, spread) per coordinate (PyMC's rule)."""
+
+    def initial_point(seed: int) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return centre + rng.uniform(-spread, spread, centre.size)
+
+    return initial_point
+
+
+def kernel_model(
+    kernel: Any,
+    data: np.ndarray,
+    design: Any,
+    names: list[str],
+    shapes: list[tuple[int, ...]],
+    *,
+    n_dim: int,
+    start: np.ndarray | None = None,
+    initial_point: Any = None,
+    dims: dict[str, tuple[str, ...]] | None = None,
+):
+    """Return nutpie's model object for a kernel module and its data block.
+
+    Parameters
+    ----------
+    kernel
+        Module with ``logp_cfunc`` and ``expand_cfunc`` (and ``DIMS``, the dims of each
+        vector they write, unless ``dims`` is given).
+    data
+        The kernel's data block (kept alive by the model: the callbacks read it).
+    design
+        The :class:`~bayes_ir.hierarchical.model.Design` (topic and system labels).
+    names, shapes
+        What ``expand_cfunc`` writes, in order.
+    n_dim
+        Number of unconstrained coordinates.
+    start
+        Centre of the starting points (default: ``b0`` at its prior mean, the log
+        scales at their prior means' logs, every other coordinate 0), jittered per
+        chain by :func:`jittered_starts`.
+    initial_point
+        The starting-point function itself (seed -> point), instead of ``start``.
+    dims
+        Dims of the vectors ``expand_cfunc`` writes (default ``kernel.DIMS``).
+    """
+    from nutpie.compile_pymc import CompiledPyMCModel
+
+    from bayes_ir.hierarchical.families._kernel import N_CROSSED
+
+    if initial_point is None and start is None:
+        start = np.zeros(n_dim)
+        start[0] = data[2]  # b0_mu
+        start[1:N_CROSSED] = -np.log(data[4:6])  # log of the prior means 1 / rate
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    ends = np.cumsum(sizes)
+    slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]
+    return CompiledPyMCModel(
+        _n_dim=int(n_dim),
+        dims=dict(kernel.DIMS if dims is None else dims),
+        _coords={"topic": list(design.topics), "system": list(design.systems)},
+        _shapes=dict(zip(names, shapes, strict=True)),
+        compiled_logp_func=kernel.logp_cfunc,
+        compiled_expand_func=kernel.expand_cfunc,
+        initial_point_func=initial_point or jittered_starts(np.asarray(start, dtype=float)),
+        shared_data={},
+        shared_var_keys={},
+        user_data=data,
+        n_expanded=int(ends[-1]),
+        shape_info=(names, slices, shapes),
+        logp_func=None,
+        expand_func=None,
+    )
+
+
+def sample_kernel(
+    model: Any,
+    family: Any,
+    design: Any,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    seed: int,
+) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
+    """Sample a kernel model with nutpie; returns posterior, sample statistics, info.
+
+    The posterior is labelled by the design and passed through ``family.finish``
+    (derived variables such as the score-scale ``system_mean``).
+    """
+    from bayes_ir.errors import OptionError
+    from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample
+
+    if tune < NUTPIE_MIN_TUNE:
+        raise OptionError(
+            f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE} warm-up draw "
+            "per chain to adapt its step size"
+        )
+    trace = nutpie_sample(
+        model,
+        label=f"sampling the {family.name} model (NUTS)",
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=chains,
+        seed=seed,
+        progress_bar=False,
+        save_warmup=False,
+        target_accept=target_accept,
+    )
+    return _draws(trace, list(family.posterior_names), family, design)
+
+
+def _draws(
+    trace: xr.DataTree, keep: list[str], family: Any, design: Any
+) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
+    """Posterior (``keep``, labelled, with the family's derived variables) and statistics."""
+    post = trace["posterior"].to_dataset()[keep]
+    stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
+    post = post.assign_coords(topic=list(design.topics), system=list(design.systems))
+    post = post.drop_vars([c for c in post.coords if c not in ("chain", "draw", *post.dims)])
+    post.attrs = {}  # sampler timings would make equal-seed fits differ
+    if stats is not None:
+        stats.attrs = {}
+    return family.finish(post, design), stats, {}
+
+
+def sample_pymc(
+    family: Any,
+    design: Any,
+    priors: Any,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    target_accept: float,
+    seed: int,
+) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
+    """Sample the family's PyMC model with PyMC's own NUTS (``sampler="pymc"``).
+
+    Slower than the kernel; for cross-checks. Returns what :func:`sample_kernel` returns.
+    """
+    import pymc as pm
+
+    model = family.build_pymc_model(design, priors)
+    keep = [v for v in family.posterior_names if v in model.named_vars]
+    with model:
+        trace = pm.sample(draws=draws, tune=tune, chains=chains, cores=1, random_seed=seed,
+                          target_accept=target_accept, progressbar=False, nuts_sampler="pymc",
+                          compute_convergence_checks=False)  # fmt: skip
+    return _draws(trace, keep, family, design)

@@ -1,0 +1,371 @@
+r"""Compiled log posterior and gradient of the zero-one-inflated beta model, for nutpie.
+
+The model of :func:`~bayes_ir.hierarchical.families.zoib.build_pymc_model` is the
+definition; this module is a hand-written numba implementation of *the same* log
+density (same priors and transforms) and its exact gradient, called by nutpie through
+C callbacks as the binomial kernel (:mod:`~.binomial_kernel`) is.
+
+Model (brms' ``zero_one_inflated_beta``), for the score :math:`y_{ts}` of system
+:math:`s` on topic :math:`t`, with :math:`\mu_{ts} = \mathrm{logit}^{-1}(b_0 + a_t +
+c_s)`:
+
+.. math::
+
+    p(y) = \begin{cases}
+    \pi_s (1 - \kappa_s) & y = 0 \\
+    \pi_s \kappa_s & y = 1 \\
+    (1 - \pi_s)\,\mathrm{Beta}(y \mid \mu_{ts}\phi_s, (1 - \mu_{ts})\phi_s) & 0 < y < 1
+    \end{cases}
+
+with ``zoi`` :math:`\pi_s` (the probability of an exact 0 or 1) and ``coi``
+:math:`\kappa_s` (the probability that it is a 1), pooled or one per system
+(:math:`\mathrm{logit}\,\pi_s = z_0 + \zeta\,\tilde z_s`), and the precision
+:math:`\phi_s`, pooled or one per system (:math:`\log\phi_s = \log\phi + \lambda
+\tilde p_s`, as ``sigma="system"`` for the Gaussian).
+
+Cost: the exact 0s and 1s enter through their counts per system (:math:`O(S)`); each
+score inside (0, 1) costs one call of
+:func:`~bayes_ir.hierarchical.families._kernel.softplus_expit` and two of
+:func:`~bayes_ir.hierarchical.families._kernel.lgamma_digamma`. The cells inside are
+stored row by row (compressed sparse rows), so exact 0s, 1s and missing cells cost
+nothing. Per interior cell, with :math:`a = \mu\phi`, :math:`b = (1-\mu)\phi`:
+
+.. math::
+
+    \log p = \log\Gamma(\phi) - \log\Gamma(a) - \log\Gamma(b) + (a - 1)\log y
+    + (b - 1)\log(1 - y), \\
+    \partial/\partial\eta = \phi\,(\log y - \log(1-y) - \psi(a) + \psi(b))\,\mu(1-\mu),
+    \\
+    \partial/\partial\log\phi = \phi\,(\psi(\phi) - \mu\psi(a) - (1-\mu)\psi(b)
+    + \mu\log y + (1-\mu)\log(1-y)).
+
+Unconstrained coordinates: ``b0, log sigma_topic, log sigma_system, log phi, zoi
+logit, coi logit``, then ``log phi_log_sd`` (per-system precision), ``log zoi_sd, log
+coi_sd`` (per-system inflation), the topic and system coordinates
+(:mod:`~bayes_ir.hierarchical.families._kernel`), and the standard coordinates of the
+per-system precision, zoi and coi.
+
+Data block (:func:`pack`): the crossed header, ``phi_rate, phi_log_sd_rate,
+inflation_sd_rate, phi_by_system, inflation_by_system, n_interior``, the counts per
+system of exact 0s, exact 1s and interior scores, the row pointers (T + 1), then per
+interior score its system, :math:`\log y` and :math:`\log(1 - y)`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from bayes_ir.hierarchical.families._kernel import (
+    EXPAND_SIGNATURE,
+    LOGP_SIGNATURE,
+    N_CROSSED,
+    N_CROSSED_HEADER,
+    _extend,
+    crossed_effects,
+    crossed_prior,
+    expit,
+    free_vector_prior,
+    jit,
+    lgamma_digamma,
+    logistic_prior,
+    nutpie_status,
+    softplus_expit,
+    with_gradient,
+)
+
+__all__ = [
+    "N_HEADER",
+    "dims",
+    "expand_cfunc",
+    "expanded_layout",
+    "logp_and_grad",
+    "logp_cfunc",
+    "n_coordinates",
+    "pack",
+]
+
+#: Values of the data block before the arrays.
+N_HEADER = N_CROSSED_HEADER + 6
+_H = N_CROSSED_HEADER  # start of the family's header
+
+
+@jit
+def _layout(data):
+    """``T, S``, per-system precision, per-system inflation, interior scores, scalars."""
+    phi_sys = data[_H + 3] != 0.0
+    infl_sys = data[_H + 4] != 0.0
+    n_scalars = 3 + (1 if phi_sys else 0) + (2 if infl_sys else 0)
+    return int(data[0]), int(data[1]), phi_sys, infl_sys, int(data[_H + 5]), n_scalars
+
+
+@jit
+def _size(data):
+    """Length of the data block, from its header."""
+    n_t, n_s, _, _, nnz, _ = _layout(data)
+    return N_HEADER + 3 * n_s + n_t + 1 + 3 * nnz
+
+
+@jit
+def _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff):
+    """Fill each system's log precision and zoi / coi logits; return the scales used.
+
+    ``p_eff``, ``z_eff``, ``k_eff`` receive the per-system deviations (zero when pooled).
+    """
+    n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
+    start = N_CROSSED + n_scalars + n_t - 1 + n_s - 1
+    slot = N_CROSSED + 3
+    lam = zsd = ksd = 0.0
+    for s in range(n_s):
+        p_eff[s] = z_eff[s] = k_eff[s] = 0.0
+    if phi_sys:
+        lam = math.exp(theta[slot])
+        slot += 1
+        _extend(theta, start, n_s, lam, p_eff)
+        start += n_s - 1
+    if infl_sys:
+        zsd = math.exp(theta[slot])
+        ksd = math.exp(theta[slot + 1])
+        _extend(theta, start, n_s, zsd, z_eff)
+        _extend(theta, start + n_s - 1, n_s, ksd, k_eff)
+    for s in range(n_s):
+        log_phi[s] = theta[N_CROSSED] + p_eff[s]
+        zoi_x[s] = theta[N_CROSSED + 1] + z_eff[s]
+        coi_x[s] = theta[N_CROSSED + 2] + k_eff[s]
+    return lam, zsd, ksd
+
+
+@jit
+def _interior_loglik(data, b0, topic, system, phi, g_topic, g_system, g_phi):
+    r"""Beta part of the log-likelihood (scores inside (0, 1)) and its gradients.
+
+    Fills ``g_topic``, ``g_system`` (d / d effect) and ``g_phi`` (per system, the sum
+    over its interior scores of :math:`\mu(\log y - \psi(a)) + (1-\mu)(\log(1-y) -
+    \psi(b))`, completed by :func:`_system_loglik`).
+    """
+    n_t, n_s, _, _, nnz, _ = _layout(data)
+    o = N_HEADER + 3 * n_s
+    row = data[o : o + n_t + 1]
+    col = data[o + n_t + 1 : o + n_t + 1 + nnz]
+    log_y = data[o + n_t + 1 + nnz : o + n_t + 1 + 2 * nnz]
+    log_1my = data[o + n_t + 1 + 2 * nnz : o + n_t + 1 + 3 * nnz]
+    for s in range(n_s):
+        g_system[s] = 0.0
+        g_phi[s] = 0.0
+    ll = 0.0
+    for t in range(n_t):
+        base = b0 + topic[t]
+        row_g = 0.0
+        for j in range(int(row[t]), int(row[t + 1])):
+            s = int(col[j])
+            eta = base + system[s]
+            small = expit(-abs(eta))  # the smaller of mu, 1 - mu, to full precision
+            if eta >= 0.0:
+                mu, one_m = 1.0 - small, small
+            else:
+                mu, one_m = small, 1.0 - small
+            ph = phi[s]
+            lg_a, dg_a = lgamma_digamma(mu * ph)
+            lg_b, dg_b = lgamma_digamma(one_m * ph)
+            ly, l1y = log_y[j], log_1my[j]
+            ll += (mu * ph - 1.0) * ly + (one_m * ph - 1.0) * l1y - lg_a - lg_b
+            g = ph * (ly - l1y - dg_a + dg_b) * mu * one_m
+            row_g += g
+            g_system[s] += g
+            g_phi[s] += mu * (ly - dg_a) + one_m * (l1y - dg_b)
+        g_topic[t] = row_g
+    return ll
+
+
+@jit
+def _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi):
+    """Per-system terms: log Gamma(phi) per interior score, the counts of exact 0s and 1s."""
+    n_s = int(data[1])
+    o = N_HEADER
+    ll = 0.0
+    for s in range(n_s):
+        n0, n1, m = data[o + s], data[o + n_s + s], data[o + 2 * n_s + s]
+        lg_p, dg_p = lgamma_digamma(phi[s])
+        ll += m * lg_p
+        g_phi[s] = phi[s] * (g_phi[s] + m * dg_p)
+        soft, zoi = softplus_expit(zoi_x[s])  # log(1 + e^x), expit(x)
+        ll += (n0 + n1) * (zoi_x[s] - soft) - m * soft
+        g_zoi[s] = (n0 + n1) * (1.0 - zoi) - m * zoi
+        soft, coi = softplus_expit(coi_x[s])
+        ll += n1 * (coi_x[s] - soft) - n0 * soft
+        g_coi[s] = n1 * (1.0 - coi) - n0 * coi
+    return ll
+
+
+@jit
+def _exponential_log(theta, i, rate, grad, g):
+    """Exponential(rate) prior of ``exp(theta[i])`` with its log Jacobian; sets ``grad[i]``."""
+    value = math.exp(theta[i])
+    grad[i] = g + 1.0 - rate * value
+    return math.log(rate) - rate * value + theta[i]
+
+
+@jit
+def _logp_grad(theta, data, grad):
+    """Log posterior density at ``theta``; writes its gradient into ``grad``."""
+    n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
+    topic = np.empty(n_t)
+    system = np.empty(n_s)
+    tau, chi = crossed_effects(theta, data, n_scalars, topic, system)
+    log_phi, zoi_x, coi_x = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    p_eff, z_eff, k_eff = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    lam, zsd, ksd = _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff)
+    phi = np.exp(log_phi)
+    g_topic, g_system = np.empty(n_t), np.empty(n_s)
+    g_phi, g_zoi, g_coi = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    ll = _interior_loglik(data, theta[0], topic, system, phi, g_topic, g_system, g_phi)
+    ll += _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
+    lp = crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau, chi, grad)
+    lp += _exponential_log(theta, N_CROSSED, data[_H], grad, g_phi.sum())
+    for i, g in ((N_CROSSED + 1, g_zoi), (N_CROSSED + 2, g_coi)):
+        prior, d_prior = logistic_prior(theta[i])
+        lp += prior
+        grad[i] = g.sum() + d_prior
+    slot = N_CROSSED + 3
+    start = N_CROSSED + n_scalars + n_t - 1 + n_s - 1
+    if phi_sys:
+        prior, dot = free_vector_prior(theta, start, n_s, lam, g_phi, p_eff, grad)
+        lp += prior + _exponential_log(theta, slot, data[_H + 1], grad, dot)
+        slot += 1
+        start += n_s - 1
+    if infl_sys:
+        for scale, g, eff in ((zsd, g_zoi, z_eff), (ksd, g_coi, k_eff)):
+            prior, dot = free_vector_prior(theta, start, n_s, scale, g, eff, grad)
+            lp += prior + _exponential_log(theta, slot, data[_H + 2], grad, dot)
+            slot += 1
+            start += n_s - 1
+    return ll + lp
+
+
+def pack(
+    y: np.ndarray,
+    header: np.ndarray,
+    *,
+    rates: tuple[float, float, float],
+    phi_by_system: bool,
+    inflation_by_system: bool,
+) -> np.ndarray:
+    """Pack the data block read by the kernel (see the module docstring).
+
+    ``y`` is the T x S matrix of scores in [0, 1] (NaN for missing cells); ``header``
+    the crossed part (:func:`~._kernel.pack_header`); ``rates`` those of the priors of
+    ``phi``, ``phi_log_sd`` and the SDs of the per-system inflation. Keep the block
+    alive while nutpie samples: its callbacks read it through a pointer.
+    """
+    y = np.asarray(y, dtype=float)
+    if header.size != N_CROSSED_HEADER or y.ndim != 2:
+        raise ValueError(f"expected a matrix and {N_CROSSED_HEADER} header values")
+    obs = np.isfinite(y)
+    inside = obs & (y > 0) & (y < 1)
+    t_idx, s_idx = np.nonzero(inside)  # row-major: topic by topic
+    row = np.concatenate([[0], np.cumsum(inside.sum(axis=1))])
+    vals = y[t_idx, s_idx]
+    head = [*header, *rates, float(phi_by_system), float(inflation_by_system), float(vals.size)]
+    counts = [(obs & (y == 0)).sum(axis=0), (obs & (y == 1)).sum(axis=0), inside.sum(axis=0)]
+    parts = [head, *counts, row, s_idx, np.log(vals), np.log1p(-vals)]
+    return np.ascontiguousarray(np.concatenate([np.asarray(p, dtype=float) for p in parts]))
+
+
+def n_coordinates(n_t: int, n_s: int, phi_by_system: bool, inflation_by_system: bool) -> int:
+    """Return the number of unconstrained coordinates (``theta``'s length)."""
+    scalars = N_CROSSED + 3 + int(phi_by_system) + 2 * int(inflation_by_system)
+    vectors = int(phi_by_system) + 2 * int(inflation_by_system)
+    return scalars + n_t - 1 + (n_s - 1) * (1 + vectors)
+
+
+def logp_and_grad(theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarray]:
+    """Log posterior density (unconstrained coordinates) and its gradient.
+
+    Equal to PyMC's ``compile_logp`` / ``compile_dlogp`` of
+    :func:`~bayes_ir.hierarchical.families.zoib.build_pymc_model` at the same point.
+    """
+    return with_gradient(_logp_grad, theta, data)
+
+
+@numba.cfunc(LOGP_SIGNATURE, cache=True, error_model="numpy")
+def logp_cfunc(dim, x_, grad_, logp_, data_):
+    """Nutpie's C callback: log density and gradient (status 3/4: not finite)."""
+    data = numba.carray(data_, (_size(numba.carray(data_, (N_HEADER,))),))
+    grad = numba.carray(grad_, (dim,))
+    value = _logp_grad(numba.carray(x_, (dim,)), data, grad)
+    numba.carray(logp_, (1,))[0] = value
+    return nutpie_status(value, grad)
+
+
+@numba.cfunc(EXPAND_SIGNATURE, cache=True, error_model="numpy")
+def expand_cfunc(dim, n_out, x_, out_, data_):
+    """Write the reported values of one draw (nutpie's C callback), as :func:`expanded_layout`."""
+    data = numba.carray(data_, (_size(numba.carray(data_, (N_HEADER,))),))
+    theta = numba.carray(x_, (dim,))
+    out = numba.carray(out_, (n_out,))
+    n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
+    topic, system = np.empty(n_t), np.empty(n_s)
+    tau, chi = crossed_effects(theta, data, n_scalars, topic, system)
+    log_phi, zoi_x, coi_x = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    p_eff, z_eff, k_eff = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    lam, zsd, ksd = _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff)
+    out[0], out[1], out[2] = theta[0], tau, chi
+    i = 3
+    if phi_sys:
+        out[i], out[i + 1] = math.exp(theta[N_CROSSED]), lam
+        i += 2
+        for s in range(n_s):
+            out[i + s] = math.exp(log_phi[s])
+        i += n_s
+    else:
+        out[i] = math.exp(log_phi[0])
+        i += 1
+    if infl_sys:
+        out[i], out[i + 1] = expit(theta[N_CROSSED + 1]), zsd
+        out[i + 2], out[i + 3] = expit(theta[N_CROSSED + 2]), ksd
+        i += 4
+        for s in range(n_s):
+            out[i + s] = expit(zoi_x[s])
+            out[i + n_s + s] = expit(coi_x[s])
+        i += 2 * n_s
+    else:
+        out[i], out[i + 1] = expit(zoi_x[0]), expit(coi_x[0])
+        i += 2
+    for t in range(n_t):
+        out[i + t] = topic[t]
+    for s in range(n_s):
+        out[i + n_t + s] = system[s]
+    return 0
+
+
+def expanded_layout(
+    n_t: int, n_s: int, phi_by_system: bool, inflation_by_system: bool
+) -> tuple[list[str], list[tuple[int, ...]]]:
+    """Names and shapes of the values :func:`expand_cfunc` writes, in its order."""
+    names: list[str] = ["b0", "sigma_topic", "sigma_system"]
+    shapes: list[tuple[int, ...]] = [(), (), ()]
+    if phi_by_system:
+        names += ["phi_typical", "phi_log_sd", "phi"]
+        shapes += [(), (), (n_s,)]
+    else:
+        names.append("phi")
+        shapes.append(())
+    if inflation_by_system:
+        names += ["zoi_typical", "zoi_sd", "coi_typical", "coi_sd", "zoi", "coi"]
+        shapes += [(), (), (), (), (n_s,), (n_s,)]
+    else:
+        names += ["zoi", "coi"]
+        shapes += [(), ()]
+    return [*names, "topic_effect", "system_effect"], [*shapes, (n_t,), (n_s,)]
+
+
+def dims(phi_by_system: bool, inflation_by_system: bool) -> dict[str, tuple[str, ...]]:
+    """Dims of the vectors :func:`expand_cfunc` writes."""
+    out: dict[str, tuple[str, ...]] = {"topic_effect": ("topic",), "system_effect": ("system",)}
+    if phi_by_system:
+        out["phi"] = ("system",)
+    if inflation_by_system:
+        out.update(zoi=("system",), coi=("system",))
+    return out

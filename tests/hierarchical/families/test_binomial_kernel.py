@@ -1,0 +1,123 @@
+"""The numba kernel of the binomial family equals the PyMC model it implements.
+
+The reference is PyMC itself: ``compile_logp`` / ``compile_dlogp`` and the model's
+deterministics of :func:`~bayes_ir.hierarchical.families.binomial.build_pymc_model`,
+evaluated at the same unconstrained points, with centred and non-centred effects, a
+missing cell, Bernoulli and k-of-10 scores; the logistic pieces against numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_checks import assert_callbacks_equal, assert_equals_pymc, logp_callback
+from scipy import special
+
+from bayes_ir.hierarchical import build_model
+from bayes_ir.hierarchical.families import _kernel, get_family
+from bayes_ir.hierarchical.families import binomial_kernel as kernel
+from bayes_ir.hierarchical.families.binomial import centred_effects
+from bayes_ir.hierarchical.model import design_of
+from bayes_ir.table import ScoreTable
+
+
+def _table(n_t: int, n_s: int, trials: int, *, topic_sd: float, seed: int) -> ScoreTable:
+    rng = np.random.default_rng(seed)
+    eta = rng.normal(0.3, topic_sd, (n_t, 1)) + rng.normal(0, 1.0, (1, n_s))
+    y = rng.binomial(trials, special.expit(eta)) / trials
+    y[2, 3] = np.nan  # one missing cell
+    table = ScoreTable.from_matrix(
+        y, systems=[f"s{i}" for i in range(n_s)], measure="P@10" if trials > 1 else "acc",
+        missing="keep",
+    )  # fmt: skip
+    return table.with_roles(champion="s0", challengers=["s1", "s2"])
+
+
+@pytest.fixture(
+    scope="module",
+    params=[("bernoulli", 1, 0.3), ("binomial", 10, 1.5), ("bernoulli", 1, 2.5)],
+    ids=["bernoulli-noncentred", "binomial-centred-topics", "bernoulli-wide-topics"],
+)
+def case(request):
+    name, trials, topic_sd = request.param
+    table = _table(40, 6, trials, topic_sd=topic_sd, seed=4)
+    design = design_of(table)
+    family = get_family(name).resolved(design)
+    priors = family.resolve_priors(design, None)
+    model = build_model(design, likelihood=name, priors=priors)
+    return design, family, priors, model, family.data_block(design, priors)
+
+
+def test_the_cases_cover_both_forms_of_the_topic_effects():
+    """Few trials per topic: non-centred topic effects; many (10 x 6 per topic): centred."""
+    forms = []
+    for spec, trials, sd in (("bernoulli", 1, 0.3), ("binomial", 10, 1.5)):
+        design = design_of(_table(40, 6, trials, topic_sd=sd, seed=4))
+        forms.append(centred_effects(*get_family(spec).resolved(design).counts(design))[0])
+    assert forms == [False, True]
+
+
+def _pymc_point(theta: np.ndarray, n_t: int, model) -> dict[str, np.ndarray]:
+    topic = "topic_z" if "topic_z" in model.named_vars else "topic_effect"
+    system = "system_z" if "system_z" in model.named_vars else "system_effect"
+    return {
+        "b0": theta[0],
+        "sigma_topic_log__": theta[1],
+        "sigma_system_log__": theta[2],
+        f"{topic}_zerosum__": theta[3 : 3 + n_t - 1],
+        f"{system}_zerosum__": theta[3 + n_t - 1 :],
+    }
+
+
+def _points(design, priors, n: int = 5) -> list[np.ndarray]:
+    n_t, n_s = design.shape
+    rng = np.random.default_rng(7)
+    points = []
+    for _ in range(n):
+        theta = rng.uniform(-1.5, 1.5, 3 + n_t + n_s - 2)
+        theta[0] += priors.b0_mu
+        points.append(theta)
+    far = points[0].copy()
+    far[0] += 25.0  # every cell beyond the polynomial pieces (|eta| > 16)
+    return [*points, far]
+
+
+def test_log_density_and_gradient_equal_pymc(case):
+    design, _, priors, model, data = case
+    n_t = design.shape[0]
+    points = _points(design, priors)
+    assert_equals_pymc(kernel, model, data, points, lambda x: _pymc_point(x, n_t, model))
+
+
+def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
+    design, _, priors, model, data = case
+    n_t, n_s = design.shape
+    names, _ = kernel.expanded_layout(n_t, n_s)
+    assert_callbacks_equal(
+        kernel, model, data, _points(design, priors, n=3),
+        lambda x: _pymc_point(x, n_t, model), names, 3 + n_t + n_s, 1e-12,
+    )  # fmt: skip
+
+
+def test_non_finite_density_is_reported_to_the_sampler(case):
+    design, *_, data = case
+    n_t, n_s = design.shape
+    for index in (1, 2):  # a scale of exp(800) overflows
+        theta = np.zeros(3 + n_t + n_s - 2)
+        theta[index] = 800.0
+        assert logp_callback(kernel, theta, data)[0] in (3, 4), index
+
+
+def test_softplus_and_expit_equal_numpy():
+    x = np.concatenate([np.linspace(-40, 40, 160_001), [-16.0, 16.0, 15.999999]])
+    ours = np.array([_kernel.softplus_expit(v) for v in x])
+    np.testing.assert_allclose(ours[:, 0], np.logaddexp(0.0, x), rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(ours[:, 1], special.expit(x), rtol=1e-14, atol=1e-300)
+
+
+def test_pack_checks_its_input():
+    header = np.zeros(_kernel.N_CROSSED_HEADER)
+    with pytest.raises(ValueError, match="header values"):
+        kernel.pack(np.zeros((3, 2)), np.ones((2, 3)), header)
+    with pytest.raises(ValueError, match="header values"):
+        kernel.pack(np.zeros((3, 2)), np.ones((3, 2)), header[:5])

@@ -1,0 +1,77 @@
+"""Choosing the family: candidates by the scores, PSIS-LOO within an outcome space only.
+
+Known truth: tables simulated from a zoib model with many exact 1s (as reciprocal rank
+has), where the Gaussian cannot predict the exact 1s, and 0/1 tables, which only the
+Bernoulli family describes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import special
+
+from bayes_ir.hierarchical import compare_likelihoods, fit
+from bayes_ir.hierarchical.likelihoods import CANDIDATES, default_candidates, model_name
+from bayes_ir.table import ScoreTable
+
+
+def _table(y: np.ndarray, measure: str) -> ScoreTable:
+    systems = [f"s{i}" for i in range(y.shape[1])]
+    table = ScoreTable.from_matrix(y, systems=systems, measure=measure)
+    return table.with_roles(champion="s0", challengers=["s1", "s2"])
+
+
+def _rr_like(n_t=40, n_s=5, seed=0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    mu = special.expit(rng.normal(-0.5, 0.8, (n_t, 1)) + np.linspace(-0.3, 0.3, n_s)[None, :])
+    y = rng.beta(mu * 6, (1 - mu) * 6)
+    y[rng.random((n_t, n_s)) < 0.4] = 1.0
+    return y
+
+
+def test_candidates_follow_the_scores():
+    rng = np.random.default_rng(1)
+    assert default_candidates(_table(rng.integers(0, 2, (20, 4)).astype(float), "acc")) == (
+        "bernoulli",
+    )
+    p10 = rng.integers(0, 11, (20, 4)) / 10
+    assert default_candidates(_table(p10, "P@10")) == (*CANDIDATES, "zoib", "binomial")
+    assert default_candidates(_table(_rr_like(), "RR")) == (*CANDIDATES, "zoib")
+    # a measure of unknown range gets the continuous families only
+    assert default_candidates(_table(_rr_like(), "score")) == CANDIDATES
+
+
+def test_the_density_and_the_mass_are_not_compared_by_loo_but_by_the_checks():
+    table = _table(_rr_like(), "RR")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare_likelihoods(table, candidates=["gaussian", "zoib"], seed=2, loo_draws=1000)
+    frame = res.to_frame().set_index("model")
+    # one candidate per outcome space: each is its own space's reference
+    assert frame.loc["gaussian", "outcome_space"] == "continuous"
+    assert frame.loc["zoib", "outcome_space"] == "unit_inflated"
+    assert (frame["elpd_diff"] == 0).all() and res.runner_up == ""
+    spaces = res.spaces.set_index("outcome_space")
+    ones = float(np.mean(table.matrix().values == 1))
+    assert spaces.loc["continuous", "ones_observed"] == pytest.approx(ones)
+    assert spaces.loc["continuous", "ones_predicted"] == 0.0
+    assert not spaces.loc["continuous", "adequate"]
+    assert spaces.loc["unit_inflated", "adequate"]
+    assert abs(spaces.loc["unit_inflated", "ones_predicted"] - ones) < 0.02
+    assert res.chosen == "zoib" and model_name(res.chosen_fit) == "zoib"
+    text = res.summary()
+    assert "the only candidate of its outcome space" in text and "inadequate" in text
+
+
+def test_auto_fits_the_bernoulli_family_to_binary_items():
+    rng = np.random.default_rng(3)
+    y = (rng.random((60, 3)) < special.expit(rng.normal(0.8, 1.0, (60, 1)))).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = fit(_table(y, "accuracy"), likelihood="auto", seed=1)
+    assert f.likelihood == "bernoulli"
+    assert f.likelihood_choice.chosen == "bernoulli"
+    assert "the only candidate of its outcome space" in f.summary()

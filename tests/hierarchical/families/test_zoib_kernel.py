@@ -1,0 +1,138 @@
+"""The numba kernel of the zoib family equals the PyMC model it implements.
+
+The reference is PyMC itself (``compile_logp`` / ``compile_dlogp`` and the
+deterministics of :func:`~bayes_ir.hierarchical.families.zoib.build_pymc_model`) at
+random unconstrained points, for the four structures (precision and inflation pooled
+or per system); the log-gamma and digamma pieces against scipy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_checks import assert_callbacks_equal, assert_equals_pymc, logp_callback
+from scipy import special
+
+from bayes_ir.hierarchical import build_model
+from bayes_ir.hierarchical.families import _kernel, get_family
+from bayes_ir.hierarchical.families import zoib_kernel as kernel
+from bayes_ir.hierarchical.model import design_of
+from bayes_ir.table import ScoreTable
+
+
+def _table(n_t: int = 15, n_s: int = 5, seed: int = 3) -> ScoreTable:
+    rng = np.random.default_rng(seed)
+    mu = special.expit(rng.normal(-0.8, 0.8, (n_t, 1)) + rng.normal(0, 0.5, (1, n_s)))
+    y = rng.beta(mu * 8, (1 - mu) * 8)
+    y[rng.random((n_t, n_s)) < 0.1] = 0.0
+    y[rng.random((n_t, n_s)) < 0.05] = 1.0
+    y[2, 3] = np.nan
+    table = ScoreTable.from_matrix(
+        y, systems=[f"s{i}" for i in range(n_s)], measure="AP", missing="keep"
+    )
+    return table.with_roles(champion="s0", challengers=["s1"])
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        "zoib",
+        "zoib(phi=system)",
+        "zoib(inflation=system)",
+        "zoib(inflation=system, phi=system)",
+    ],  # fmt: skip
+)
+def case(request):
+    design = design_of(_table())
+    family = get_family(request.param).resolved(design)
+    priors = family.resolve_priors(design, None)
+    model = build_model(design, likelihood=request.param, priors=priors)
+    return design, family, model, family.data_block(design, priors)
+
+
+def _pymc_point(theta: np.ndarray, design, family, model) -> dict[str, np.ndarray]:
+    n_t, n_s = design.shape
+    names = [v.name for v in model.value_vars]
+    out = {"b0": theta[0], "sigma_topic_log__": theta[1], "sigma_system_log__": theta[2]}
+    out["phi_typical_log__" if family.phi_by_system else "phi_log__"] = theta[3]
+    out["zoi_logit"], out["coi_logit"] = theta[4], theta[5]
+    i = 6
+    if family.phi_by_system:
+        out["phi_log_sd_log__"] = theta[i]
+        i += 1
+    if family.inflation_by_system:
+        out["zoi_sd_log__"], out["coi_sd_log__"] = theta[i], theta[i + 1]
+        i += 2
+    for kind, size in (("topic", n_t), ("system", n_s)):
+        out[next(n for n in names if n.startswith(kind))] = theta[i : i + size - 1]
+        i += size - 1
+    vectors = ["phi_z"] * family.phi_by_system + ["zoi_z", "coi_z"] * family.inflation_by_system
+    for name in vectors:
+        out[f"{name}_zerosum__"] = theta[i : i + n_s - 1]
+        i += n_s - 1
+    assert i == theta.size
+    return out
+
+
+def _points(design, family, n: int = 4) -> list[np.ndarray]:
+    size = kernel.n_coordinates(*design.shape, family.phi_by_system, family.inflation_by_system)
+    rng = np.random.default_rng(5)
+    points = [rng.normal(0, 0.7, size) for _ in range(n)]
+    far = points[0].copy()
+    far[0], far[3] = 12.0, 6.0  # means near 1, precision 400: Stirling's branch, 1 - mu tiny
+    return [*points, far]
+
+
+def test_log_density_and_gradient_equal_pymc(case):
+    design, family, model, data = case
+    points = _points(design, family)
+    assert_equals_pymc(kernel, model, data, points, lambda x: _pymc_point(x, design, family, model))
+
+
+def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
+    design, family, model, data = case
+    names, shapes = kernel.expanded_layout(
+        *design.shape, family.phi_by_system, family.inflation_by_system
+    )
+    assert_callbacks_equal(
+        kernel, model, data, _points(design, family, n=2),
+        lambda x: _pymc_point(x, design, family, model), names,
+        int(sum(np.prod(s) for s in shapes)), 1e-12,
+    )  # fmt: skip
+
+
+def test_non_finite_density_is_reported_to_the_sampler(case):
+    design, family, _, data = case
+    size = kernel.n_coordinates(*design.shape, family.phi_by_system, family.inflation_by_system)
+    for index in (1, 3):  # a topic SD or a precision of exp(800) overflows
+        theta = np.zeros(size)
+        theta[index] = 800.0
+        assert logp_callback(kernel, theta, data)[0] in (3, 4), index
+
+
+def test_the_data_block_counts_exact_zeros_and_ones_per_system():
+    design = design_of(_table())
+    y = design.matrix
+    data = (
+        get_family("zoib")
+        .resolved(design)
+        .data_block(design, get_family("zoib").resolve_priors(design, None))
+    )
+    n_s = y.shape[1]
+    counts = data[kernel.N_HEADER : kernel.N_HEADER + 3 * n_s].reshape(3, n_s)
+    np.testing.assert_array_equal(counts[0], (y == 0).sum(axis=0))
+    np.testing.assert_array_equal(counts[1], (y == 1).sum(axis=0))
+    np.testing.assert_array_equal(counts[2], ((y > 0) & (y < 1)).sum(axis=0))
+
+
+def test_log_gamma_and_digamma_equal_scipy():
+    x = np.concatenate([np.geomspace(1e-8, 1e6, 100_001), np.linspace(0.5, 70, 100_001)])
+    ours = np.array([_kernel.lgamma_digamma(v) for v in x])
+    for got, ref in ((ours[:, 0], special.gammaln(x)), (ours[:, 1], special.digamma(x))):
+        np.testing.assert_allclose(got, ref, rtol=5e-15, atol=3e-13)
+
+
+def test_pack_checks_its_input():
+    with pytest.raises(ValueError, match="header values"):
+        kernel.pack(np.zeros((3, 2)), np.zeros(4), rates=(1, 1, 1), phi_by_system=False,
+                    inflation_by_system=False)  # fmt: skip
