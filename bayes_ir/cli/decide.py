@@ -246,9 +246,14 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         console.print("DIAGNOSTICS FAILED: do not act on these numbers", style="bold red")
     misfit = d.misfit
     kind = "superiority" if d.mode == "superiority" else "non-inferiority"
+    observed = (
+        f"the mean over the {d.by}s of each one's raw mean difference of challenger minus champion"
+        if d.over
+        else "raw mean difference of challenger minus champion over the topics both have (as "
+        "the paired tests)"
+    )
     caption = (
-        "observed: raw mean difference of challenger minus champion over the topics both "
-        "have (as the paired tests); mean: the model's posterior mean; P(>m), P(|d|<=m), P(<-m): "
+        f"observed: {observed}; mean: the model's posterior mean; P(>m), P(|d|<=m), P(<-m): "
         "probability that it is better by more than the margin, within it, worse by more; "
         "L: expected loss of deploying or keeping"
     )

@@ -155,6 +155,12 @@ class AcrossFit:
         """
         return self.contrasts(ci_prob=ci_prob).to_frame()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def plot(self, **kwargs: Any) -> Any:
         """Draw the forest plot of the per-group contrasts with shrinkage.
 

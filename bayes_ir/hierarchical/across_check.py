@@ -123,6 +123,12 @@ class AcrossModelCheck:
         frames = [check.to_frame().assign(**{self.by: g}) for g, check in self.groups.items()]
         return pd.concat(frames, ignore_index=True)[[self.by, *MODEL_CHECK_COLUMNS]]
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """One line: every system described, or the failed checks of each flagged one."""
         n = len(self.groups)

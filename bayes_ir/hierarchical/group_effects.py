@@ -292,6 +292,12 @@ class AcrossContrasts:
                 )
         return pd.DataFrame(rows, columns=list(ACROSS_COLUMNS))
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """Header, gate, and per challenger the overall, new-group and per-group contrasts."""
         from bayes_ir.report.across import across_summary

@@ -137,6 +137,12 @@ class SegmentRisk:
         ]
         return pd.DataFrame(rows, columns=list(SEGMENT_RISK_COLUMNS))
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """Per challenger: URisk- and BRisk- of every segment, and the harmed segments."""
         from bayes_ir.report.across import table_lines

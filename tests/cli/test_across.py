@@ -125,6 +125,7 @@ def test_next_steps_follow_every_command_across_groups(run_cli, tidy):
     code, text, err = run_cli(["decide", *args, "--over", "new"])
     assert code == 0, err
     assert "on a new collection): " in text  # the title says what was decided on
+    assert "observed: the mean over the collections of each one's raw mean difference" in text
     assert "--over average" in text.split("next:")[1]
 
 

@@ -118,6 +118,8 @@ def test_summary_and_plot(across):
     text = across.summary()
     assert "across 4 collections" in text and "s1 - s0" in text and "wins on k of 4" in text
     assert "on a new collection" in text and "Diagnostics: PASS" in text
+    for result in (across, across.contrasts(), across.model_check):  # LaTeX of to_frame()
+        assert "\\begin{tabular}" in result.to_latex() and "\\toprule" in result.to_latex()
     fig = across.plot()
     assert len(fig.axes) == 2
     import matplotlib.pyplot as plt
