@@ -141,12 +141,6 @@ class AcrossFit:
         """Header, diagnostics, variance components and the contrasts (text)."""
         return self.contrasts(ci_prob=ci_prob).summary()
 
-    def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
-        from bayes_ir.report.latex import result_to_latex
-
-        return result_to_latex(self, **options)
-
     def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
         """Return the contrasts' table.
 

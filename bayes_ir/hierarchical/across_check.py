@@ -112,12 +112,6 @@ class AcrossModelCheck:
             f"{c} in {g}" for g, check in self.groups.items() for c in check.failed(system)
         )
 
-    def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
-        from bayes_ir.report.latex import result_to_latex
-
-        return result_to_latex(self, **options)
-
     def to_frame(self) -> pd.DataFrame:
         """One row per group and system: ``<by>`` then :data:`MODEL_CHECK_COLUMNS`."""
         frames = [check.to_frame().assign(**{self.by: g}) for g, check in self.groups.items()]

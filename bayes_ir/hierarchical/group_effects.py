@@ -244,12 +244,6 @@ class AcrossContrasts:
             rows += [(c, int(seen.sum()), k, float(pk)) for k, pk in enumerate(p)]
         return pd.DataFrame(rows, columns=["challenger", "n_groups", "k", "probability"])
 
-    def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
-        from bayes_ir.report.latex import result_to_latex
-
-        return result_to_latex(self, **options)
-
     def to_frame(self) -> pd.DataFrame:
         """One row per challenger and quantity, columns :data:`ACROSS_COLUMNS`.
 

@@ -103,12 +103,6 @@ class SegmentRisk:
             for j, c in enumerate(self.challengers)
         }
 
-    def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
-        from bayes_ir.report.latex import result_to_latex
-
-        return result_to_latex(self, **options)
-
     def to_frame(self) -> pd.DataFrame:
         r"""One row per challenger and segment, columns :data:`SEGMENT_RISK_COLUMNS`.
 
