@@ -73,6 +73,8 @@ _LAZY: dict[str, str] = {
     "compare_likelihoods": "bayes_ir.hierarchical",
     "artifact_sweep": "bayes_ir.hierarchical",
     "HierarchicalFit": "bayes_ir.hierarchical",
+    "fit_across": "bayes_ir.hierarchical",
+    "AcrossFit": "bayes_ir.hierarchical",
     "Priors": "bayes_ir.hierarchical",
     # decisions and the deployment review
     "decide": "bayes_ir.decision",
@@ -94,6 +96,7 @@ _LAZY: dict[str, str] = {
     "brisk": "bayes_ir.risk",
     "brisk_sweep": "bayes_ir.risk",
     "risk_review": "bayes_ir.risk",
+    "segment_risk": "bayes_ir.risk",
     # frequentist
     "effect_size": "bayes_ir.frequentist",
     "meta_analysis": "bayes_ir.frequentist",

@@ -42,6 +42,10 @@ ARTIFACT_DROP_BOTTOM: float = 0.25
 SEED: int = 20200725
 #: Tolerance when checking scores against a measure's range.
 RANGE_TOLERANCE: float = 1e-9
+#: Digits, relative to the largest score of a pair of systems, to which paired differences
+#: are rounded before tests that count ties and zeros (Wilcoxon, sign): ``0.3 - 0.1`` and
+#: ``0.2`` are one difference, whatever the float noise of the subtraction.
+TIE_DIGITS: int = 9
 
 
 def ci_prob(value: float | None) -> float:
@@ -53,6 +57,15 @@ def ci_prob(value: float | None) -> float:
 
 #: Most chains one fit may run (more is a typo, and would hang the machine).
 MAX_CHAINS: int = 64
+#: Largest text file read whole beside the scores: a selector list (``-C @file``) or a
+#: config (10 MB: a million system names; a larger one is the wrong file).
+MAX_SIDE_FILE_BYTES: int = 10_000_000
+#: Most resamples of a bootstrap, randomisation or BCa (``--resamples``): their Monte
+#: Carlo error is then below 0.001 on any p-value; more only takes hours.
+MAX_RESAMPLES: int = 1_000_000
+#: Largest loss weight r = 1 + alpha of the risk measures (papers use 2 to 20); a larger
+#: weight makes every risk-adjusted score overflow or rest on one topic.
+MAX_RISK_WEIGHT: float = 1000.0
 #: Largest array (bytes) of draws a fit, log-likelihood or predictive may allocate; ``None``:
 #: the environment variable ``BAYES_IR_MEMORY_LIMIT`` if set, else MEMORY_FRACTION of the RAM.
 #: A fit's peak memory is about twice the draws it keeps (measured: +336 MB for +158 MB of
@@ -115,6 +128,11 @@ META_MAXITER: int = 1000
 # analysis and its simulations per grid point.
 #: Decision margin in the measure's units (suits measures in [0, 1]).
 DECISION_MARGIN: float = 0.01
+#: Decision margin of contrasts in units of a residual SD (``fit_across(scale="sd")``):
+#: a tenth of the topic-to-topic noise, half of Cohen's "small" effect.
+DECISION_MARGIN_SD: float = 0.1
+#: A segment is named harmed when P(its risk-adjusted contrast < 0) is at least this.
+SEGMENT_HARM_PROBABILITY: float = 0.9
 #: Threshold of caring, as a fraction of the margin.
 DECISION_THRESHOLD_FRACTION: float = 0.1
 #: Grid of new topics of the more-topics analysis.

@@ -36,11 +36,12 @@ class ScoreTableError(BayesIRError, ValueError):
             where = f"{source}:{line}: " if line is not None else f"{source}: "
         super().__init__(where + message)
 
-    def located(self, source: str) -> ScoreTableError:
-        """Name ``source`` in the message if no file is named yet; return the same error."""
+    def located(self, source: str, *, line: int | None = None) -> ScoreTableError:
+        """Name ``source`` (and ``line``) in the message if no file is named yet; return self."""
         if self.source is None:
-            self.source = source
-            self.args = (f"{source}: {self.args[0]}", *self.args[1:])
+            self.source, self.line = source, line
+            where = f"{source}:{line}: " if line is not None else f"{source}: "
+            self.args = (f"{where}{self.args[0]}", *self.args[1:])
         return self
 
 

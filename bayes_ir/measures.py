@@ -42,12 +42,23 @@ def parse_measure(measure: str) -> ir_measures.Measure:
         The parsed measure; ``str()`` of it gives back the canonical string.
     """
     try:
-        return ir_measures.parse_measure(measure)
+        parsed = ir_measures.parse_measure(measure)
     except Exception as exc:  # ir_measures raises bare ValueError/NameError/SyntaxError
         raise MeasureError(
             f"{measure!r} is not a measure ir_measures can parse ({exc}). "
             "Examples: 'nDCG@10', 'AP(rel=2)', 'P@10', 'R@1000', 'RR', 'Judged@10'."
         ) from exc
+    cutoff = parsed.params.get("cutoff")
+    if cutoff is not None and (
+        isinstance(cutoff, bool) or not float(cutoff).is_integer() or cutoff < 1
+    ):  # trec_eval aborts the interpreter on P@0 (an assertion in pytrec_eval)
+        raise MeasureError(
+            f"measure {measure!r}: the cut-off @{cutoff:g} must be a whole number of "
+            "documents, at least 1 (e.g. 'P@10')"
+        )
+    if isinstance(cutoff, float):  # P@1e3: the cut-off as trec_eval takes it, P@1000
+        parsed = ir_measures.parse_measure(str(parsed).replace(f"@{cutoff}", f"@{int(cutoff)}"))
+    return parsed
 
 
 @lru_cache(maxsize=1024)
@@ -109,6 +120,10 @@ _TREC_EVAL_CUT = {
     "success": "Success",
     "iprec_at_recall": "IPrec",
 }
+#: trec_eval names that ir_measures does not know but trec_eval prints.
+TREC_EVAL_ONLY = frozenset(
+    {"gm_map", "gm_bpref", "utility", "11pt_avg", "binG", "G", "Rndcg", "rel_ret", "P_avgjg"}
+)
 #: Measures that count documents or queries rather than score a ranking.
 COUNT_MEASURES = frozenset({"NumRet", "NumRel", "NumRelRet", "NumQ", "NumRet(rel=1)"})
 
@@ -142,6 +157,29 @@ def from_trec_eval_name(name: str) -> str:
             return name
         return f"{_TREC_EVAL_CUT[family]}@{text}"
     return name
+
+
+def is_measure_name(name: str) -> bool:
+    """Tell whether ``name`` names a retrieval measure: ``trec_eval``'s or ``ir_measures``'.
+
+    ``map``, ``P_10``, ``ndcg_cut_10``, ``gm_map``, ``nDCG@10`` and ``AP`` do; ``bm25``,
+    ``score`` and a ``trec_eval``-like name that means nothing (``my_run``) do not.
+
+    Examples
+    --------
+    >>> is_measure_name("ndcg_cut_10"), is_measure_name("bm25")
+    (True, False)
+    """
+    if name in TREC_EVAL_ONLY:
+        return True
+    translated = from_trec_eval_name(name)
+    if translated == name and "_" in name:
+        return False
+    try:
+        parse_measure(translated)
+    except MeasureError:
+        return False
+    return True
 
 
 def to_trec_eval_name(measure: str) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ import pandas as pd
 
 from bayes_ir import validate
 from bayes_ir.errors import RoleError, UnknownSystemError
+from bayes_ir.files import read_input_text
 
 ROLE_NAMES = ("champion", "challenger", "artifact")
 
@@ -87,28 +89,62 @@ def _as_list(selectors: str | Iterable[str] | None) -> list[str]:
     return list(selectors)
 
 
-def _expand_files(selectors: list[str], known: Sequence[str] = ()) -> list[str]:
-    out: list[str] = []
+@dataclass(frozen=True)
+class _Selector:
+    """One selector, and the file and line it was read from (``None``: typed)."""
+
+    text: str
+    source: Path | None = None
+    line: int | None = None
+
+
+def selector_files(selectors: str | Iterable[str] | None, known: Sequence[str] = ()) -> list[Path]:
+    """Return the files ``selectors`` name (``@file``, or an existing file not a system name).
+
+    The CLI declares them as inputs before any work, so that no output is written over
+    a list of challengers.
+    """
+    out = []
+    for sel in _as_list(selectors):
+        if sel.startswith("@"):
+            out.append(Path(sel[1:]))
+        elif not (sel.startswith("re:") or _is_glob(sel) or sel in known) and Path(sel).is_file():
+            out.append(Path(sel))
+    return out
+
+
+def _expand_files(selectors: list[str], known: Sequence[str] = ()) -> list[_Selector]:
+    """Replace each selector file by the selectors in it (``#`` comments, blank lines skipped).
+
+    Files are read with :func:`bayes_ir.files.read_input_text` (a FIFO or device refused
+    unread, a byte-order mark dropped, a size limit); errors name the file.
+    """
+    out: list[_Selector] = []
     for sel in selectors:
         if sel.startswith("@"):  # explicit file selector
             path = Path(sel[1:])
         elif sel.startswith("re:") or _is_glob(sel) or sel in known:
-            out.append(sel)
+            out.append(_Selector(sel))
             continue
         else:
             path = Path(sel)
             if not path.is_file():
-                out.append(sel)
+                out.append(_Selector(sel))
                 continue
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RoleError(f"cannot read the selector file {path}: {exc}") from None
-        picked = [x.strip() for x in lines if x.strip() and not x.lstrip().startswith("#")]
+        path, text = read_input_text(path, what="selector file")
+        picked = [
+            _Selector(x.strip(), path, number)
+            for number, x in enumerate(text.splitlines(), 1)
+            if x.strip() and not x.lstrip().startswith("#")
+        ]
         if not picked:
             raise RoleError(f"the selector file {path} names no system")
         out.extend(picked)
     return out
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def _is_glob(selector: str) -> bool:
@@ -127,7 +163,11 @@ def match_systems(
     """
     chosen: set[str] = set()
     known = list(known)
-    for sel in _expand_files(_as_list(selectors), known):
+    composed = {_nfc(k): k for k in known}  # names typed composed, written decomposed (macOS)
+    for item in _expand_files(_as_list(selectors), known):
+        sel = item.text
+        if sel not in known and _nfc(sel) in composed:
+            sel = composed[_nfc(sel)]
         if sel in known:  # an exact name wins over any pattern reading of it
             hits = {sel}
         elif sel.startswith("re:"):
@@ -135,15 +175,20 @@ def match_systems(
                 pattern = re.compile(sel[3:])
             except re.error as exc:
                 raise RoleError(
-                    f"{role} selector {sel!r} is not a valid regular expression: {exc}"
+                    f"{role} selector {sel!r} is not a valid regular expression: {exc}",
+                    source=None if item.source is None else str(item.source),
+                    line=item.line,
                 ) from None
-            hits = {s for s in known if pattern.search(s)}
+            hits = {s for s in known if pattern.search(s) or pattern.search(_nfc(s))}
         elif _is_glob(sel):
-            hits = set(fnmatch.filter(known, sel))
+            hits = {s for s in known if fnmatch.fnmatchcase(_nfc(s), _nfc(sel))}
         else:
             hits = set()
         if not hits:
-            raise UnknownSystemError(sel, known, role=role, message=_unmatched(sel, known, role))
+            error = UnknownSystemError(sel, known, role=role, message=_unmatched(sel, known, role))
+            if item.source is not None:
+                error.located(str(item.source), line=item.line)
+            raise error
         chosen |= hits
     return [s for s in known if s in chosen]
 
@@ -238,7 +283,10 @@ def assign_roles(
     if not isinstance(champion, str) or not champion:
         raise RoleError("a champion is required (the exact name of the production system)")
     if champion not in known:
-        raise UnknownSystemError(champion, known, role="champion")
+        composed = [k for k in known if _nfc(k) == _nfc(champion)]
+        if len(composed) != 1:
+            raise UnknownSystemError(champion, known, role="champion")
+        champion = composed[0]
     chal = match_systems(challengers, known, role="challenger")
     if champion in chal:
         raise RoleError(f"system {champion!r} cannot be both champion and challenger")

@@ -76,6 +76,7 @@ class ScoreTable:
         check_range: bool = True,
         notes: Sequence[str] = (),
         lines: Sequence[int] | np.ndarray | None = None,
+        sources: Sequence[str] | np.ndarray | None = None,
     ) -> ScoreTable:
         """Validate a long DataFrame of scores and build a table.
 
@@ -102,6 +103,10 @@ class ScoreTable:
         lines
             The 1-based line number in ``source`` of each row of ``frame`` (readers pass
             it so that errors name the line instead of the row).
+        sources
+            The file each row of ``frame`` was read from (readers of several files pass
+            it so that errors name the file, and with ``lines`` its line, instead of a row
+            of ``source``).
 
         Returns
         -------
@@ -115,6 +120,7 @@ class ScoreTable:
             source=source,
             check_range=check_range,
             lines=lines,
+            sources=sources,
         )
         return cls(data=df, source=source, missing=missing, notes=(*notes, *more))
 
@@ -381,8 +387,8 @@ class ScoreTable:
             out["role"] = out["system"].map(self.roles.role_of)
         return out
 
-    def summary(self) -> str:
-        """Human-readable description: sizes, roles, missing cells and loader notes."""
+    def summary(self, *, notes: bool = True) -> str:
+        """Human-readable description: sizes, roles, missing cells and (``notes``) loader notes."""
         lines = [f"ScoreTable from {self.source}"]
         sizes = self.data.groupby(["collection", "measure"], sort=False).agg(
             n_t=("topic", "nunique"), n_s=("system", "nunique"), n=("topic", "size")
@@ -395,7 +401,8 @@ class ScoreTable:
             )
         if self.roles is not None:
             lines.append(f"  {self.roles.describe()}")
-        lines.extend(f"  note: {n}" for n in self.notes)
+        if notes:
+            lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -52,12 +52,13 @@ def check_frame(
     source: str,
     check_range: bool,
     lines: Sequence[int] | np.ndarray | None,
+    sources: Sequence[str] | np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """Validate a long DataFrame of scores (see :meth:`bayes_ir.table.ScoreTable.from_frame`).
 
     Parameters
     ----------
-    frame, collection, measure, missing, source, check_range, lines
+    frame, collection, measure, missing, source, check_range, lines, sources
         As in :meth:`bayes_ir.table.ScoreTable.from_frame`.
 
     Returns
@@ -74,7 +75,7 @@ def check_frame(
         Naming the file and line (or row) of the first bad name, score, duplicate or
         out-of-range value; or a missing cell with ``missing="error"``.
     OptionError
-        ``lines`` does not have one entry per row.
+        ``lines`` or ``sources`` does not have one entry per row.
     """
     df = normalise_columns(frame, source=source)
     if lines is not None:
@@ -83,7 +84,13 @@ def check_frame(
         df["_line"] = np.asarray(lines, dtype=np.int64)
     else:
         df["_line"] = np.arange(1, len(df) + 1, dtype=np.int64)
-    where = _Where(source=source, has_lines=lines is not None)
+    kept = ["_line"]
+    if sources is not None:
+        if len(sources) != len(df):
+            raise OptionError(f"sources has {len(sources)} entries for {len(df)} rows")
+        df["_source"] = np.asarray(sources, dtype=object)
+        kept.append("_source")
+    where = _Where(source=source, has_lines=lines is not None, per_row=sources is not None)
     if "collection" not in df:
         df["collection"] = collection or DEFAULT_COLLECTION
     if "measure" not in df:
@@ -92,7 +99,7 @@ def check_frame(
         raise ScoreTableError(
             f"missing must be 'error', 'intersect' or 'keep', got {missing!r}", source=source
         )
-    df = df[[*COLUMNS, "_line"]].reset_index(drop=True)
+    df = df[[*COLUMNS, *kept]].reset_index(drop=True)
     if df.empty:
         raise ScoreTableError("no scores found (the input is empty)", source=source)
     for col in _LABELS:
@@ -103,7 +110,7 @@ def check_frame(
     order = _check_duplicates(df, where=where)
     if check_range:
         _check_range(df, given=given, where=where)
-    df = df.take(order).drop(columns="_line")  # sorted by collection, measure, system, topic
+    df = df.take(order).drop(columns=kept)  # sorted by collection, measure, system, topic
     complete = _is_complete(df)
     for col in _LABELS:
         df[col] = _as_str(df[col])
@@ -198,16 +205,34 @@ def normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class _Where:
-    """Locate row ``i`` of a frame for an error: the file line, or the row number."""
+    """Locate row ``i`` of a frame for an error: the file and line, or the row number.
+
+    ``per_row``: each row names its own file (column ``_source``; a reader of several
+    files), else every row is of :attr:`source`.
+    """
 
     source: str
     has_lines: bool
+    per_row: bool = False
 
     def __call__(self, df: pd.DataFrame, i: int) -> dict:
         line = int(df["_line"].iat[i])
+        source = str(df["_source"].iat[i]) if self.per_row else self.source
         if self.has_lines:
-            return {"source": self.source, "line": line}
-        return {"source": f"{self.source} row {line}"}
+            return {"source": source, "line": line}
+        if self.per_row:
+            return {"source": source}
+        return {"source": f"{source} row {line}"}
+
+    def again(self, df: pd.DataFrame, i: int, *, first: int) -> str:
+        """Say where row ``i`` is, after row ``first`` was named (``at line 9``, ``in b.json``)."""
+        line = int(df["_line"].iat[i])
+        if self.per_row and df["_source"].iat[i] != df["_source"].iat[first]:
+            source = str(df["_source"].iat[i])
+            return f"at {source}:{line}" if self.has_lines else f"in {source}"
+        if self.per_row and not self.has_lines:
+            return "in the same file"
+        return f"at {'line' if self.has_lines else 'row'} {line}"
 
 
 #: The label columns of the table (strings); ``score`` is the only number.
@@ -355,7 +380,7 @@ def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> np.ndarray:
     raise ScoreTableError(
         f"duplicate score for system {first['system']!r}, topic {first['topic']!r} "
         f"(collection {first['collection']!r}, measure {first['measure']!r}); "
-        f"it appears again at {'line' if where.has_lines else 'row'} {int(df['_line'].iat[other])}",
+        f"it appears again {where.again(df, other, first=i)}",
         **where(df, i),
     )
 

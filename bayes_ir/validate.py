@@ -31,6 +31,7 @@ from bayes_ir.errors import InsufficientDataError, OptionError
 __all__ = [
     "choice",
     "ci_prob",
+    "measure_margin",
     "finite_float",
     "flag",
     "instance",
@@ -38,6 +39,7 @@ __all__ = [
     "memory",
     "positive_int",
     "probability",
+    "resamples",
     "seed",
 ]
 
@@ -85,6 +87,53 @@ def positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None
     See :func:`integer` for the accepted types.
     """
     return integer(name, value, minimum=minimum, maximum=maximum)
+
+
+def resamples(name: str, value: Any, *, minimum: int) -> int:
+    """Return a number of bootstrap or randomisation resamples, at least ``minimum``.
+
+    At most :data:`bayes_ir.defaults.MAX_RESAMPLES` (more only takes hours: the Monte
+    Carlo error of a p-value is already below 0.001 there).
+    """
+    return integer(name, value, minimum=minimum, maximum=defaults.MAX_RESAMPLES)
+
+
+def measure_margin(name: str, value: Any, measure: str | None, *, what: str = "margin") -> float:
+    """Return ``value``, a margin, gain or threshold in the measure's units, checked.
+
+    Parameters
+    ----------
+    name
+        The option as the caller spells it (``"margin"``, ``"--min-gain"``).
+    value
+        A finite real number.
+    measure
+        The measure the value is in (``None`` or an unbounded measure: no range check).
+    what
+        What the value is, for the message.
+
+    Raises
+    ------
+    OptionError
+        ``value`` is not finite, or at least as wide as the measure's whole range
+        (e.g. 1 for ``nDCG@10``, whose scores lie in [0, 1]): no difference of two
+        systems can reach it, and a non-inferiority gate with it would pass a system
+        that scores 0 everywhere.
+    """
+    number = _real(name, value)
+    if measure is None:
+        return number
+    from bayes_ir.measures import measure_range  # ir_measures: not at import
+
+    low, high = measure_range(measure)
+    width = high - low
+    if math.isfinite(width) and abs(number) >= width:
+        raise OptionError(
+            f"{name} {number:g} is as wide as the whole range [{low:g}, {high:g}] of measure "
+            f"{measure!r}: a {what} must be smaller than {width:g} (in the measure's units, "
+            "e.g. 0.01)"
+        )
+    return number
 
 
 def seed(value: Any, *, name: str = "seed") -> int:

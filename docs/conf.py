@@ -72,7 +72,7 @@ intersphinx_mapping = {}  # offline: no inventories are fetched
 # that it exists.
 nitpicky = True
 nitpick_ignore_regex = [
-    (r"py:.*", r"(numpy|scipy|statsmodels|arviz_stats|html)\..*"),  # the docstrings cite
+    (r"py:.*", r"(numpy|scipy|statsmodels|arviz_stats|xarray|html)\..*"),  # the docstrings cite
 ]
 
 html_theme = "pydata_sphinx_theme"

@@ -15,9 +15,9 @@ from bayes_ir.errors import OptionError
 @pytest.fixture(autouse=True)
 def _fresh_inputs():
     """Each test starts with no declared inputs (declare_inputs is per context)."""
-    token = files._INPUTS.set(())
+    files.reset_inputs()
     yield
-    files._INPUTS.reset(token)
+    files.reset_inputs()
 
 
 def test_write_text_creates_folders_and_replaces(tmp_path):
@@ -164,4 +164,77 @@ def test_a_folder_declares_the_files_in_it(tmp_path):
     declare_inputs([folder])
     with pytest.raises(OptionError, match="bm25.run"):
         check_output_path(folder / "bm25.run")
-    check_output_path(folder / "new.csv")  # a new file in the folder is fine
+    with pytest.raises(OptionError, match="inside the input folder"):
+        check_output_path(folder / "new.csv")  # the next read of the folder would take it
+    check_output_path(folder / "sub" / "new.csv")  # a folder of runs is not read recursively
+
+
+# ---------------------------------------------------------------------- input files
+def test_check_input_refuses_what_cannot_be_read_unopened(tmp_path):
+    from bayes_ir.errors import ScoreTableError
+
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    with pytest.raises(ScoreTableError, match=r"pipe\.txt: is a FIFO .*selector file"):
+        files.check_input(fifo, what="selector file")
+    with pytest.raises(ScoreTableError, match=r"/dev/zero: is a character device"):
+        files.check_input("/dev/zero")
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(ScoreTableError, match=r"dir: is a folder, not a config"):
+        files.check_input(tmp_path / "dir", what="config")
+    link = tmp_path / "link.txt"
+    link.symlink_to(tmp_path / "gone.txt")
+    with pytest.raises(ScoreTableError, match=r"link\.txt: is a broken symbolic link"):
+        files.check_input(link)
+
+
+def test_check_input_finds_a_name_in_the_other_unicode_normalisation(tmp_path):
+    decomposed = tmp_path / "cafe\u0301" / "re\u0301sume\u0301.csv"  # as macOS writes it
+    decomposed.parent.mkdir()
+    decomposed.write_text("x\n", encoding="utf-8")
+    typed = tmp_path / "caf\u00e9" / "r\u00e9sum\u00e9.csv"
+    assert not typed.exists()
+    assert files.check_input(typed) == decomposed
+
+
+def test_check_input_refuses_a_file_larger_than_the_memory_limit(tmp_path, monkeypatch):
+    from bayes_ir.errors import ScoreTableError
+
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as handle:
+        handle.truncate(5_000_000)  # sparse: no disk space
+    monkeypatch.setenv("BAYES_IR_MEMORY_LIMIT", "1000000")
+    with pytest.raises(ScoreTableError, match=r"big\.csv: the file is 5\.0 MB, more than"):
+        files.check_input(big)
+
+
+def test_read_input_text_decodes_as_score_files_do(tmp_path):
+    from bayes_ir.errors import ScoreTableError
+
+    path = tmp_path / "sel.txt"
+    path.write_bytes("\ufeffa\r\nb\r\n".encode())
+    assert files.read_input_text(path, what="selector file") == (path, "a\r\nb\r\n")
+    for data, message in (
+        ("a\n".encode("utf-16"), r"sel\.txt:1: UTF-16 text"),
+        ("a\nb\n".encode("utf-16-le"), r"sel\.txt:1: UTF-16 text"),  # no byte-order mark
+        (b"a\ncaf\xe9\n", r"sel\.txt:2: not UTF-8 text \(byte 0xe9 at offset 5\)"),
+        (b"a\x00b\n", r"sel\.txt:1: binary data"),
+    ):
+        path.write_bytes(data)
+        with pytest.raises(ScoreTableError, match=message):
+            files.read_input_text(path, what="selector file")
+    path.write_bytes(b"x" * 101)
+    with pytest.raises(ScoreTableError, match=r"sel\.txt: the selector file is larger than"):
+        files.read_input_text(path, what="selector file", max_bytes=100)
+
+
+def test_outputs_into_an_input_folder_are_refused(tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.run").write_text("1 Q0 d1 1 1.0 a\n", encoding="utf-8")
+    files.declare_inputs([folder, tmp_path / "sel.txt"])
+    with pytest.raises(OptionError, match="inside the input folder"):
+        files.check_output_path(folder / "out.csv", what="--output")
+    files.check_output_path(tmp_path / "out.csv")
+    files.reset_inputs()
+    files.check_output_path(folder / "out.csv")  # a new run: nothing declared

@@ -103,3 +103,13 @@ def test_every_spelling_has_one_canonical_name_and_the_unit_range(spelled, name)
 def test_plain_or_unbounded_names_stay_as_given(name):
     assert canonical_measure(name) == name
     assert measure_range(name) == (-math.inf, math.inf)
+
+
+@pytest.mark.parametrize("measure", ["P@0", "nDCG@0", "AP@0", "P@10.5", "R@0"])
+def test_a_cutoff_below_one_document_is_refused_before_trec_eval_aborts(measure):
+    with pytest.raises(MeasureError, match=rf"{measure.replace('.', '[.]')}.*cut-off"):
+        parse_measure(measure)
+
+
+def test_a_cutoff_written_as_a_float_is_the_whole_number():
+    assert str(parse_measure("P@1e1")) == "P@10"

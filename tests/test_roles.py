@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayes_ir.errors import OptionError, RoleError, UnknownSystemError
+from bayes_ir.errors import OptionError, RoleError, ScoreTableError, UnknownSystemError
 from bayes_ir.roles import assign_roles, match_systems
 from bayes_ir.table import ScoreTable
 
@@ -40,7 +40,7 @@ def test_file_selector(tmp_path, table):
     (tmp_path / "empty.txt").write_text("# nothing\n", encoding="utf-8")
     with pytest.raises(RoleError, match="names no system"):
         table.with_roles(champion="bm25", challengers=str(tmp_path / "empty.txt"))
-    with pytest.raises(RoleError, match="cannot read the selector file"):
+    with pytest.raises(ScoreTableError, match=r"absent\.txt: selector file not found"):
         table.with_roles(champion="bm25", challengers=f"@{tmp_path / 'absent.txt'}")
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayes_ir.errors import ScoreTableError, UnknownSystemError
+from bayes_ir.errors import OptionError, ScoreTableError, UnknownSystemError
 from bayes_ir.table import COLUMNS, ScoreTable, concat
 
 
@@ -131,3 +131,24 @@ def test_unknown_champion_names_the_file(tmp_path):
         UnknownSystemError, match=r"scores\.csv: champion 'bm2' .*Close matches: bm25"
     ):
         read_scores(path).with_roles(champion="bm2")
+
+
+def test_errors_name_the_file_and_line_of_the_row_when_rows_come_from_several_files():
+    """``sources=`` (a reader of several files): the error names the row's file, not a row."""
+    frame = pd.DataFrame({"system": ["a", "a", "b", "b"], "topic": ["1", "2", "1", "1"],
+                          "score": [0.1, 0.2, 0.3, 0.4]})  # fmt: skip
+    files = ["a.jsonl", "a.jsonl", "b.jsonl", "b2.jsonl"]
+    with pytest.raises(ScoreTableError, match=r"^b\.jsonl:7: duplicate score for system 'b', "
+                       r"topic '1' .*again at b2\.jsonl:3$"):  # fmt: skip
+        ScoreTable.from_frame(frame, source="3 files", lines=[4, 5, 7, 3], sources=files)
+    with pytest.raises(ScoreTableError, match=r"^b\.jsonl: duplicate .*again in b2\.jsonl$"):
+        ScoreTable.from_frame(frame, source="3 files", sources=files)
+    same = ["a.jsonl", "a.jsonl", "b.jsonl", "b.jsonl"]
+    with pytest.raises(ScoreTableError, match=r"^b\.jsonl:7: duplicate .*again at line 3$"):
+        ScoreTable.from_frame(frame, source="2 files", lines=[4, 5, 7, 3], sources=same)
+    frame.loc[1, "score"] = 5.0  # out of AP's range: named at its file and line
+    with pytest.raises(ScoreTableError, match=r"^a\.jsonl:5: score 5(\.0)? of system 'a'"):
+        ScoreTable.from_frame(frame.iloc[:3], source="2 files", measure="AP", lines=[4, 5, 7],
+                              sources=files[:3])  # fmt: skip
+    with pytest.raises(OptionError, match="sources has 2 entries for 4 rows"):
+        ScoreTable.from_frame(frame, sources=files[:2])

@@ -380,8 +380,9 @@ def test_cli_memory_message_in_cli_words(capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--r", "nan"], "--r (the loss weight r = 1 + alpha) must be a finite number, got nan"),
-        (["--r", "0.5"], "--r (the loss weight r = 1 + alpha) must be at least 1, got 0.5"),
+        (["--r", "nan"], "--r must be a finite number, got nan"),
+        (["--r", "0.5"], "--r must be at least 1, got 0.5"),
+        (["--r", "1e308"], "--r must be at most 1000, got 1e+308"),
         (["--seed", "-3"], "Invalid value for '--seed'"),
         (["--ci-prob", "1"], "--ci-prob must lie strictly between 0 and 1, got 1"),
     ],

@@ -26,8 +26,9 @@ from bayes_ir.cli import reliability as _reliability  # noqa: F401  (registers t
 from bayes_ir.cli import review as _review  # noqa: F401  (registers the command)
 from bayes_ir.cli import risk as _risk  # noqa: F401  (registers the command)
 from bayes_ir.cli import test as _test  # noqa: F401  (registers the command)
-from bayes_ir.cli._app import app, cli_wording, console_err, warn
+from bayes_ir.cli._app import app, cli_wording, console_err, forget_shown, warn
 from bayes_ir.errors import BayesIRError, BayesIRWarning
+from bayes_ir.files import reset_inputs
 
 
 def _error(message: str) -> None:
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     written are left as they were (:mod:`bayes_ir.files`) and sweep workers are stopped.
     """
     global _signal_received
+    _escape_unencodable()
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"pytensor(\.|$)")
     warnings.showwarning = _show_warning
     _signal_received = 0
@@ -97,8 +99,30 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+def _escape_unencodable() -> None:
+    r"""Let a terminal whose encoding is not Unicode show any name, as an escape.
+
+    With ``PYTHONIOENCODING=ascii`` (or a Latin-1 locale) a name such as ``système`` or a
+    table mark could not be written; such characters are printed as ``\xe8`` escapes
+    instead of stopping the run (rich draws its tables with ASCII there already).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        try:
+            "\u00e8\u25c0\U0001f680".encode(encoding)
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                try:
+                    reconfigure(errors="backslashreplace")
+                except (ValueError, OSError):  # a stream that cannot change: leave it
+                    pass
+
+
 def _run(argv: list[str] | None) -> int:
     """Run the app; return its exit status (exit 2 on bad input, 128 + N on signal N)."""
+    reset_inputs()
+    forget_shown()
     try:
         code = app(args=argv, prog_name="bayes-ir", standalone_mode=False)
     except NoArgsIsHelpError as exc:  # bare ``bayes-ir`` or ``bayes-ir fit``: show the help

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -11,9 +12,19 @@ from typing import TYPE_CHECKING, Annotated, Any, overload
 
 import typer
 from rich import box
-from rich.console import Console, ConsoleDimensions, RenderableType
+from rich.console import (
+    Console,
+    ConsoleDimensions,
+    ConsoleOptions,
+    ConsoleRenderable,
+    RenderableType,
+    RenderHook,
+    RenderResult,
+)
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.rule import Rule
+from rich.segment import Segment
 from rich.table import Table
 from typer._click.globals import get_current_context
 from typer.core import TyperCommand, TyperGroup
@@ -32,19 +43,75 @@ UNWRAPPED_WIDTH = 10_000
 RULE_WIDTH = 80
 
 
+#: Characters that would act on the terminal instead of showing: C0 and C1 controls but
+#: tab and line feed (``\x1b`` starts ANSI escapes, ``\r`` and ``\b`` overwrite), DEL, and
+#: the bidirectional overrides that reorder the text around them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def as_written(text: str) -> str:
+    r"""Return ``text`` with each control character shown as its escape (``\x1b``).
+
+    A system, topic or file name holding raw ANSI escapes, a carriage return or a
+    bell is printed as written, never acted on by the terminal; on a terminal whose
+    encoding is not Unicode, a character it cannot show is an escape too (``\xe8``).
+    """
+    text = _CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    if not encoding.lower().startswith("utf"):  # an ASCII terminal: escapes, measured as such
+        try:
+            text = text.encode(encoding, "backslashreplace").decode(encoding)
+        except LookupError:
+            pass
+    return text
+
+
+class _AsWritten:
+    """A renderable that shows the control characters of another one as escapes."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for segment in console.render(self.renderable, options):
+            if segment.control is None and _CONTROL.search(segment.text):
+                yield Segment(as_written(segment.text), segment.style)
+            else:
+                yield segment
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
+class _ShowAsWritten(RenderHook):
+    """Render hook: whatever is printed shows its control characters as escapes."""
+
+    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
+        return [_AsWritten(r) for r in renderables]
+
+
 class _Console(Console):
-    """A rich console that fits a terminal, and never wraps output that is not one.
+    """The CLI's console: names shown as written, and output off a terminal never wrapped.
 
     On a terminal the width is the terminal's, as rich finds it. Written to a file, a
     pipe or a CI log, the width is :data:`UNWRAPPED_WIDTH`, whatever ``COLUMNS`` says:
     rich would otherwise take 80 columns (or the width of another stream that is a
     terminal) and wrap table cells ("collect more / data") or split a wide table in two.
     A width given explicitly (``width=``, or set later) is kept.
+
+    Emoji codes are not replaced (a system ``:rocket:`` is printed so), control
+    characters of printed strings are escaped before rich reads them (rich would drop a
+    bell or a carriage return) and those of any other renderable by a render hook.
     """
 
     def __init__(self, *args: Any, width: int | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, width=width, **kwargs)
+        super().__init__(*args, width=width, emoji=False, **kwargs)
         self._fixed_width = width is not None
+        self.push_render_hook(_ShowAsWritten())
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """Print as :meth:`rich.console.Console.print`, strings' control characters escaped."""
+        super().print(*(as_written(o) if isinstance(o, str) else o for o in objects), **options)
 
     @property
     def size(self) -> ConsoleDimensions:
@@ -154,6 +221,11 @@ def _check_likelihood(value: str) -> str:
         raise BayesIRError(f"unknown likelihood {value!r}: choose {names}") from None
 
 
+def _check_pooling(value: str) -> str:
+    """Option callback: ``--pooling`` is ``all`` or ``artifacts``."""
+    return validate.choice("--pooling", value.strip().lower(), ("all", "artifacts"))
+
+
 def _check_target_accept(value: float | None) -> float | None:
     """Option callback: a NUTS target acceptance rate strictly between 0 and 1."""
     return None if value is None else validate.probability("--target-accept", value)
@@ -172,18 +244,55 @@ _CLI_WORDING = (
     (re.compile(r"use table\.select\(measure=\.\.\.\) first"), "pick one with --measure"),
     (re.compile(r"use table\.select\(collection=\.\.\.\) first"), "pick one with --collection"),
     (re.compile(r"\(tune=\.\.\., draws=\.\.\.\)"), "(--tune, --draws)"),
+    (re.compile(r"\(draws=\.\.\., tune=\.\.\.\)"), "(--draws, --tune)"),
     (re.compile(r"\(draws=\.\.\.\)"), "(--draws)"),
+    (re.compile(r"a higher target_accept\b"), "a higher --target-accept"),
     (re.compile(r"raise target_accept"), "raise --target-accept"),
     (
         re.compile(r"\b(tune|target_accept)=(\S+) is ignored"),
         lambda m: f"--{m[1].replace('_', '-')} {m[2]} is ignored",
     ),
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
+    (re.compile(r"pooling='(\w+)'"), r"--pooling \1"),
+    (re.compile(r"\bm_values\b"), "--sweep"),
+    (re.compile(r"\bscale='(\w+)'"), r"--scale \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (
-        re.compile(r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha) must"),
+        re.compile(
+            r"^(draws|tune|chains|seed|method|effect|epsilon|min_mean|alpha|ci_prob|min_gain"
+            r"|top_m|drop_bottom|p_min|threshold|margin) must"
+        ),
         lambda m: f"--{m.group(1).replace('_', '-')} must",
     ),
+    (re.compile(r"\bn_resamples\b"), "--resamples"),
+    (re.compile(r"pass systems= with one name per file \(CLI: ([^)]*)\)"), r"\1"),
+    (
+        re.compile(r"pass systems= and collections="),
+        "put each system's files in a folder named after it (system/collection/file)",
+    ),
+    (re.compile(r"pass score_measure=\.\.\. to choose one"), "pick one with --measure"),
+    (
+        re.compile(r"pass measure= to choose one \(or a list of several\)"),
+        "pick one with --measure (repeat it for several)",
+    ),
+    (re.compile(r"pass instances= \(the split's ids\)"), "pass --instances FILE (the split's ids)"),
+    (re.compile(r"not among instances="), "not among --instances"),
+    (re.compile(r"^instances=: "), "--instances: "),
+    (re.compile(r"pass split="), "pass --split"),
+    (
+        re.compile(r"format '(\w+)' does not take the option\(s\) ([\w, ]+); it takes [\w, ]+"),
+        lambda m: (
+            f"{', '.join('--' + o.strip() for o in m[2].split(','))} does not apply to {m[1]} input"
+        ),
+    ),
+    (re.compile(r"pass control=\.\.\. and treatment=\.\.\."), "pass --control and --treatment"),
+    (re.compile(r"ranger_compatible=True"), "--ranger-compatible"),
+    (re.compile(r"without hk\b"), "without --hk"),
+    (re.compile(r"use boundary='clip' or 'drop_systems'"), "use --boundary clip or drop_systems"),
+    (
+        re.compile(r"pass collection= and measure= to pick one block"),
+        "pick one with --collection and --measure",
+    ),  # fmt: skip
     (re.compile(r"^sd must"), "--trisk-sd must"),
     (re.compile(r"lower draws or chains"), "lower --draws or --chains"),
     (
@@ -250,6 +359,53 @@ Measure = Annotated[
 ]
 Collection = Annotated[str | None, typer.Option("--collection", help="Collection to analyse.")]
 Qrels = Annotated[Path | None, typer.Option("--qrels", help="Qrels file, for TREC run inputs.")]
+
+
+def _check_split(value: str | None) -> str | None:
+    """Option callback: ``--split`` names a split (``test``, ``valid``)."""
+    if value is not None and not value.strip():
+        raise BayesIRError("--split must name a split (test, valid), got an empty name")
+    return value
+
+
+def check_file_option(option: str, value: Path | None, *, what: str) -> Path | None:
+    """Return ``value`` once it is a readable regular file (``None`` stays), before any work.
+
+    The errors of :func:`bayes_ir.files.check_input` (a FIFO, a device, a folder, a
+    missing file), each naming ``option`` as typed (``--instances ids.txt: is a FIFO``).
+    """
+    if value is not None:
+        from bayes_ir.files import check_input
+
+        try:
+            check_input(value, what=what)
+        except BayesIRError as exc:
+            raise BayesIRError(f"{option} {exc}") from None
+    return value
+
+
+def _check_instances(value: Path | None) -> Path | None:
+    """Option callback: ``--instances`` is a readable regular file (before any file is read)."""
+    return check_file_option("--instances", value, what="list of instances")
+
+
+Split = Annotated[
+    str | None,
+    typer.Option(
+        "--split",
+        help="HELM runs: the split whose statistics are read (default test).",
+        callback=_check_split,
+    ),
+]
+Instances = Annotated[
+    Path | None,
+    typer.Option(
+        "--instances",
+        help="SWE-bench results: the benchmark's instance ids, one per line (default: every "
+        "id the files name).",
+        callback=_check_instances,
+    ),
+]
 Missing = Annotated[
     str, typer.Option("--missing", help="Systems lacking topics: error, intersect or keep.")
 ]
@@ -319,6 +475,16 @@ TargetAccept = Annotated[
         "--target-accept",
         help="NUTS target acceptance rate; raise it (0.95, 0.99) after divergences.",
         callback=_check_target_accept,
+    ),
+]
+PoolingOption = Annotated[
+    str,
+    typer.Option(
+        "--pooling",
+        help="Which system effects share one spread and are pulled towards their mean: all "
+        "(the seed's model, artifact runs included) or artifacts (the champion and "
+        "challengers are left unpooled; the artifact runs still inform the topic effects).",
+        callback=_check_pooling,
     ),
 ]
 Chains = Annotated[int, typer.Option("--chains", help="Number of chains.", callback=_check_chains)]
@@ -407,9 +573,10 @@ def guard_outputs(inputs: list[Path | None]) -> None:
     """
     declare_inputs(inputs)
     context = get_current_context(silent=True)
+    params = context.params if context is not None else {}
     seen: dict[Path, str] = {}
     for name in OUTPUT_OPTIONS:
-        value = context.params.get(name) if context is not None else None
+        value = params.get(name)
         if value is not None:
             check_output_path(value, what=f"--{name}")
             key = Path(value).expanduser().resolve()
@@ -418,6 +585,8 @@ def guard_outputs(inputs: list[Path | None]) -> None:
                     f"--{seen[key]} and --{name} both name {value}: give each its own file"
                 )
             seen[key] = name
+    if params.get("figures") is not None:  # a folder of figures: not an input folder
+        check_output_path(Path(params["figures"]) / "figure.png", what="--figures")
 
 
 def load(
@@ -429,26 +598,31 @@ def load(
     qrels: Path | None = None,
     missing: str = "error",
     check_range: bool = True,
+    split: str | None = None,
+    instances: Path | None = None,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measures.
 
     ``measure`` is one measure or several (``-m nDCG@10 -m AP``); runs scored against
-    ``qrels`` compute each of them.
+    ``qrels`` compute each of them, and the readers that pick measures among several
+    (trec_eval, PyTerrier, LLM logs) keep each of them. ``split`` (HELM) and
+    ``instances`` (SWE-bench) are passed to the reader when given.
     """
     from bayes_ir.readers import read_scores
     from bayes_ir.table_checks import DEFAULT_MEASURE
 
-    guard_outputs([*files, qrels])
+    guard_outputs([*files, qrels, instances])
     measures = [measure] if isinstance(measure, str) else list(measure or ())
     options: dict = {"missing": missing}
     if not check_range:
         options["check_range"] = False
     if len(measures) == 1:
         options["measure"] = measures[0]
-    elif measures and qrels is not None:  # runs: ir_measures computes every measure
-        options["measure"] = measures
-    if qrels is not None:
-        options["qrels"] = qrels
+    elif measures and (qrels is not None or _picks_measures(files, input_format)):
+        options["measure"] = measures  # runs: ir_measures computes every measure
+    for key, value in (("qrels", qrels), ("split", split), ("instances", instances)):
+        if value is not None:
+            options[key] = value
     table = read_scores(files, format=input_format, **options)
     if not measures and list(table.measures) == [DEFAULT_MEASURE]:
         say_note(
@@ -460,6 +634,18 @@ def load(
     elif collection is not None or measures:  # several: each must be in the scores
         table = table.select(collection=collection, measure=measures or None)
     return table
+
+
+def _picks_measures(files: list[Path], input_format: str | None) -> bool:
+    """Tell whether the reader of ``files`` keeps the measures named among several it reads."""
+    from bayes_ir.readers import READERS, detect_format
+
+    try:
+        name = input_format or detect_format(files[0])
+    except BayesIRError:  # a folder, or a file the reader will name in its own error
+        return False
+    reader = READERS.get(name)
+    return reader is not None and reader.picks_measures
 
 
 def assign_roles(
@@ -491,18 +677,21 @@ def assign_roles(
     return table
 
 
-def number_list(text: str, option: str, *, kind: type = int, minimum: float = 0) -> tuple:
-    """Parse ``option``'s comma-separated numbers, each finite and at least ``minimum``.
+def number_list(
+    text: str, option: str, *, kind: type = int, minimum: float = 0, maximum: float = math.inf
+) -> tuple:
+    """Parse ``option``'s comma-separated numbers, each finite, from ``minimum`` to ``maximum``.
 
     Raises :class:`~bayes_ir.errors.BayesIRError` (one ``error:`` line) naming the option.
     """
     what = "integers" if kind is int else "numbers"
-    wrong = f"{option} takes comma-separated {what} >= {minimum:g}, got {text!r}"
+    bounds = f">= {minimum:g}" if math.isinf(maximum) else f"from {minimum:g} to {maximum:g}"
+    wrong = f"{option} takes comma-separated {what} {bounds}, got {text!r}"
     try:
         values = tuple(kind(v) for v in text.replace(" ", "").split(",") if v)
     except ValueError:
         raise BayesIRError(wrong) from None
-    if not values or not all(math.isfinite(v) and v >= minimum for v in values):
+    if not values or not all(math.isfinite(v) and minimum <= v <= maximum for v in values):
         raise BayesIRError(wrong)
     return values
 
@@ -540,7 +729,7 @@ def _escaped(value: RenderableType) -> RenderableType: ...
 @overload
 def _escaped(value: None) -> None: ...
 def _escaped(value: RenderableType | None) -> RenderableType | None:
-    return escape(value) if isinstance(value, str) else value
+    return escape(as_written(value)) if isinstance(value, str) else value
 
 
 def _escaped_attribute(name: str) -> property:
@@ -593,6 +782,17 @@ def compact_table(title: str, **options) -> Table:
     )
 
 
+def save_fit(fit: Any, path: Path) -> None:
+    """Save ``fit`` (``--save``) with the SHA-256 of every input file in its provenance."""
+    from dataclasses import replace
+
+    from bayes_ir.files import declared_inputs
+    from bayes_ir.provenance import input_hashes
+
+    hashed = replace(fit, provenance={**fit.provenance, "inputs": input_hashes(declared_inputs())})
+    say_wrote(hashed.save(path))
+
+
 def save_output(frame, output: Path | None) -> None:
     """Write ``frame`` to ``output`` (if given) and say where."""
     if output is not None:
@@ -627,8 +827,34 @@ def write_figures(figures: Mapping[str, Callable[[], Any]], folder: Path) -> lis
 
 def warn(message: str, *, style: str = "yellow") -> None:
     """Print ``warning: message`` on stderr as one line, in the CLI's words, shown as written."""
+    _SHOWN.add(str(message))
     text = " ".join(cli_wording(message).split())
     console_err.print(f"[{style}]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+#: Notes and warnings shown in this run: each is said once, however often it comes back.
+_SHOWN: set[str] = set()
+
+
+def forget_shown() -> None:
+    """Start a run afresh: no note or warning has been shown yet."""
+    _SHOWN.clear()
+
+
+def show_notes(notes: Iterable[str]) -> None:
+    """Print what the loader changed or left out, ``note: ...`` on stdout, once each.
+
+    Every command calls this with its table's notes (topics scored 0 because a run did
+    not retrieve them, columns left out, run tags split into systems, queries without
+    judgments): the one place these lines are printed. A note already said as a
+    warning is not repeated; names are shown as written.
+    """
+    for note in notes:
+        if note in _SHOWN:
+            continue
+        _SHOWN.add(note)
+        text = " ".join(cli_wording(note).split())
+        console.print(f"note: {text}", highlight=False, markup=False, soft_wrap=True)
 
 
 def warn_failed_checks(messages: Iterable[str]) -> None:

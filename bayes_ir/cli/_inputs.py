@@ -44,35 +44,41 @@ from bayes_ir.cli._app import (
     ExecutorName,
     Files,
     InputFormat,
+    Instances,
     Likelihood,
     Measure,
     Missing,
+    PoolingOption,
     Qrels,
     Quiet,
     RangeCheck,
     Scheduler,
+    Split,
     TargetAccept,
     TopM,
     Tune,
     assign_roles,
+    check_file_option,
     console_err,
     load,
     quieted,
     rule,
+    show_notes,
     warn,
 )
 from bayes_ir.cli._progress import reporter_for
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, BayesIRWarning
+from bayes_ir.files import declare_inputs
 
 if TYPE_CHECKING:
     from bayes_ir.table import ScoreTable
 
 
 def _check_saved(value: Path | None) -> Path | None:
-    """Option callback: ``--fit`` names an existing file (said before any file is read)."""
-    if value is not None and not value.is_file():
+    """Option callback: ``--fit`` names an existing regular file (before any file is read)."""
+    if value is not None and not (value.exists() or value.is_symlink()):
         raise BayesIRError(f"--fit {value}: no saved fit there (write one with --save)")
-    return value
+    return check_file_option("--fit", value, what="saved fit")
 
 
 SavedFit = Annotated[
@@ -97,6 +103,8 @@ class Scores:
     qrels: Path | None = None
     missing: str = "error"
     check_range: bool = True
+    split: str | None = None
+    instances: Path | None = None
     champion: str | None = None
     challengers: list[str] | None = None
     artifacts: list[str] | None = None
@@ -120,12 +128,25 @@ class Scores:
                 for name in names]  # fmt: skip
 
     def load(self, *, need_challenger: bool = False) -> ScoreTable:
-        """Read the files, select collection and measure, and assign the roles (if any)."""
-        if self._all:  # one view of :meth:`each_measure`: select from the shared read
-            self.read_once()
-            table = self._read["all"].select(measure=self.measure)
-        else:
-            table = self._table(self.measure)
+        """Read the files, select collection and measure, and assign the roles (if any).
+
+        The loader's notes are printed here (:func:`~bayes_ir.cli._app.show_notes`),
+        so that every command says them; a warning of the loader that is also a note is
+        said once, as the note.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", BayesIRWarning)
+            if self._all:  # one view of :meth:`each_measure`: select from the shared read
+                self.read_once()
+                table = self._read["all"].select(measure=self.measure)
+            else:
+                table = self._table(self.measure)
+        show_notes(table.notes)
+        for w in caught:  # a warning that is also a note was said as the note
+            if not issubclass(w.category, BayesIRWarning):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            elif str(w.message) not in table.notes:
+                warn(str(w.message))
         if self.champion is None:
             return table
         return assign_roles(
@@ -155,6 +176,8 @@ class Scores:
             ("-f", self.input_format),
             ("--collection", self.collection),
             ("--qrels", self.qrels),
+            ("--split", self.split),
+            ("--instances", self.instances),
             ("--missing", None if self.missing == "error" else self.missing),
             ("-c", self.champion),
         )
@@ -191,6 +214,8 @@ class Scores:
             qrels=self.qrels,
             missing=self.missing,
             check_range=self.check_range,
+            split=self.split,
+            instances=self.instances,
         )
 
 
@@ -199,6 +224,7 @@ class Sampler:
     """How to fit the Bayesian hierarchical model: likelihood and sampler settings."""
 
     likelihood: str = "gaussian"
+    pooling: str = "all"
     chains: int = defaults.CHAINS
     draws: int | None = None
     tune: int | None = None
@@ -209,6 +235,8 @@ class Sampler:
     def options(self) -> dict[str, Any]:
         """Return the settings given, as keyword arguments of :func:`bayes_ir.hierarchical.fit`."""
         given = {"likelihood": self.likelihood, "chains": self.chains}
+        if self.pooling != "all":
+            given["pooling"] = self.pooling
         for key in ("draws", "tune", "target_accept"):
             if getattr(self, key) is not None:
                 given[key] = getattr(self, key)
@@ -227,6 +255,7 @@ class Sampler:
         if saved is not None:
             return ["--fit", str(saved)]
         words = [] if self.likelihood == "gaussian" else ["--likelihood", self.likelihood]
+        words += [] if self.pooling == "all" else ["--pooling", self.pooling]
         if self.chains != defaults.CHAINS:
             words += ["--chains", str(self.chains)]
         for key in ("draws", "tune", "target_accept"):
@@ -263,13 +292,14 @@ class Sampler:
         """Say which options given on the command line disagree with a saved fit.
 
         Only options the user typed count (not defaults): ``--likelihood``,
-        ``--chains``, ``--draws``, ``--tune``, ``--target-accept`` and ``--seed``,
+        ``--pooling``, ``--chains``, ``--draws``, ``--tune``, ``--target-accept`` and ``--seed``,
         each compared with the value in the saved fit's provenance.
         """
         from typer._click.globals import get_current_context
 
         ctx = get_current_context(silent=True)
-        given = {"likelihood": self.likelihood, "chains": self.chains, "draws": self.draws,
+        given = {"likelihood": self.likelihood, "pooling": self.pooling,
+                 "chains": self.chains, "draws": self.draws,
                  "tune": self.tune, "target_accept": self.target_accept, "seed": seed}  # fmt: skip
         out = []
         for key, value in given.items():
@@ -342,6 +372,8 @@ def _reading(missing: str) -> list[inspect.Parameter]:
         _option("qrels", Qrels, None),
         _option("missing", Missing, missing),
         _option("check_range", RangeCheck, True),
+        _option("split", Split, None),
+        _option("instances", Instances, None),
     ]
 
 
@@ -355,6 +387,7 @@ _ROLES = [
 ]
 _SAMPLER = [
     _option("likelihood", Likelihood, "gaussian"),
+    _option("pooling", PoolingOption, "all"),
     _option("chains", Chains, defaults.CHAINS),
     _option("draws", Draws, None),
     _option("tune", Tune, None),
@@ -410,6 +443,7 @@ def uses_scores(
                 known = {f.name for f in fields(kind)}
                 given[name] = kind(**{o.name: given.pop(o.name) for o in options
                                       if o.name in known})  # fmt: skip
+            declare_inputs(_side_inputs(given))  # checked against every output by load()
             views = given["scores"].each_measure() if roles else [given["scores"]]
             saved = getattr(given.get("sampler"), "fit_path", None)
             if saved is not None and len(views) > 1:
@@ -430,6 +464,17 @@ def uses_scores(
         return run
 
     return decorate
+
+
+def _side_inputs(given: dict[str, Any]) -> list[Path]:
+    """Return the files the command reads besides the scores: selectors, a fit, instance ids."""
+    from bayes_ir.roles import selector_files  # roles imports pandas: not at CLI start-up
+
+    scores = given["scores"]
+    out = [p for sel in (scores.challengers, scores.artifacts, scores.exclude)
+           for p in selector_files(sel)]  # fmt: skip
+    saved = getattr(given.get("sampler"), "fit_path", None)
+    return [*out, *(p for p in (saved, scores.instances) if p is not None)]
 
 
 #: Exit statuses of a command run once per measure, most serious first (3: a posterior

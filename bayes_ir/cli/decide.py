@@ -22,7 +22,9 @@ from bayes_ir.cli._app import (
     say_next,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
-from bayes_ir.cli.fit import print_legend
+from bayes_ir.cli.across import By, Over, Scale, SegmentsOption, wants_across
+from bayes_ir.cli.fit import print_legend, print_pooling
+from bayes_ir.errors import BayesIRError
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
 #: bad input and 3 a posterior that failed its diagnostics or a misfitting model).
@@ -110,6 +112,10 @@ def decide(
     gate: Gate = False,
     explain: Explain = False,
     output: Output = None,
+    by: By = None,
+    segments: SegmentsOption = None,
+    scale: Scale = "auto",
+    over: Over = "average",
 ) -> None:
     """Deploy, keep the champion, or collect more data? And how many more topics would settle it.
 
@@ -118,7 +124,9 @@ def decide(
     deploying and keeping, the action, and for undecided challengers the probability that
     k more topics settle it, and what to do next. --explain adds the rule with its
     formulas and the reason for each action. --gate makes the exit status the decision
-    (for CI).
+    (for CI). With --by collection or --segments: one model across the groups, deciding
+    on the average contrast or, with --over new, on the contrast on a new collection
+    (segment).
     """
     from bayes_ir.decision import check_options
     from bayes_ir.decision import decide as decide_fn
@@ -127,8 +135,27 @@ def decide(
 
     grid = _parse_topics(topics)
     mode = "non_inferiority" if non_inferiority else "superiority"
-    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min)
+    said = {"margin": "--margin", "r": "--r", "threshold": "--threshold", "p_min": "--p-min"}
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min, names=said)
+    if wants_across(by, segments):
+        from bayes_ir.cli.across import across_steps, fit_from_cli
+
+        if r != 1 or grid is not None:
+            raise BayesIRError("--r and --topics apply to one collection's decision")
+        across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
+                              strict=False)  # fmt: skip
+        decision = decide_fn(across, over=over, margin=margin, mode=mode, threshold=threshold,
+                             p_min=p_min, ci_prob=ci_prob, seed=seed)  # fmt: skip
+        _print(decision, format_probability, across, explain=explain)
+        save_output(decision.to_frame(), output)
+        say_next(*across_steps(scores, sampler, across, command="decide", seed=seed,
+                               segments=segments, scale=scale, over=over))  # fmt: skip
+        if gate:
+            raise typer.Exit(GATE_EXIT[decision.overall])
+        return
     table = scores.load(need_challenger=True)
+    check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,
+                  measure=table.measures[0], names=said)  # fmt: skip
     result = sampler.fit(table, seed=seed)
     decision = decide_fn(
         result,
@@ -200,6 +227,11 @@ def decide_steps(decision, scores, sampler, *, seed) -> list[tuple[str, str | No
     return steps
 
 
+def _over_words(d) -> str:
+    """``, on a new collection`` or ``, on the average over the collections`` (--over)."""
+    return f", on a new {d.by}" if d.over == "new" else f", on the average over the {d.by}s"
+
+
 def _print(decision, fmt, fit, *, explain: bool) -> None:
     """Print the decision table, its legend and, for undecided challengers, the more-topics table.
 
@@ -214,8 +246,14 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         console.print("DIAGNOSTICS FAILED: do not act on these numbers", style="bold red")
     misfit = d.misfit
     kind = "superiority" if d.mode == "superiority" else "non-inferiority"
+    observed = (
+        f"the mean over the {d.by}s of each one's raw mean difference of challenger minus champion"
+        if d.over
+        else "raw mean difference of challenger minus champion over the topics both have (as "
+        "the paired tests)"
+    )
     caption = (
-        "mean: posterior mean of challenger minus champion; P(>m), P(|d|<=m), P(<-m): "
+        f"observed: {observed}; mean: the model's posterior mean; P(>m), P(|d|<=m), P(<-m): "
         "probability that it is better by more than the margin, within it, worse by more; "
         "L: expected loss of deploying or keeping"
     )
@@ -229,16 +267,18 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
         f"Decision vs champion {marked(d.champion, misfit, text=repr(d.champion))} ({kind}, "
         f"margin m = {d.margin:g}{unit}"
         + (f", risk weight r = {d.r:g}" if d.r != 1 else "")
+        + (_over_words(d) if d.over else "")
         + f"): {d.overall.upper()}",
         caption=caption,
     )
-    for col in ("challenger", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy", "L_keep",
-                "action"):  # fmt: skip
+    for col in ("challenger", "observed", "mean", "P(>m)", "P(|d|<=m)", "P(<-m)", "L_deploy",
+                "L_keep", "action"):  # fmt: skip
         view.add_column(col, justify="left" if col in ("challenger", "action") else "right",
                         no_wrap=True)  # fmt: skip
     for row in d.table.itertuples(index=False):
         view.add_row(
             marked(str(row.challenger), misfit),
+            f"{row.observed:+.4f}",
             f"{row.mean:+.4f}",
             fmt(row.p_better),
             fmt(row.p_equivalent),
@@ -250,6 +290,7 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
     console.print(view)
     print_legend(fit, misfit, champion=d.champion,
                  consequence="no decision is taken (unreliable)")  # fmt: skip
+    print_pooling(d.pooling, explain=explain)
     if explain:
         for row in d.table.itertuples(index=False):
             console.print(f"  {row.challenger}: {row.action}: {row.reason}", markup=False,

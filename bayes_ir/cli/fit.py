@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -25,6 +26,7 @@ from bayes_ir.cli._app import (
     compact_table,
     console,
     number_list,
+    save_fit,
     save_output,
     say_next,
     say_wrote,
@@ -33,6 +35,7 @@ from bayes_ir.cli._app import (
 )
 from bayes_ir.cli._app import write_figures as write_figure_files
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
+from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
 
@@ -158,7 +161,8 @@ def decision_table(comparison, *, misfit: tuple[str, ...] = (), explain: bool = 
     pct = f"{100 * comparison.ci_prob:g}%"
     gain = comparison.min_gain != 0
     caption = (
-        f"mean, interval: challenger minus champion, posterior mean and {pct} equal-tailed "
+        "observed: raw mean difference over the topics both systems have (as the paired "
+        f"tests); mean, interval: challenger minus champion, posterior mean and {pct} equal-tailed "
         "credible interval; P(>x): posterior probability that the difference exceeds x"
     )
     if explain:
@@ -174,14 +178,17 @@ def decision_table(comparison, *, misfit: tuple[str, ...] = (), explain: bool = 
         f"(difference of system means{measure})",
         caption=caption,
     )
-    columns = ["challenger", "mean", f"{pct} interval", "P(>0)"]
+    columns = ["challenger", "observed", "mean", f"{pct} interval", "P(>0)"]
     columns += [f"P(>{comparison.min_gain:g})"] if gain else []
-    for col in columns:
-        view.add_column(col, justify="left" if col == "challenger" else "right", no_wrap=True)
-    view.add_column("verdict", justify="left", min_width=10, overflow="fold")  # terminal: wraps
+    for col in columns:  # a narrow terminal wraps the interval at its comma, then the verdict
+        wraps = col.endswith("interval")
+        view.add_column(col, justify="left" if col == "challenger" else "right",
+                        no_wrap=not wraps, min_width=9 if wraps else None)  # fmt: skip
+    view.add_column("verdict", justify="left", min_width=10, overflow="fold")
     for row in frame.itertuples(index=False):
         cells = [
             marked(row.challenger, misfit),
+            f"{row.observed:+.4f}",
             f"{row.mean:+.4f}",
             f"[{row.ci_lower:+.4f}, {row.ci_upper:+.4f}]",
             format_probability(row.p_better),
@@ -254,6 +261,32 @@ def print_legend(fit, misfit: tuple[str, ...], *, champion: str, consequence: st
         console.print(legend, style="bold red", highlight=False, markup=False)
 
 
+#: Pulls below this share of the observed difference get no line of their own (the
+#: ``observed`` column still shows them); ``--explain`` always prints the pooling.
+POOLING_NOTE_SHARE = 0.05
+
+
+def print_pooling(pooling, *, explain: bool) -> None:
+    """Say why the model's differences differ from the observed ones (partial pooling).
+
+    One line when pooling pulls the differences by :data:`POOLING_NOTE_SHARE` or more
+    (:class:`~bayes_ir.hierarchical.contrasts.Pooling`), its full summary with ``explain``.
+    """
+    if pooling is None:
+        return
+    if explain:
+        console.print(pooling.summary(), highlight=False, markup=False)
+    elif pooling.pooling == "all" and pooling.share >= POOLING_NOTE_SHARE:
+        console.print(
+            f"mean is pulled about {pooling.share:.0%} of the way from observed to 0: the model "
+            f"pools the {pooling.n_pooled} system effects ({pooling.n_artifacts} artifact runs "
+            "included) towards their mean (--explain says why; --pooling artifacts leaves the "
+            "champion and challengers unpooled)",
+            highlight=False,
+            markup=False,
+        )
+
+
 def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> list:
     """Return the next steps after a fit: a better model when needed, then decide, review.
 
@@ -265,7 +298,7 @@ def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> li
         draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
         steps.append((
             "refit with more draws, the posterior failed its diagnostics",
-            scores.command_line("fit", *sampler.words(seed=seed), "--draws", str(draws)),
+            scores.command_line("fit", *replace(sampler, draws=draws).words(seed=seed)),
         ))  # fmt: skip
     elif misfit and sampler.likelihood != "auto":
         seeded = [] if seed is None else ["--seed", str(seed)]
@@ -301,6 +334,9 @@ def fit(
     strict: Strict = False,
     explain: Explain = False,
     output: Output = None,
+    by: By = None,
+    segments: SegmentsOption = None,
+    scale: Scale = "auto",
 ) -> None:
     """Is each challenger better than the champion? Fit the Bayesian hierarchical model.
 
@@ -308,19 +344,42 @@ def fit(
     champion, credible interval, P(better), P(gain > --min-gain), verdict) and what to
     run next; writes the figures, the saved fit and the table on request. --explain adds
     each diagnostics check and, with --likelihood auto, the comparison of the models.
+    With --by collection or --segments: one model across the collections (or segments),
+    printing the overall contrast, each group's shrunken contrast beside its raw one, the
+    contrast on a new group and the number of groups won.
     """
+    if wants_across(by, segments):
+        from bayes_ir.cli.across import across_steps, fit_from_cli, report_fit
+
+        if sweep is not None or save is not None:
+            raise BayesIRError(
+                "--sweep and --save apply to one collection's fit, not --by/--segments"
+            )
+        across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
+                              strict=False)  # fmt: skip
+        report_fit(across, ci_prob=ci_prob, figures=figures, output=output)
+        say_next(*across_steps(scores, sampler, across, command="fit", seed=seed,
+                               segments=segments, scale=scale))  # fmt: skip
+        if strict and not across.diagnostics.passed:
+            raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
+        return
     from bayes_ir.hierarchical.artifact_sweep import EFFECTS
     from bayes_ir.hierarchical.contrasts import compare
     from bayes_ir.report.marks import misfit_systems
 
     p = defaults.ci_prob(ci_prob)
     m_values = list(number_list(sweep, "--sweep")) if sweep is not None else None
+    if m_values is not None:
+        from bayes_ir.hierarchical.artifact_sweep import check_sweep_pooling
+
+        check_sweep_pooling(m_values, sampler.pooling)
     if sweep_effects not in EFFECTS:
         raise typer.BadParameter(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
     table = scores.load(need_challenger=True)
-    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
+    validate.measure_margin("--min-gain", min_gain, table.measures[0], what="minimal gain")
+    console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     result = sampler.fit(table, seed=seed)
     comparison = compare(result, ci_prob=p, min_gain=min_gain)
     passed = comparison.diagnostics_passed
@@ -330,6 +389,7 @@ def fit(
     misfit = misfit_systems(result, [comparison.champion, *comparison.challengers])
     console.print(decision_table(comparison, misfit=misfit, explain=explain))
     print_legend(result, misfit, champion=comparison.champion)
+    print_pooling(comparison.pooling, explain=explain)
     if figures is not None:
         with status("Drawing figures..."):
             paths = write_figures(result, comparison, figures, ci_prob=p, seed=seed)
@@ -343,8 +403,7 @@ def fit(
         if output is not None:
             save_output(sweep_frame, output.with_stem(f"{output.stem}_artifact_sweep"))
     if save is not None:
-        path = result.save(save)
-        say_wrote(path)
+        save_fit(result, save)
     save_output(comparison.to_frame(), output)
     if scores.last_view:
         margin = ["--margin", f"{min_gain:g}"] if min_gain > 0 else []

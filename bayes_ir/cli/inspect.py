@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -13,12 +12,10 @@ from bayes_ir.cli._app import (
     Output,
     app,
     console,
-    console_err,
     save_output,
     say_next,
 )
 from bayes_ir.cli._inputs import Scores, uses_scores
-from bayes_ir.errors import BayesIRWarning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,18 +60,10 @@ def inspect(
     writes one row per (collection, measure, system) with the columns
     collection, measure, system, mean, sd, n_topics, n_missing.
     """
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", BayesIRWarning)
-        table = scores.load()
-    console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
+    table = scores.load()
+    console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     frame = inspect_frame(table)
     console.print(systems_table(frame))
-    shown = set(table.notes)
-    for w in caught:
-        if issubclass(w.category, BayesIRWarning) and str(w.message) not in shown:
-            shown.add(str(w.message))
-            console_err.print(f"warning: {w.message}", highlight=False, markup=False,
-                              soft_wrap=True)  # fmt: skip
     save_output(frame, output)
     from bayes_ir.table_checks import DEFAULT_MEASURE
 

@@ -27,6 +27,7 @@ from bayes_ir.cli._app import (
     save_output,
     say_next,
     say_wrote,
+    show_notes,
     typed_command,
 )
 from bayes_ir.defaults import META_EFFECT, META_METHOD
@@ -116,7 +117,8 @@ def meta(
     if source.suffix.lower() in (".yaml", ".yml"):
         config = read_meta_config(source)
         specs = config.collections
-        guard_outputs([source, config.scores, *(p for c in specs for p in c.files.values())])
+        guard_outputs([source, config.scores, *(p for c in specs for p in c.files.values()),
+                       *(c.qrels for c in specs)])  # fmt: skip
         control = control or config.control
         treatment = treatment or config.treatment
         effect = effect or config.effect
@@ -135,6 +137,7 @@ def meta(
             missing=missing,
             check_range=check_range,
         )
+    show_notes(table.notes)
     if control is None or treatment is None:
         systems = list(table.data["system"].unique())
         if len(systems) != 2:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from bayes_ir.cli._app import (
     Seed,
     Strict,
     app,
+    cli_wording,
     console,
     say_wrote,
     status,
@@ -25,6 +27,7 @@ from bayes_ir.cli._app import (
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.cli.fit import Figures
 from bayes_ir.errors import BayesIRError, ModelCheckWarning
+from bayes_ir.files import declared_inputs
 
 #: What ``--output`` writes, by extension.
 RANK_OUTPUTS = {".csv": "table", ".json": "table", ".md": "markdown", ".tex": "latex",
@@ -102,11 +105,13 @@ def rank(
     from bayes_ir.hierarchical.leaderboard import leaderboard
 
     table = scores.load()
+    if rope is not None and len(table.measures) == 1:  # a rope as wide as the range ties all
+        validate.measure_margin("--rope", rope, table.measures[0], what="rope")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelCheckWarning)  # the board marks misfit itself
         result = sampler.fit(table, seed=seed)
     lb = leaderboard(result, rope=rope, top=top, ci_prob=ci_prob, p_min=p_min)
-    console.print(lb.summary(), highlight=False, markup=False, soft_wrap=True)
+    console.print(cli_wording(lb.summary()), highlight=False, markup=False, soft_wrap=True)
     if figures is not None:
         with status("Drawing figures..."):
             drawn = {RANK_FIGURES["rank_intervals"]: lb.plot,
@@ -115,13 +120,13 @@ def rank(
                 say_wrote(path)
     if output is not None:
         command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        say_wrote(_write(lb, output, inputs=scores.files, command=command))
+        say_wrote(_write(lb, output, inputs=declared_inputs(), command=command))
     console.print(_next_step(output, figures), highlight=False, markup=False, soft_wrap=True)
     if strict and not lb.diagnostics_passed:
         raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
 
 
-def _write(lb, path: Path, *, inputs: list[Path], command: str) -> Path:
+def _write(lb, path: Path, *, inputs: Sequence[Path], command: str) -> Path:
     """Write the leaderboard to ``path`` in the form its extension names."""
     from bayes_ir.files import write_text
     from bayes_ir.report import write_table

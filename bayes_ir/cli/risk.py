@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.cli._app import (
     EXIT_DIAGNOSTICS_FAILED,
     CiProb,
@@ -22,6 +22,7 @@ from bayes_ir.cli._app import (
     check_figure,
     compact_table,
     console,
+    save_fit,
     save_output,
     say_next,
     say_wrote,
@@ -29,6 +30,7 @@ from bayes_ir.cli._app import (
     warn_failed_checks,
 )
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
+from bayes_ir.cli.across import SegmentsOption
 from bayes_ir.cli.fit import SavePath
 from bayes_ir.errors import BayesIRError, BayesIRWarning, ConvergenceWarning
 from bayes_ir.files import atomic_path, write_text
@@ -38,8 +40,17 @@ if TYPE_CHECKING:
 
     from bayes_ir.risk.trisk import SD
 
+
+def _check_r(value: float) -> float:
+    """Option callback: a loss weight from 1 to :data:`bayes_ir.defaults.MAX_RISK_WEIGHT`."""
+    return validate.finite_float("--r", value, minimum=1.0, maximum=defaults.MAX_RISK_WEIGHT)
+
+
 RiskR = Annotated[
-    float, typer.Option("--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).")
+    float,
+    typer.Option(
+        "--r", "-r", help="Loss weight r = 1 + alpha (losses count r times).", callback=_check_r
+    ),
 ]
 NoBayes = Annotated[
     bool, typer.Option("--no-bayes", help="Skip the Bayesian BRisk model (frequentist only).")
@@ -61,7 +72,12 @@ Plot = Annotated[
     ),
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", min=100, help="Bootstrap resamples of BCa (at least 100).")
+    int,
+    typer.Option(
+        "--resamples",
+        help="Bootstrap resamples of BCa (at least 100).",
+        callback=lambda value: validate.resamples("--resamples", value, minimum=100),
+    ),
 ]
 
 
@@ -81,6 +97,7 @@ def risk(
     save: SavePath = None,
     explain: Explain = False,
     output: Output = None,
+    segments: SegmentsOption = None,
 ) -> None:
     """Deployment risk review of the challengers against the champion (higher = riskier).
 
@@ -88,8 +105,18 @@ def risk(
     ZRisk-, GeoRisk-) and what to run next; --explain says how each measure was computed.
     BRisk is a fit of the risk-adjusted scores at --r: ``--save`` writes it and
     ``--fit`` reuses one so written (a fit saved by ``bayes-ir fit`` is of the raw scores).
+    With --segments: the risk in each query segment instead (URisk- of its topics and
+    BRisk- from the model across segments of the risk-adjusted scores), naming the
+    segments the challenger harms.
     """
     from bayes_ir.risk.review import risk_review
+
+    if segments is not None:
+        _segment_risk(scores, sampler, segments, r=r, ci_prob=ci_prob, seed=seed, plot=plot,
+                      output=output, strict=strict,
+                      refused={"--no-bayes": no_bayes, "--save": save is not None,
+                               "--fit": sampler.fit_path is not None})  # fmt: skip
+        return
 
     if no_bayes and (sampler.fit_path is not None or save is not None):
         option = "--fit" if sampler.fit_path is not None else "--save"
@@ -138,7 +165,7 @@ def risk(
     if legend:
         console.print(legend, style="bold red", highlight=False, markup=False)
     if save is not None and review.brisk is not None:
-        say_wrote(review.brisk.fit.save(save))
+        save_fit(review.brisk.fit, save)
     if plot is not None:
         import matplotlib
 
@@ -173,6 +200,49 @@ def _risk_steps(review, scores, sampler, *, seed, explain) -> list[tuple[str, st
                   scores.command_line("review", *sampler.words(seed=seed, reuse=False), "-o",
                                       "review.html")))  # fmt: skip
     return steps
+
+
+def _segment_risk(scores: Scores, sampler: Sampler, segments: str, *, r: float,
+                  ci_prob: float | None, seed: int | None, plot: Path | None,
+                  output: Path | None, strict: bool, refused: dict[str, bool]) -> None:  # fmt: skip
+    """``risk --segments``: URisk- and pooled BRisk- per segment, the harmed segments named."""
+    from bayes_ir.cli.across import across_words
+    from bayes_ir.readers import read_segments
+    from bayes_ir.risk import segment_risk
+
+    for option, given in refused.items():
+        if given:
+            raise BayesIRError(f"{option} does not apply to the risk per segment (--segments)")
+    if sampler.likelihood != "gaussian":
+        raise BayesIRError("the model across segments is Gaussian: drop --likelihood")
+    table = scores.load(need_challenger=True)
+    seg = read_segments(segments, topics=table.topics)
+    options = {k: v for k, v in sampler.options().items() if k in ("chains", "draws", "tune")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # said by the summary
+        warnings.simplefilter("ignore", BayesIRWarning)
+        result = segment_risk(table, seg, r=r, ci_prob=ci_prob, seed=seed, **options)
+    console.print(result.summary(), highlight=False, markup=False, soft_wrap=True)
+    if plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        write_figure(result.plot(), plot)
+    save_output(result.to_frame(), output)
+    words = [*sampler.words(seed=seed), *across_words(segments, "auto")]
+    harmed = [c for c, g in result.harmed.items() if g]
+    say_next(
+        *([("refit with more draws, the posterior failed its diagnostics",
+            scores.command_line("risk", *words, "--draws", "20000"))]
+          if not result.fit.diagnostics.passed else []),
+        *([(f"{', '.join(harmed)} {'harms' if len(harmed) == 1 else 'harm'} some segments: "
+            "the decision across segments weighs them", scores.command_line("decide", *words))]
+          if harmed else []),
+        ("the contrasts in every segment, shrunken beside raw",
+         scores.command_line("fit", *words)),
+    )  # fmt: skip
+    if strict and not result.fit.diagnostics.passed:
+        raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
 
 
 def _risk_table(display: pd.DataFrame, title: str) -> Table:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from bayes_ir import validate
 from bayes_ir.cli._app import Explain, Output, Seed, app, console, save_output, say_next
 from bayes_ir.cli._inputs import Scores, uses_scores
 
@@ -23,7 +24,12 @@ Alternative = Annotated[
     str, typer.Option("--alternative", help="two-sided, greater (challenger better) or less.")
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", help="Sign flips / bootstrap resamples (exact when 2^T fit).")
+    int,
+    typer.Option(
+        "--resamples",
+        help="Sign flips / bootstrap resamples (exact when 2^T fit; at least 99).",
+        callback=lambda value: validate.resamples("--resamples", value, minimum=99),
+    ),
 ]
 
 

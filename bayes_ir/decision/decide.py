@@ -2,14 +2,15 @@ r"""Deploy, keep the champion, or collect more data: :func:`decide` and :class:`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.decision.more_topics import more_topics as _more_topics
 from bayes_ir.decision.more_topics import sakai_topics
 from bayes_ir.decision.rules import (
@@ -99,6 +100,16 @@ class Decision:
         The measure the margin is in.
     collection
         The collection of the fit's table.
+    notes
+        What the loader changed or left out in the fit's table (topics scored 0, columns
+        left out, run tags split): the table's :attr:`~bayes_ir.table.ScoreTable.notes`.
+    over
+        For a fit across collections or segments
+        (:func:`~bayes_ir.decision.across.decide_across`): ``"average"`` (decided on
+        the overall contrast) or ``"new"`` (on the contrast on a new group); ``None``
+        otherwise.
+    by
+        ``"collection"`` or ``"segment"`` with ``over``.
     comparison
         The :class:`~bayes_ir.hierarchical.Comparison` the decision was read from (its
         ``pooling`` says why ``mean`` differs from ``observed``).
@@ -130,8 +141,11 @@ class Decision:
     header: str
     measure: str | None = None
     collection: str | None = None
+    over: str | None = None
+    by: str | None = None
     comparison: Any = None
     borderline: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def pooling(self) -> Any:
@@ -166,6 +180,12 @@ class Decision:
         """The rule that turns the numbers into the word, in one sentence."""
         s = "+" if self.mode == "superiority" else "-"
         weighted = "" if self.r == 1 else f" (risk-adjusted with r = {self.r:g})"
+        if self.over is not None:
+            weighted += (
+                f" averaged over the population of {self.by}s (the overall contrast)"
+                if self.over == "average"
+                else f" on a new {self.by} (overall contrast + between-{self.by} variation)"
+            )
         return (
             f"Utility of deploying: difference{weighted} {'-' if s == '+' else '+'} margin "
             f"{self.margin:g}; expected losses L_deploy = E[(s - d)+], L_keep = E[(d - s)+] "
@@ -217,6 +237,11 @@ class Decision:
         return plot_decision(self, **kwargs)
 
 
+#: The option names of :func:`check_options`' messages: the keyword arguments.
+API_NAMES = {"margin": "margin", "r": "r", "threshold": "threshold", "p_min": "p_min",
+             "mode": "mode"}  # fmt: skip
+
+
 def check_options(
     *,
     margin: float | None,
@@ -224,37 +249,65 @@ def check_options(
     r: float,
     threshold: float | None,
     p_min: float | None,
+    measure: str | None = None,
+    names: Mapping[str, str | None] | None = None,
 ) -> tuple[float, float, float]:
     """Check the decision options and fill their defaults: ``(margin, threshold, p_min)``.
 
     Raises :class:`~bayes_ir.errors.OptionError` naming the first bad option; called by
-    :func:`decide` and, before any fitting, by ``bayes-ir decide``.
+    :func:`decide` and, before any fitting, by ``bayes-ir decide`` and ``bayes-ir review``.
+
+    Parameters
+    ----------
+    margin, mode, r, threshold, p_min
+        As in :func:`decide`.
+    measure
+        The measure the margin and threshold are in: each must be narrower than its
+        range (below 1 for a measure in [0, 1]; :func:`bayes_ir.validate.measure_margin`).
+    names
+        How the messages name each option (default :data:`API_NAMES`): the CLI passes
+        ``{"margin": "--margin", ...}``; an option set to ``None`` has no spelling there
+        (``review`` has no ``--threshold``: the message says how to change it instead).
     """
+    said = {**API_NAMES, **(names or {})}
     margin = defaults.DECISION_MARGIN if margin is None else margin
-    try:
-        margin, r = float(margin), float(r)
-    except (TypeError, ValueError):
-        raise OptionError(f"margin and r must be numbers, got {margin!r} and {r!r}") from None
+    for key, value in (("margin", margin), ("r", r)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise OptionError(f"{said[key]} must be a number, got {value!r}")
+    margin, r = float(margin), float(r)
     if not np.isfinite(margin) or margin < 0:
         raise OptionError(
-            f"margin must be a finite number >= 0 (in the measure's units), got {margin}"
+            f"{said['margin']} must be a finite number >= 0 (in the measure's units), got {margin}"
         )
+    validate.measure_margin(said["margin"] or "margin", margin, measure)
     if mode not in MODES:
-        raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if not np.isfinite(r) or r < 1:
-        raise OptionError(f"r (loss weight, 1 + alpha) must be a finite number >= 1, got {r}")
+        raise OptionError(f"{said['mode']} must be one of {', '.join(MODES)}, got {mode!r}")
+    if not np.isfinite(r) or not 1 <= r <= defaults.MAX_RISK_WEIGHT:
+        raise OptionError(
+            f"{said['r']} (loss weight, 1 + alpha) must be a finite number from 1 to "
+            f"{defaults.MAX_RISK_WEIGHT:g}, got {r:g}"
+        )
     if threshold is None:
         if margin == 0:
+            if said["threshold"] is None:
+                raise OptionError(
+                    f"{said['margin']} must be greater than 0: the threshold of caring is "
+                    f"{defaults.DECISION_THRESHOLD_FRACTION:g} of it"
+                )
+            cli = str(said["margin"]).startswith("--")
             raise OptionError(
-                "with margin=0 the threshold of caring cannot be derived from it: pass threshold="
+                f"with {said['margin']}{' ' if cli else '='}0 the threshold of caring cannot "
+                f"be derived from it: pass {said['threshold']}{'' if cli else '='}"
             )
         threshold = margin * defaults.DECISION_THRESHOLD_FRACTION
     threshold = float(threshold)
     if not np.isfinite(threshold) or threshold <= 0:
-        raise OptionError(f"threshold must be a finite number > 0, got {threshold}")
+        raise OptionError(f"{said['threshold']} must be a finite number > 0, got {threshold}")
+    validate.measure_margin(said["threshold"] or "threshold", threshold, measure,
+                            what="threshold of caring")  # fmt: skip
     p_min = defaults.DECISION_PROBABILITY if p_min is None else float(p_min)
     if not 0.5 < p_min < 1:
-        raise OptionError(f"p_min must lie strictly between 0.5 and 1, got {p_min}")
+        raise OptionError(f"{said['p_min']} must lie strictly between 0.5 and 1, got {p_min}")
     return margin, threshold, p_min
 
 
@@ -301,13 +354,17 @@ def decide(
     topics: Sequence[int] | None = None,
     n_sim: int | None = None,
     seed: int | None = None,
+    over: str | None = None,
 ) -> Decision:
     r"""Decide between deploying each challenger, keeping the champion, or collecting more data.
 
     Parameters
     ----------
     fit
-        A :class:`~bayes_ir.hierarchical.HierarchicalFit`.
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`, or an
+        :class:`~bayes_ir.hierarchical.AcrossFit` (then
+        :func:`~bayes_ir.decision.across.decide_across` decides, ``over=`` says on
+        what; ``r``, ``topics`` and ``n_sim`` do not apply).
     margin
         The margin :math:`m \ge 0` in the measure's units (default
         :data:`bayes_ir.defaults.DECISION_MARGIN`): the smallest gain worth deploying
@@ -339,6 +396,8 @@ def decide(
         :data:`bayes_ir.defaults.MORE_TOPICS_SIMULATIONS`).
     seed
         Random seed of the more-topics analysis.
+    over
+        Fits across collections or segments only: ``"average"`` (default) or ``"new"``.
 
     Returns
     -------
@@ -362,11 +421,24 @@ def decide(
     18(77). Sakai, T. (2016). Topic set size design. *Information Retrieval Journal*
     19(3), 256-283.
     """
-    from bayes_ir.hierarchical import compare
+    from bayes_ir.hierarchical import AcrossFit, compare
 
+    if isinstance(fit, AcrossFit):
+        from bayes_ir.decision.across import decide_across
+
+        if r != 1 or topics is not None or n_sim is not None:
+            raise OptionError("r, topics and n_sim do not apply to a fit across groups")
+        return decide_across(
+            fit, over=over or "average", margin=margin, mode=mode, threshold=threshold,
+            p_min=p_min, champion=champion, challengers=challengers, ci_prob=ci_prob, seed=seed,
+        )  # fmt: skip
+    if over is not None:
+        raise OptionError("over= applies to a fit across collections or segments (fit_across)")
+    table = getattr(fit, "table", None)
     margin, threshold, p_min = check_options(
-        margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min
-    )
+        margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,
+        measure=table.measures[0] if table is not None and len(table.measures) == 1 else None,
+    )  # fmt: skip
     r = float(r)
     if r != 1 and getattr(fit, "likelihood", "gaussian") != "gaussian":
         raise OptionError(
@@ -452,7 +524,6 @@ def decide(
             min_d = margin if margin > 0 else abs(float(d[:, j].mean()))
             frame["sakai_total_topics"] = sakai_topics(sd_diff, min_d) if min_d > 0 else np.nan
             more.append(frame)
-    table = getattr(fit, "table", None)
     measure = table.measures[0] if table is not None and len(table.measures) else None
     return Decision(
         champion=champ,
@@ -471,6 +542,7 @@ def decide(
         header=comparison.header,
         measure=measure,
         collection=comparison.collection or None,
+        notes=tuple(getattr(table, "notes", ())),
         comparison=comparison,
         borderline=near,
     )

@@ -18,7 +18,12 @@ over the topics both systems scored are tested for "no difference" with
                    (Efron and Tibshirani 1993, Section 16.4; Sakai 2006)
 =================  ================================================================
 
-two-sided by default, and the p-values of the challengers are adjusted for multiple
+The differences are rounded to :data:`bayes_ir.defaults.TIE_DIGITS` significant digits of
+the larger of the two systems' largest absolute scores before any test, so that ties and
+zero differences (which the Wilcoxon and sign tests count) do not depend on float noise:
+``0.3 - 0.1`` and ``0.2`` give one difference and the same p-values.
+
+The tests are two-sided by default, and the p-values of the challengers are adjusted for multiple
 comparisons within each test with :func:`statsmodels.stats.multitest.multipletests`
 (``holm``, ``bonferroni``, ``fdr_bh`` for Benjamini-Hochberg, or ``none``).
 
@@ -94,6 +99,8 @@ class PairedTests:
         The significance level of ``significant``.
     alternative
         ``"two-sided"``, ``"greater"`` (challenger better) or ``"less"``.
+    notes
+        What the loader changed or left out in the table (the table's ``notes``).
     """
 
     frame: pd.DataFrame
@@ -101,6 +108,7 @@ class PairedTests:
     correction: str
     alpha: float
     alternative: str
+    notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """Return the tests, one row per challenger and test (:data:`PAIRED_TEST_COLUMNS`)."""
@@ -133,10 +141,39 @@ def _canonical(name: str, known: Iterable[str], what: str) -> str:
     return key
 
 
+def _paired_differences(champion: np.ndarray, challenger: np.ndarray) -> np.ndarray:
+    r"""Return ``challenger - champion`` rounded to the precision of the scores.
+
+    With :math:`s = \max(|x|)` over both systems' scores and :math:`k` =
+    :data:`bayes_ir.defaults.TIE_DIGITS`, each difference is rounded to
+    :math:`k - \lceil \log_{10} s \rceil` decimals (9 decimals for scores in (0.1, 1]),
+    a relative :math:`10^{-k}` of the scores: far below any real difference of two
+    evaluation scores, far above the :math:`10^{-16}` noise of subtracting floats.
+    """
+    champion, challenger = np.asarray(champion, float), np.asarray(challenger, float)
+    d = challenger - champion
+    scale = float(max(np.max(np.abs(champion), initial=0), np.max(np.abs(challenger), initial=0)))
+    if scale == 0 or not np.isfinite(scale):
+        return d
+    return np.round(d, defaults.TIE_DIGITS - int(np.ceil(np.log10(scale))))
+
+
+#: Resamples x topics drawn at once by the bootstrap and randomisation tests (80 MB).
+_BATCH_CELLS = 10_000_000
+
+
+def _batch(n: int, size: int) -> int | None:
+    """Resamples per batch so that one holds at most :data:`_BATCH_CELLS` (``None``: all)."""
+    return None if n * size <= _BATCH_CELLS else max(1, _BATCH_CELLS // size)
+
+
 def _bootstrap_p(d: np.ndarray, n: int, rng: np.random.Generator, alternative: str) -> float:
     centred = d - d.mean()
-    idx = rng.integers(0, d.size, size=(n, d.size))
-    means = centred[idx].mean(axis=1)
+    step = _batch(n, d.size) or n
+    means = np.concatenate([
+        centred[rng.integers(0, d.size, size=(min(step, n - start), d.size))].mean(axis=1)
+        for start in range(0, n, step)
+    ])  # fmt: skip
     obs = d.mean()
     if alternative == "greater":
         hits = np.sum(means >= obs)
@@ -158,7 +195,7 @@ def _one_test(
         exact = 2**d.size <= n_resamples
         res = stats.permutation_test(
             (d,), np.mean, permutation_type="samples", alternative=alternative,
-            n_resamples=n_resamples, rng=rng,
+            n_resamples=n_resamples, rng=rng, batch=_batch(min(n_resamples, 2**d.size), d.size),
         )  # fmt: skip
         how = "exact, all sign flips" if exact else f"{n_resamples} random sign flips"
         return float(res.statistic), float(res.pvalue), f"randomisation ({how})"
@@ -229,7 +266,7 @@ def paired_tests(
     correction = _canonical(correction, CORRECTIONS, "correction")
     alternative = validate.choice("alternative", alternative, ("two-sided", "greater", "less"))
     alpha = validate.probability("alpha", alpha)
-    n_resamples = validate.positive_int("n_resamples", n_resamples, minimum=99)
+    n_resamples = validate.resamples("n_resamples", n_resamples, minimum=99)
     rng = np.random.default_rng(defaults.SEED if seed is None else validate.seed(seed))
     if champion is not None or challengers is not None:
         table = table.with_roles(champion=champion or table.champion, challengers=challengers)
@@ -239,7 +276,7 @@ def paired_tests(
     rows = []
     for name in table.challengers:
         pair = matrix[[table.champion, name]].dropna()
-        d = (pair[name] - pair[table.champion]).to_numpy(dtype=float)
+        d = _paired_differences(pair[table.champion].to_numpy(), pair[name].to_numpy())
         validate.require_topics(
             d.size,
             defaults.MIN_TOPICS_PAIRED,
@@ -275,4 +312,5 @@ def paired_tests(
         correction=correction,
         alpha=alpha,
         alternative=alternative,
+        notes=tuple(table.notes),
     )

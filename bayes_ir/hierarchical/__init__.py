@@ -28,6 +28,8 @@ With ``fit(..., sigma="system")`` the residual SD ``sigma`` has a ``system`` dim
 netCDF; ``load_fit(path, table)`` reuses it after checking that it is that table's fit.
 """
 
+from bayes_ir.hierarchical.across import AcrossFit, fit_across
+from bayes_ir.hierarchical.across_check import AcrossModelCheck, check_across
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.artifact_sweep import ArtifactSweep, artifact_sweep
 from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
@@ -58,6 +60,7 @@ from bayes_ir.hierarchical.diagnostics import (
     draw_diagnostics,
 )
 from bayes_ir.hierarchical.fit import HierarchicalFit, fit
+from bayes_ir.hierarchical.group_effects import AcrossContrasts, contrasts_across
 from bayes_ir.hierarchical.io import check_fit, load_fit, save_fit
 from bayes_ir.hierarchical.leaderboard import Leaderboard, leaderboard
 from bayes_ir.hierarchical.likelihoods import (
@@ -73,6 +76,13 @@ from bayes_ir.hierarchical.priors import Priors, prior_predictive
 from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale, skewnormal_moments
 
 __all__ = [
+    # systems across collections or segments
+    "AcrossContrasts",
+    "AcrossFit",
+    "AcrossModelCheck",
+    "check_across",
+    "contrasts_across",
+    "fit_across",
     "Diagnostics",
     "GateStatus",
     "HierarchicalFit",

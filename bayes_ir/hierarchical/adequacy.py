@@ -775,12 +775,12 @@ def _classify(
         near[stat] = (tail - band * se < z_cut) & ~fail[stat]
     n_s = len(res["n"])
     for name in _MASSES.values():  # exact 0s and 1s, two-sided (families with point masses)
-        near[name] = np.zeros(n_s, bool)  # a count's tail is exact given the draws
-        if f"low_{name}" not in res:
-            fail[name] = np.zeros(n_s, bool)
+        below, above = res.get(f"low_{name}"), res.get(f"high_{name}")
+        if below is None or above is None:
+            fail[name] = near[name] = np.zeros(n_s, bool)
             continue
-        low = np.nan_to_num(res[f"low_{name}"], nan=1.0)
-        fail[name] = np.minimum(low, np.nan_to_num(res[f"high_{name}"], nan=1.0)) < alpha_ppp
+        tail = np.minimum(np.nan_to_num(below, nan=1.0), np.nan_to_num(above, nan=1.0))
+        fail[name], near[name] = tail < alpha_ppp, np.zeros(n_s, bool)
     failed = [tuple(c for c in CHECKS if fail[c][j]) for j in range(n_s)]
     borderline = [tuple(c for c in CHECKS if near[c][j]) for j in range(n_s)]
     return failed, borderline
@@ -938,6 +938,32 @@ def check_model(
             for key, value in res.items():
                 value[idx] = sub[key]
             used[idx] = more
+    return ModelCheck(
+        frame=_check_frame(res, systems, roles, used, alpha_ppp, alpha_coverage),
+        likelihood=likelihood,
+        n_draws=n,
+        seed=seed,
+        alpha_ppp=float(alpha_ppp),
+        alpha_coverage=float(alpha_coverage),
+        collection=_data_names(fit)["collection"],
+        measure=_data_names(fit)["measure"],
+        n_unchecked=n_all - len(systems),
+    )
+
+
+def _check_frame(
+    res: dict[str, np.ndarray],
+    systems: list[str],
+    roles: list[str],
+    used: np.ndarray,
+    alpha_ppp: float,
+    alpha_coverage: float,
+) -> pd.DataFrame:
+    """Return the rows of a :class:`ModelCheck` from the arrays of :func:`_check_arrays`.
+
+    ``used`` is the number of draws each system was checked on; the flagging rule is
+    :func:`_classify`'s with :data:`BORDERLINE_Z`.
+    """
     failed, borderline = _classify(res, alpha_ppp, alpha_coverage, BORDERLINE_Z)
     frame = pd.DataFrame(
         {
@@ -963,17 +989,7 @@ def check_model(
             **{f"ppp_{name}": _mid_p(res, name, len(systems)) for name in _MASSES.values()},
         }
     )
-    return ModelCheck(
-        frame=frame[list(MODEL_CHECK_COLUMNS)],
-        likelihood=likelihood,
-        n_draws=n,
-        seed=seed,
-        alpha_ppp=float(alpha_ppp),
-        alpha_coverage=float(alpha_coverage),
-        collection=_data_names(fit)["collection"],
-        measure=_data_names(fit)["measure"],
-        n_unchecked=n_all - len(systems),
-    )
+    return frame[list(MODEL_CHECK_COLUMNS)]
 
 
 def _draws_for(cells: int) -> int:

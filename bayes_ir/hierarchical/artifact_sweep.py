@@ -52,7 +52,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import DataWarning, InsufficientDataError
+from bayes_ir.errors import DataWarning, InsufficientDataError, OptionError
 from bayes_ir.hierarchical.contrasts import (
     SAMPLE_DIMS,
     _draw_diagnostics,
@@ -339,6 +339,19 @@ class ArtifactSweep(_Gated):
         return plot_artifact_sweep(self, **kwargs)
 
 
+def check_sweep_pooling(m_values: Sequence[int], pooling: str) -> None:
+    """Refuse, before any fit, a sweep whose fits ``pooling="artifacts"`` cannot make.
+
+    With ``pooling="artifacts"`` the artifact runs alone inform ``sigma_system``
+    (:func:`bayes_ir.hierarchical.fit`), so every fit of the sweep needs at least 2.
+    """
+    if pooling == "artifacts" and len(m_values) and min(m_values) < 2:
+        raise OptionError(
+            f"pooling='artifacts' needs at least 2 artifact runs in every fit of the sweep: "
+            f"m_values {list(m_values)} include {min(m_values)}; start the sweep at m = 2"
+        )
+
+
 def artifact_sweep(
     table: ScoreTable,
     *,
@@ -406,6 +419,7 @@ def artifact_sweep(
             DataWarning,
             stacklevel=2,
         )
+    check_sweep_pooling(capped, fit_options.get("pooling", "all"))
     options = dict(fit_options)
     options["seed"] = validate.seed(seed)
     points = sweep(

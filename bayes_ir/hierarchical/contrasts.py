@@ -910,7 +910,8 @@ def compare(
     ci_prob
         Interval probability (default :data:`bayes_ir.defaults.CI_PROB`).
     min_gain
-        Minimal worthwhile gain, in score units (e.g. 0.01 AP).
+        Minimal worthwhile gain, in score units (e.g. 0.01 AP); narrower than the
+        measure's range (:func:`bayes_ir.validate.measure_margin`).
     hdi
         Add highest-density intervals (ArviZ's ``hdi``) to the table.
 
@@ -949,6 +950,9 @@ def compare(
     inferential risk evaluation on multiple IR systems. SIGIR '20, 339-348.
     """
     p = defaults.ci_prob(ci_prob)
+    names = _data_names(fit)
+    min_gain = validate.measure_margin("min_gain", min_gain, names["measure"] or None,
+                                       what="minimal gain")  # fmt: skip
     u, known = _system_draws_named(fit)
     default_champion, default_challengers = _default_roles(fit, u)
     champion = champion if champion is not None else default_champion
@@ -969,14 +973,14 @@ def compare(
         challengers=tuple(chosen),
         differences=diff,
         ci_prob=p,
-        min_gain=validate.finite_float("min_gain", min_gain),
+        min_gain=min_gain,
         hdi=bool(hdi),
         gate=_gate(fit, diag, "challenger - champion"),
         header=_header(fit, "Bayesian hierarchical comparison (Benham et al. 2020)"),
         diagnostics=diag,
         model_check=getattr(fit, "model_check", None),
         scale_note=_scale_note(fit),
-        **_data_names(fit),
+        **names,
     )
 
 

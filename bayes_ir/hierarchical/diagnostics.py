@@ -36,6 +36,7 @@ __all__ = [
     "Thresholds",
     "diagnose",
     "contrast_draws",
+    "diagnose_columns",
     "draw_diagnostics",
 ]
 
@@ -632,6 +633,36 @@ def diagnose(
             columns.append(con.values)
     if not columns:
         raise BayesIRError("nothing to diagnose: none of the requested quantities is present")
+    return diagnose_columns(names, kinds, columns, sample_stats=stats, thresholds=th)
+
+
+def diagnose_columns(
+    names: list[str],
+    kinds: list[str],
+    columns: list[np.ndarray],
+    *,
+    sample_stats: xr.Dataset | None = None,
+    thresholds: Thresholds | str | dict[str, Any] | None = None,
+) -> Diagnostics:
+    """Check R-hat, bulk/tail ESS and MCSE of quantities given as arrays (see :func:`diagnose`).
+
+    Parameters
+    ----------
+    names, kinds
+        The label and kind (``hyper``, ``system``, ``contrast``, ...) of every quantity.
+    columns
+        Draws, each (chain, draw, k_i); their last axes concatenated give the quantities.
+    sample_stats
+        NUTS statistics (divergences, energy), if any.
+    thresholds
+        As in :func:`diagnose`.
+
+    Returns
+    -------
+    Diagnostics
+    """
+    th = Thresholds.resolve(thresholds)
+    stats = sample_stats
     n_chains, n_draws = columns[0].shape[:2]
     stats_ = _diagnostic_arrays(columns)
     del stats_["ess_mean"]

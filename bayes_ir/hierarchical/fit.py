@@ -215,6 +215,11 @@ class HierarchicalFit:
     model_check: ModelCheck | None = None
     likelihood_choice: Any = field(default=None, repr=False)
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the loader changed or left out in the fitted table (its ``notes``)."""
+        return self.table.notes
+
     # ------------------------------------------------------------ draws
     @property
     def draws(self) -> xr.Dataset:

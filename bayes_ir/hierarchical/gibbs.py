@@ -77,22 +77,16 @@ Chapman & Hall, section 2.3.3 (sampling under a hard linear constraint).
 from __future__ import annotations
 
 import math
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.priors import Priors
-from bayes_ir.progress import Step, task
+from bayes_ir.hierarchical.samplers.chains import run_stretches, stretch_seed
 
 __all__ = ["Incidence", "sample_gibbs"]
 
-#: Iterations per call of the compiled loop: progress is reported, and an interrupt
-#: honoured, between calls (each call has its own seed).
-BLOCK: int = 500
 #: Largest number of entries of the per-count Gram matrices kept in memory (8 bytes each).
 _GRAM_LIMIT: int = 20_000_000
 
@@ -312,63 +306,38 @@ def sample_gibbs(
     accepted = np.zeros((chains, 3))
     use_gram = inc.gram is not None
     gram = inc.gram if use_gram else np.zeros((0, inc.n_cols + 1, inc.n_cols + 1))
-    # each chain runs in stretches of BLOCK iterations (warm-up first), each with its own
-    # seed: progress is reported and an interrupt is honoured between stretches
-    blocks = [(0, 0)] + [(i, min(i + BLOCK, draws)) for i in range(0, draws, BLOCK)]
-    stop = threading.Event()
-    lock = threading.Lock()
 
-    def chain(c: int, step: Step) -> None:
-        state = starts[c].copy()
-        for k, (i0, i1) in enumerate(blocks):
-            if stop.is_set():
-                return
-            run_chain(
-                inc.y,
-                inc.row,
-                inc.col,
-                inc.row_ptr,
-                inc.row_cells,
-                inc.n_row,
-                inc.n_col,
-                inc.y_row,
-                inc.y_col,
-                inc.w_row,
-                inc.w_col,
-                inc.counts,
-                inc.weights,
-                gram,
-                use_gram,
-                float(hyper.b0_mu),
-                b0_sd,
-                rates,
-                state,
-                int(tune) if k == 0 else 0,
-                int(np.random.SeedSequence([int(seed), 21, c, k]).generate_state(1)[0]),
-                out["b0"][c, i0:i1],
-                out["scales"][c, i0:i1],
-                out["row"][c, i0:i1],
-                out["col"][c, i0:i1],
-                accepted[c],
-            )
-            with lock:
-                step.advance((int(tune) if k == 0 else 0) + i1 - i0)
+    def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
+        run_chain(
+            inc.y,
+            inc.row,
+            inc.col,
+            inc.row_ptr,
+            inc.row_cells,
+            inc.n_row,
+            inc.n_col,
+            inc.y_row,
+            inc.y_col,
+            inc.w_row,
+            inc.w_col,
+            inc.counts,
+            inc.weights,
+            gram,
+            use_gram,
+            float(hyper.b0_mu),
+            b0_sd,
+            rates,
+            starts[c],
+            n_tune,
+            stretch_seed(seed, 21, c, k),
+            out["b0"][c, i0:i1],
+            out["scales"][c, i0:i1],
+            out["row"][c, i0:i1],
+            out["col"][c, i0:i1],
+            accepted[c],
+        )
 
-    with task(label, total=chains * (tune + draws)) as step:
-        try:
-            with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
-                futures = [pool.submit(chain, c, step) for c in range(chains)]
-                try:
-                    for future in futures:
-                        future.result()
-                except BaseException:
-                    stop.set()  # the other chains end at their next stretch
-                    raise
-        except (ValueError, np.linalg.LinAlgError) as exc:  # numba's failed Cholesky
-            raise BayesIRError(
-                f"the Gibbs sampler met a numerically singular precision matrix ({exc}); "
-                "use method='nuts'"
-            ) from None
+    run_stretches(stretch, chains=chains, tune=tune, draws=draws, label=label)
     out["sigma"] = out["scales"][..., 0]
     out["row_sd"], out["col_sd"] = out["scales"][..., 1], out["scales"][..., 2]
     topic, system = ("col", "row") if inc.transposed else ("row", "col")

@@ -24,6 +24,7 @@ Every array is zlib-compressed (shuffle filter). A 50 x 45 fit of the exact samp
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,11 @@ import numpy as np
 import xarray as xr
 
 from bayes_ir.errors import BayesIRError
-from bayes_ir.files import atomic_path, check_output_path
+from bayes_ir.files import atomic_path, check_input, check_output_path
 from bayes_ir.hierarchical.adequacy import check_model
 from bayes_ir.hierarchical.diagnostics import Thresholds, diagnose
 from bayes_ir.hierarchical.exact import SCALES, effects_given_scales
-from bayes_ir.hierarchical.model import Design, design_of, table_from_observed
+from bayes_ir.hierarchical.model import LIKELIHOODS, Design, design_of, table_from_observed
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.table import ScoreTable
 
@@ -164,15 +165,13 @@ def load_fit(path: str | Path, table: ScoreTable | None = None):
     Raises
     ------
     BayesIRError
-        One line naming the file: the path is missing or a folder; the file is not a
-        complete saved bayes_ir fit (not netCDF, truncated, another netCDF, a damaged
-        group); or it does not match ``table`` (saying what differs).
+        One line naming the file: the path is missing, a folder or not a regular file;
+        the file is not a complete saved bayes_ir fit (not netCDF, truncated, another
+        netCDF, a damaged group); it was saved by a newer version (a later format, a
+        likelihood or sampler this version does not know); or it does not match
+        ``table`` (saying what differs).
     """
-    path = Path(path)
-    if path.is_dir():
-        raise BayesIRError(f"{path} is a folder, not a saved fit")
-    if not path.is_file():
-        raise BayesIRError(f"no saved fit at {path}")
+    path = check_input(path, what="saved fit")  # a FIFO or device is refused unopened
     try:
         with xr.open_datatree(path, engine="h5netcdf") as raw:
             tree = raw.load()
@@ -182,8 +181,7 @@ def load_fit(path: str | Path, table: ScoreTable | None = None):
             "HierarchicalFit.save, and completely?"
         ) from None
     attrs = dict(tree.attrs)
-    if attrs.get("bayes_ir_format") not in _READABLE:
-        raise BayesIRError(f"{path} is not a saved bayes_ir HierarchicalFit")
+    _check_format(path, attrs)
     try:
         stored = _stored_table(tree, attrs, path)
     except Exception as exc:  # a tag without the groups and attributes that go with it
@@ -200,6 +198,44 @@ def load_fit(path: str | Path, table: ScoreTable | None = None):
         raise BayesIRError(
             f"{path} is a damaged saved fit ({_reason(exc)}); save the fit again"
         ) from None
+
+
+#: What a saved fit may hold: the likelihoods, samplers and residual SDs this version fits.
+_KNOWN = {"likelihood": LIKELIHOODS, "method": ("exact", "gibbs", "nuts"),
+          "sigma": ("pooled", "system")}  # fmt: skip
+
+
+def _check_format(path: Path, attrs: dict) -> None:
+    """Refuse a file that is not a saved fit, or one this version cannot read right.
+
+    A format tag of a later version (``bayes_ir.HierarchicalFit/3``) or a likelihood,
+    sampler or residual-SD structure this version does not know would be read as
+    something else without a word: each is refused, naming the file and what it holds.
+    """
+    tag = str(attrs.get("bayes_ir_format", ""))
+    if tag not in _READABLE:
+        version = re.fullmatch(r"bayes_ir\.HierarchicalFit/(\d+)", tag)
+        if version and int(version[1]) > int(_FORMAT.rsplit("/", 1)[1]):
+            raise BayesIRError(
+                f"{path} was saved by a newer bayes_ir (saved-fit format {version[1]}; this "
+                f"version reads formats up to {_FORMAT.rsplit('/', 1)[1]}): upgrade bayes_ir, "
+                "or refit with this version"
+            )
+        raise BayesIRError(f"{path} is not a saved bayes_ir HierarchicalFit")
+    try:
+        settings = {"sigma": json.loads(attrs["provenance"]).get("sigma", "pooled"),
+                    "likelihood": attrs["likelihood"], "method": attrs["method"]}  # fmt: skip
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise BayesIRError(
+            f"{path} is a damaged saved fit ({_reason(exc)}); save the fit again"
+        ) from None
+    for key, value in settings.items():
+        if value not in _KNOWN[key]:
+            raise BayesIRError(
+                f"{path} holds a fit with {key} {value!r}, which this version of bayes_ir "
+                f"does not know ({', '.join(_KNOWN[key])}): was it saved by a newer version? "
+                "Upgrade bayes_ir, or refit"
+            )
 
 
 def _reason(exc: Exception) -> str:

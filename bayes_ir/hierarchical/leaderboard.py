@@ -276,6 +276,9 @@ class Leaderboard:
     provenance
         What the fit records of how it was made (source, likelihood, sampler, seed,
         chains, draws, data hash, package versions).
+    notes
+        What the loader changed or left out in the fitted table (topics scored 0,
+        columns left out, run tags split): the table's ``notes``, shown by the HTML page.
     """
 
     frame: pd.DataFrame
@@ -294,6 +297,7 @@ class Leaderboard:
     collection: str = ""
     measure: str = ""
     provenance: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     @property
     def diagnostics_passed(self) -> bool:
@@ -563,4 +567,5 @@ def leaderboard(
         collection=str(table.collections[0]) if len(table.collections) == 1 else "",
         measure=str(table.measures[0]) if len(table.measures) == 1 else "",
         provenance={k: v for k, v in getattr(fit, "provenance", {}).items() if k in _PROVENANCE},
+        notes=tuple(table.notes),
     )

@@ -255,23 +255,11 @@ def sample_nuts(
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     else:  # "pymc"
-        import pymc as pm
-
         model = build_model(
             design, likelihood=likelihood, priors=priors, sigma=sigma, pooling=pooling
         )
-        with model:
-            trace = pm.sample(
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=1,
-                random_seed=seed,
-                target_accept=target_accept,
-                progressbar=False,
-                nuts_sampler="pymc",
-                compute_convergence_checks=False,
-            )
+        trace = pymc_nuts(model, draws=draws, tune=tune, chains=chains, seed=seed,
+                          target_accept=target_accept)  # fmt: skip
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     if likelihood == "skew_normal":
@@ -339,6 +327,24 @@ def signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
 def to_numpy(post: xr.Dataset) -> dict[str, np.ndarray]:
     """Plain arrays of a posterior dataset (chain, draw, ...)."""
     return {str(k): np.asarray(v.values) for k, v in post.data_vars.items()}
+
+
+def pymc_nuts(model, *, draws: int, tune: int, chains: int, seed: int, target_accept: float):
+    """Sample a PyMC model with PyMC's own NUTS (one core, no progress bar, no checks)."""
+    import pymc as pm
+
+    with model:
+        return pm.sample(
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=1,
+            random_seed=seed,
+            target_accept=target_accept,
+            progressbar=False,
+            nuts_sampler="pymc",
+            compute_convergence_checks=False,
+        )
 
 
 def nutpie_sample(model, *, label: str = "sampling", **options):

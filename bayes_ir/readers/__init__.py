@@ -95,6 +95,9 @@ class Reader:
         by its type or shape; ``None`` for file-only formats.
     read_object
         Reads such an object (``read_object(obj, **options)``).
+    picks_measures
+        The input holds several measures and ``measure=`` (one name or a list) keeps
+        those named: the CLI passes every ``-m`` to it.
     """
 
     name: str
@@ -103,6 +106,7 @@ class Reader:
     description: str
     claims: Callable[[object], bool] | None = None
     read_object: Callable[..., ScoreTable] | None = None
+    picks_measures: bool = False
 
 
 #: The registered readers by format name; :func:`register_reader` adds one.
@@ -140,10 +144,16 @@ register_reader(
 )
 register_reader(
     Reader(
-        "trec_eval", read_trec_eval, looks_trec_eval, "trec_eval -q output (measure topic value)"
+        "trec_eval",
+        read_trec_eval,
+        looks_trec_eval,
+        "trec_eval -q output (measure topic value)",
+        picks_measures=True,
     )
 )
-register_reader(Reader("run", read_runs, looks_run, "TREC run files scored against qrels="))
+register_reader(
+    Reader("run", read_runs, looks_run, "TREC run files scored against qrels=", picks_measures=True)
+)
 register_reader(Reader("lines", read_lines, looks_lines, "one score per line, one file per system"))
 register_reader(
     Reader(
@@ -153,6 +163,7 @@ register_reader(
         "pt.Experiment(..., perquery=True): name, qid, measure, value",
         claims_pyterrier,
         read_pyterrier,
+        picks_measures=True,
     )
 )
 register_reader(
@@ -177,10 +188,20 @@ register_reader(
 )
 
 register_reader(
-    Reader("lm_eval", read_lm_eval, looks_lm_eval, "lm-evaluation-harness samples_*.jsonl")
+    Reader(
+        "lm_eval",
+        read_lm_eval,
+        looks_lm_eval,
+        "lm-evaluation-harness samples_*.jsonl",
+        picks_measures=True,
+    )
 )
-register_reader(Reader("inspect", read_inspect, looks_inspect, "Inspect AI eval logs"))
-register_reader(Reader("helm", read_helm, looks_helm, "HELM per_instance_stats.json"))
+register_reader(
+    Reader("inspect", read_inspect, looks_inspect, "Inspect AI eval logs", picks_measures=True)
+)
+register_reader(
+    Reader("helm", read_helm, looks_helm, "HELM per_instance_stats.json", picks_measures=True)
+)
 register_reader(
     Reader("swebench", read_swebench, looks_swebench, "SWE-bench results: resolved ids")
 )
@@ -419,6 +440,8 @@ def _concat_files(tables: Iterable[ScoreTable], files: list[Path]) -> ScoreTable
     return concat(tables, source=source)
 
 
+from bayes_ir.readers.segments import read_collections, read_segments, segments_from_pattern  # noqa: E402
+
 __all__ = [
     "READERS",
     "Reader",
@@ -434,7 +457,10 @@ __all__ = [
     "read_ranx",
     "read_run",
     "read_runs",
+    "read_collections",
     "read_scores",
+    "read_segments",
+    "segments_from_pattern",
     "read_swebench",
     "read_tidy",
     "read_trec_eval",

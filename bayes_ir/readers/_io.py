@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import csv
-import difflib
-import gzip
 import io
 import math
-import stat
+import re
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
+from bayes_ir import defaults
 from bayes_ir.errors import ScoreTableError
+from bayes_ir.files import check_input, decode
 
 #: Largest field the csv module accepts (its default, 128 KiB, is too small for wide rows).
 csv.field_size_limit(2**24)
@@ -22,58 +22,6 @@ csv.field_size_limit(2**24)
 
 #: Bytes read from the start of a file to guess its format (never the whole file).
 SNIFF_BYTES = 64 * 1024
-
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def check_input(path: Path) -> Path:
-    """Return ``path`` if it is a regular file that can be read, else raise a clear error.
-
-    Called before any byte is read, so that a FIFO, a device such as ``/dev/zero`` or a
-    socket is refused instead of blocking or filling memory.
-
-    Raises
-    ------
-    ScoreTableError
-        Missing file (with close matches of the names in its folder), a folder, or a
-        file that is not regular; the message names the path.
-    """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise ScoreTableError("file not found" + _close_names(path), source=str(path)) from None
-    except OSError as exc:
-        raise ScoreTableError(
-            f"cannot read the file: {exc.strerror or exc}", source=str(path)
-        ) from None
-    if stat.S_ISDIR(mode):
-        raise ScoreTableError(
-            "is a folder, not a file: pass the files in it (e.g. folder/*.csv)", source=str(path)
-        )
-    for test, kind in _KINDS:
-        if test(mode):
-            raise ScoreTableError(
-                f"is {kind}, not a regular file: score files are read from disk; save the "
-                "data to a file first",
-                source=str(path),
-            )
-    return path
-
-
-def _close_names(path: Path) -> str:
-    """``"; close matches: a.csv, b.csv"`` from the missing file's folder, or ``""``."""
-    try:
-        names = [p.name for _, p in zip(range(10_000), path.parent.iterdir(), strict=False)]
-    except OSError:
-        return ""
-    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
-    return f"; close matches in {path.parent}: {', '.join(close)}" if close else ""
 
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
@@ -88,49 +36,44 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         ) from None
     if raw[:2] != b"\x1f\x8b":
         return raw
-    try:
-        if limit is None:
-            return gzip.decompress(raw)
-        # the head of a gzip stream: decompress what it holds, up to the limit
-        return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS).decompress(raw, limit)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ScoreTableError(f"corrupt gzip data: {exc}", source=str(path)) from None
+    return _gunzip(raw, limit, source=str(path))
 
 
-def decode(raw: bytes, *, source: str, partial: bool = False) -> str:
-    """UTF-8 text of ``raw`` (a UTF-8 byte-order mark dropped, CRLF kept for splitlines).
+def _gunzip(raw: bytes, limit: int | None, *, source: str) -> bytes:
+    """Decompress gzip data (members one after another), at most ``limit`` bytes of it.
 
-    ``partial`` allows a multi-byte character cut at the end of ``raw`` (a file's head).
-
-    Raises
-    ------
-    ScoreTableError
-        UTF-16, bytes that are not UTF-8 (naming the line and byte), a NUL byte, or no
-        text at all.
+    Without ``limit``, data that would grow beyond the memory limit (a "gzip bomb") is
+    refused before it is held in memory; with it (the head of a file, for detection), the
+    first ``limit`` bytes are returned even when the stream goes on.
     """
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise ScoreTableError(
-            "UTF-16 text (byte-order mark); re-encode the file as UTF-8", source=source, line=1
-        )
+    cap = int(defaults.memory_limit()) if limit is None else limit
+    out: list[bytes] = []
+    size = 0
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if partial and exc.start >= len(raw) - 3 and exc.reason == "unexpected end of data":
-            text = raw[: exc.start].decode("utf-8-sig")
-        else:
-            line = raw[: exc.start].count(b"\n") + 1
-            raise ScoreTableError(
-                f"not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}); "
-                "re-encode the file as UTF-8",
-                source=source,
-                line=line,
-            ) from None
-    if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise ScoreTableError("binary data (NUL byte) in a text file", source=source, line=line)
-    if not text.strip() and not partial:
-        raise ScoreTableError("the file is empty", source=source)
-    return text
+        while raw and size <= cap:
+            stream = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            data = raw
+            while size <= cap:
+                piece = stream.decompress(data, 1 << 24)
+                out.append(piece)
+                size += len(piece)
+                data = stream.unconsumed_tail
+                if not data and not piece:
+                    break
+            if size <= cap and not stream.eof:
+                if limit is not None:
+                    break  # the head of a file: its stream goes on past what was read
+                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            raw = stream.unused_data
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ScoreTableError(f"corrupt gzip data: {exc}", source=source) from None
+    if size > cap and limit is None:
+        raise ScoreTableError(
+            f"the gzip data holds more than the memory limit of {cap / 1e9:.1f} GB "
+            "uncompressed (set BAYES_IR_MEMORY_LIMIT, in bytes, to raise it)",
+            source=source,
+        )
+    return b"".join(out)[:cap]
 
 
 def read_text(path: Path) -> str:
@@ -180,12 +123,65 @@ def split_lines(text: str) -> list[tuple[int, list[str]]]:
 
 
 def guess_separator(first_line: str) -> str:
-    """Tab if the line has one, else comma if it has one, else whitespace (``" "``)."""
+    """Return the delimiter of a header line: tab, else the commoner of comma and semicolon.
+
+    A tab wins when the line has one; a semicolon when it is more frequent than the comma
+    (Excel's CSV in locales whose decimal mark is a comma); else a comma if there is one;
+    else whitespace (``" "``).
+    """
     if "\t" in first_line:
         return "\t"
-    if "," in first_line:
+    commas, semicolons = first_line.count(","), first_line.count(";")
+    if semicolons > commas:
+        return ";"
+    if commas:
         return ","
     return " "
+
+
+#: Excel's first line naming the delimiter of a CSV file (``sep=;``).
+_SEP_LINE = re.compile(r"^\s*sep=(.)\s*$")
+#: A number written with a decimal comma (``0,25``, ``-1,5e-3``): read in ``;`` files only.
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+([eE][+-]?\d+)?$")
+#: pandas' name for a column whose header cell was empty (``Unnamed: 0``).
+_PANDAS_UNNAMED = re.compile(r"^Unnamed: \d+$")
+
+
+def is_unnamed(name: str) -> bool:
+    """Tell a header cell that names nothing: empty, or pandas' ``Unnamed: 0`` for one."""
+    return not name.strip() or bool(_PANDAS_UNNAMED.match(name.strip()))
+
+
+def split_header(lines: list[str]) -> tuple[str, list[list[str]]]:
+    """Split the first lines of a delimited file into stripped fields; return the delimiter too.
+
+    An Excel ``sep=;`` first line names the delimiter and is dropped; otherwise the
+    delimiter is guessed from the header (:func:`guess_separator`).
+    """
+    sep = None
+    if lines and (match := _SEP_LINE.match(lines[0])):
+        sep, lines = match[1], lines[1:]
+    if not lines:
+        return sep or ",", []
+    sep = sep or guess_separator(lines[0])
+    if sep == " ":
+        return sep, [line.split() for line in lines]
+    try:
+        rows = list(csv.reader(lines, delimiter=sep))
+    except csv.Error:
+        rows = [line.split(sep) for line in lines]
+    return sep, [[c.strip() for c in row] for row in rows]
+
+
+def delimited_head(path: Path, n: int = 2) -> tuple[str, list[list[str]]]:
+    """Return the delimiter and the first ``n`` non-empty rows of a file, split into fields."""
+    sep, rows = split_header(head_lines(path, n + 1))
+    return sep, rows[:n]
+
+
+def number_text(text: str, sep: str) -> str:
+    """``text`` with a decimal comma read as a point when the delimiter is ``;`` (Excel)."""
+    return text.replace(",", ".", 1) if sep == ";" and _DECIMAL_COMMA.match(text) else text
 
 
 def read_delimited(path: Path, *, numeric: Iterable[str] = ()) -> pd.DataFrame:
@@ -226,19 +222,25 @@ def read_delimited(path: Path, *, numeric: Iterable[str] = ()) -> pd.DataFrame:
     text = read_text(path)
     lines = text.splitlines()
     first = next(line for line in lines if line.strip())
-    sep = guess_separator(first)
+    skip = 0
+    if match := _SEP_LINE.match(first):  # Excel's "sep=;" line names the delimiter
+        sep, skip = match[1], lines.index(first) + 1
+        first = next((line for line in lines[skip:] if line.strip()), "")
+    else:
+        sep = guess_separator(first)
     rows: list[list[str]] = []
     numbers: list[int] = []
     if sep == " ":
         for number, fields in split_lines(text):
-            rows.append(fields)
-            numbers.append(number)
+            if number > skip:
+                rows.append(fields)
+                numbers.append(number)
     else:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
         try:
             start = 1
             for fields in reader:
-                if any(f.strip() for f in fields):
+                if start > skip and any(f.strip() for f in fields):
                     rows.append([f.strip() for f in fields])
                     numbers.append(start)
                 start = reader.line_num + 1
@@ -249,6 +251,19 @@ def read_delimited(path: Path, *, numeric: Iterable[str] = ()) -> pd.DataFrame:
     if not rows:
         raise ScoreTableError("the file has no fields (only separators)", source=str(path))
     header, body, body_lines = rows[0], rows[1:], numbers[1:]
+    notes = []
+    if sep == ";":
+        converted = 0
+        for fields in body:
+            for i, cell in enumerate(fields):
+                if _DECIMAL_COMMA.match(cell):
+                    fields[i] = cell.replace(",", ".", 1)
+                    converted += 1
+        if converted:
+            notes.append(
+                f"{path}: read as Excel writes CSV with a decimal comma (';' between fields, "
+                f"',' before the decimals: {converted} number(s))"
+            )
     if not body:
         raise ScoreTableError("the file has a header but no data rows", source=str(path))
     width = len(header)
@@ -260,7 +275,10 @@ def read_delimited(path: Path, *, numeric: Iterable[str] = ()) -> pd.DataFrame:
                 line=number,
             )
     names = [h if h else f"column{i + 1}" for i, h in enumerate(header)]
-    return pd.DataFrame(body, columns=names, index=pd.Index(body_lines, name="line"), dtype=object)
+    frame = pd.DataFrame(body, columns=names, index=pd.Index(body_lines, name="line"), dtype=object)
+    frame.attrs["unnamed"] = [n for n, h in zip(names, header, strict=True) if is_unnamed(h)]
+    frame.attrs["notes"] = notes
+    return frame
 
 
 def _read_clean_csv(path: Path, numeric: set[str]) -> pd.DataFrame | None:
@@ -285,8 +303,8 @@ def _read_clean_csv(path: Path, numeric: set[str]) -> pd.DataFrame | None:
     if head.startswith(b"\xef\xbb\xbf"):
         head = head[3:]
     head = head.rstrip(b"\r")
-    if not head.strip() or has_nul:
-        return None
+    if not head.strip() or has_nul or b"\r" in head or head.startswith(b"sep="):
+        return None  # the slow path reads CR-only line ends and Excel's "sep=;" line
     try:
         first = head.decode("utf-8")
     except UnicodeDecodeError:
@@ -294,8 +312,8 @@ def _read_clean_csv(path: Path, numeric: set[str]) -> pd.DataFrame | None:
     sep = guess_separator(first)
     if sep == " ":
         return None
-    names = next(csv.reader([first], delimiter=sep))
-    names = [h.strip() if h.strip() else f"column{i + 1}" for i, h in enumerate(names)]
+    header = next(csv.reader([first], delimiter=sep))
+    names = [h.strip() if h.strip() else f"column{i + 1}" for i, h in enumerate(header)]
     if len(set(names)) != len(names):
         return None
     try:
@@ -341,6 +359,8 @@ def _read_clean_csv(path: Path, numeric: set[str]) -> pd.DataFrame | None:
                 else (pd.Categorical(stripped[frame[name].cat.codes.to_numpy()]))
             )
     frame.index = pd.RangeIndex(2, len(frame) + 2, name="line")
+    frame.attrs["unnamed"] = [n for n, h in zip(names, header, strict=True) if is_unnamed(h)]
+    frame.attrs["notes"] = []
     return frame
 
 

@@ -19,7 +19,9 @@ runs of every model on one scenario share a collection), topic = ``instance_id``
 measure = the statistic's name, score = its ``mean`` on the instance. Only the
 unperturbed instances of one split (``split=``, default ``test``) are read; the
 statistics of several train trials (``train_trial_index``) of one instance are averaged
-(with a note).
+(with a note). ``run_spec.json`` is checked as every input is (a FIFO, a device or a
+folder of that name is refused, not skipped) and declared an input: no output is
+written over it.
 """
 
 from __future__ import annotations
@@ -31,9 +33,18 @@ from typing import Any
 
 import pandas as pd
 
-from bayes_ir.errors import ScoreTableError
-from bayes_ir.readers._io import head_text
-from bayes_ir.readers._json import as_list, finite_number, load_json, log_table, system_names
+from bayes_ir.errors import OptionError, ScoreTableError
+from bayes_ir.files import declare_inputs
+from bayes_ir.readers._io import check_input, head_text
+from bayes_ir.readers._json import (
+    as_dict,
+    as_list,
+    finite_number,
+    load_json,
+    log_table,
+    name_field,
+    system_names,
+)
 from bayes_ir.table import Missing, ScoreTable
 
 #: The file HELM writes in every run folder.
@@ -50,15 +61,23 @@ def looks_helm(path: Path) -> bool:
 
 
 def run_names(path: Path) -> tuple[str, str]:
-    """Return ``(model, collection)`` of the run whose ``per_instance_stats.json`` is ``path``."""
+    """Return ``(model, collection)`` of the run whose ``per_instance_stats.json`` is ``path``.
+
+    ``run_spec.json`` beside it is read when it is there (checked as every input is: a
+    FIFO, a device or a folder of that name is refused, not skipped) and declared an input
+    (:func:`bayes_ir.files.declare_inputs`: no output is written over it).
+    """
     folder = path.resolve().parent
     spec_path = folder / "run_spec.json"
     name, model = folder.name, ""
-    if spec_path.is_file():
-        spec = load_json(spec_path)
-        if isinstance(spec, dict):
-            name = str(spec.get("name") or name)
-            model = str((spec.get("adapter_spec") or {}).get("model") or "")
+    if spec_path.exists() or spec_path.is_symlink():
+        source = str(path.parent / "run_spec.json")
+        spec = as_dict(load_json(check_input(spec_path, what="run spec")), what="run_spec.json",
+                       source=source)  # fmt: skip
+        declare_inputs([spec_path])
+        adapter = as_dict(spec.get("adapter_spec"), what="its adapter_spec", source=source)
+        name = name_field(spec.get("name")) or name
+        model = name_field(adapter.get("model")) or ""
     scenario, _, args = name.partition(":")
     kept = []
     for arg in [a for a in args.split(",") if a]:
@@ -73,14 +92,25 @@ def run_names(path: Path) -> tuple[str, str]:
 
 def _stats_rows(path: Path, split: str) -> tuple[list[tuple[str, str, float, int]], set[str]]:
     """``(instance, measure, mean, trial)`` of the unperturbed instances of ``split``."""
-    data = as_list(load_json(path), what="per_instance_stats.json", source=str(path))
+    source = str(path)
+    data = as_list(load_json(path), what="per_instance_stats.json", source=source)
     rows, splits = [], set()
     for i, entry in enumerate(data):
-        if not isinstance(entry, dict) or "instance_id" not in entry:
-            raise ScoreTableError(f"entry {i + 1} has no instance_id", source=str(path))
+        instance = name_field(entry.get("instance_id")) if isinstance(entry, dict) else None
+        if instance is None:
+            raise ScoreTableError(f"entry {i + 1} has no instance_id", source=source)
         if entry.get("perturbation"):
             continue
-        for stat in entry.get("stats") or []:
+        trial = entry.get("train_trial_index", 0)
+        if isinstance(trial, bool) or not isinstance(trial, int):
+            raise ScoreTableError(
+                f"entry {i + 1} (instance {instance!r}): train_trial_index {trial!r} is not a "
+                "trial number",
+                source=source,
+            )
+        stats = as_list(entry.get("stats"), what=f"the stats of entry {i + 1}",
+                        source=source)  # fmt: skip
+        for stat in stats:
             name: Any = stat.get("name") if isinstance(stat, dict) else None
             if not isinstance(name, dict) or "name" not in name or name.get("perturbation"):
                 continue
@@ -89,12 +119,11 @@ def _stats_rows(path: Path, split: str) -> tuple[list[tuple[str, str, float, int
                 continue
             mean = finite_number(stat.get("mean"))
             if mean is None:
-                count, total = stat.get("count"), finite_number(stat.get("sum"))
+                count, total = finite_number(stat.get("count")), finite_number(stat.get("sum"))
                 if not count or total is None:
                     continue  # a statistic with no value on this instance
                 mean = total / count
-            rows.append((str(entry["instance_id"]), str(name["name"]), mean,
-                         int(entry.get("train_trial_index", 0))))  # fmt: skip
+            rows.append((instance, str(name["name"]), mean, trial))
     return rows, splits
 
 
@@ -136,10 +165,17 @@ def read_helm(
     """
     paths = [Path(p) for p in paths]
     names = system_names(systems, paths)
+    if not isinstance(split, str) or not split.strip():
+        raise OptionError(f"split must be the name of a split (test, valid), got {split!r}")
     frames, notes = [], [f"{len(paths)} HELM run(s); topics are instance ids"]
     for i, path in enumerate(paths):
         model, coll = run_names(path)
         rows, splits = _stats_rows(path, split)
+        if not rows and split in splits:
+            raise ScoreTableError(
+                f"no statistic of split {split!r} holds a number (a finite mean, or sum and count)",
+                source=str(path),
+            )
         if not rows:
             raise ScoreTableError(
                 f"no statistic of split {split!r} on an unperturbed instance (splits there: "
@@ -152,10 +188,12 @@ def read_helm(
         frame = frame.groupby(["topic", "measure"], sort=False)["score"].mean().reset_index()
         frame["system"] = names[i] if names is not None else model
         frame["collection"] = collection or coll
+        frame["file"] = str(path)
         frames.append(frame)
-    return log_table(pd.concat(frames, ignore_index=True), paths=paths, what="HELM runs",
-                     measure=measure, missing=missing, check_range=check_range,
-                     notes=notes)  # fmt: skip
+    frame = pd.concat(frames, ignore_index=True)
+    return log_table(frame.drop(columns="file"), paths=paths, what="HELM runs", measure=measure,
+                     missing=missing, check_range=check_range, notes=notes,
+                     sources=frame["file"].to_numpy())  # fmt: skip
 
 
 read_helm.multi_file = True  # type: ignore[attr-defined]

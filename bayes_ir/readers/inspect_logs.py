@@ -21,23 +21,39 @@ Inspect's ``value_to_float`` does: ``C`` 1, ``P`` 0.5, ``I`` and ``N`` 0, ``yes`
 1, ``no``/``false`` 0, numbers and numeric strings as they are; anything else (a list,
 an unknown word) is refused, not read as 0. A score that is NaN (``Score.unscored``) is
 a missing cell. Logs whose ``status`` is not ``success`` (``started``, ``error``,
-``cancelled``) are refused: their samples are incomplete.
+``cancelled``) are refused: their samples are incomplete; so is a log without a scored
+sample, and one whose fields are not of the types Inspect writes (naming the field). A log
+that names no model or task is named after its file, with a note. The members of an
+``.eval`` archive are decoded as every input is (:func:`bayes_ir.files.decode`) and must
+fit, uncompressed, in the memory limit before any is read.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import zipfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from bayes_ir import defaults
 from bayes_ir.errors import ScoreTableError
+from bayes_ir.files import decode
 from bayes_ir.readers._io import check_input, head_text
-from bayes_ir.readers._json import load_json, log_table, system_names
+from bayes_ir.readers._json import (
+    as_dict,
+    as_list,
+    load_json,
+    log_table,
+    name_field,
+    parse_json,
+    shown,
+    system_names,
+)
 from bayes_ir.table import Missing, ScoreTable
 
 #: Inspect's letter grades and their values (``inspect_ai.scorer._metric.value_to_float``).
@@ -66,7 +82,10 @@ def value_to_float(value: Any, *, where: str, source: str) -> float:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond any float: not a score
+            pass
     if isinstance(value, str):
         if value in GRADES:
             return GRADES[value]
@@ -78,7 +97,7 @@ def value_to_float(value: Any, *, where: str, source: str) -> float:
         except ValueError:
             pass
     raise ScoreTableError(
-        f"{where}: score value {value!r} is not a number, a grade (C, P, I, N) or yes/no",
+        f"{where}: score value {shown(value)} is not a number, a grade (C, P, I, N) or yes/no",
         source=source,
     )
 
@@ -94,41 +113,79 @@ def _scalars(name: str, value: Any, *, where: str, source: str) -> list[tuple[st
     return [(name, value_to_float(value, where=where, source=source))]
 
 
-def _load(path: Path) -> tuple[dict, list[dict] | None, list[dict]]:
-    """Return the log's header, its reductions (or ``None``) and its sample summaries."""
-    if path.suffix.lower() != ".eval":
-        log = load_json(path)
-        if not isinstance(log, dict) or "eval" not in log:
-            raise ScoreTableError("not an Inspect eval log (no 'eval' field)", source=str(path))
-        reductions = log.get("reductions")
-        if reductions is None and isinstance(log.get("results"), dict):
-            reductions = log["results"].get("sample_reductions")  # logs before 0.3.47
-        return log, reductions, list(log.get("samples") or [])
+#: Errors of :mod:`zipfile` on an archive it cannot read (corrupt, encrypted, an unknown
+#: compression method, a member cut short).
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
+               OSError, EOFError, zlib.error)  # fmt: skip
+
+
+def _archive(path: Path) -> tuple[Any, Any, Any]:
+    """Return the header, the reductions (or ``None``) and the samples of a ``.eval`` archive.
+
+    Each member is checked before it is decompressed: the members read together must fit
+    in the memory limit (an archive can claim gigabytes from a few kilobytes).
+    """
+    source = str(path)
+    limit = defaults.memory_limit()
     try:
         with zipfile.ZipFile(check_input(path)) as archive:
-            names = set(archive.namelist())
+            infos = {info.filename: info for info in archive.infolist()}
+            if "header.json" not in infos:
+                raise ScoreTableError(
+                    "an .eval archive without header.json: not a complete Inspect log",
+                    source=source,
+                )
+            wanted = ["header.json"]
+            wanted += ["reductions.json"] if "reductions.json" in infos else []
+            if "summaries.json" in infos:
+                wanted.append("summaries.json")
+            else:
+                wanted += sorted(n for n in infos if n.startswith("samples/"))
+            size = sum(infos[n].file_size for n in wanted)
+            if size > limit:
+                raise ScoreTableError(
+                    f"the archive's logs hold {size / 1e6:,.0f} MB uncompressed, more than "
+                    f"the memory limit of {limit / 1e6:,.0f} MB (set BAYES_IR_MEMORY_LIMIT, "
+                    "in bytes, to raise it)",
+                    source=source,
+                )
 
             def member(name: str) -> Any:
                 try:
-                    return json.loads(archive.read(name).decode("utf-8"))
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    raise ScoreTableError(
-                        f"{name} in the archive is not JSON ({exc})", source=str(path)
-                    ) from None
+                    text = decode(archive.read(name), source=name)
+                except ScoreTableError as exc:
+                    raise ScoreTableError(f"{exc} (in the archive)", source=source) from None
+                return parse_json(text, source=source, member=name)
 
-            if "header.json" not in names:
-                raise ScoreTableError(
-                    "an .eval archive without header.json: not a complete Inspect log",
-                    source=str(path),
-                )
             header = member("header.json")
-            reductions = member("reductions.json") if "reductions.json" in names else None
-            if "summaries.json" in names:
+            reductions = member("reductions.json") if "reductions.json" in infos else None
+            if "summaries.json" in infos:
                 samples = member("summaries.json")
             else:
-                samples = [member(n) for n in sorted(names) if n.startswith("samples/")]
-    except zipfile.BadZipFile as exc:
-        raise ScoreTableError(f"not a readable .eval archive ({exc})", source=str(path)) from None
+                samples = [member(n) for n in wanted if n.startswith("samples/")]
+    except _ZIP_ERRORS as exc:
+        raise ScoreTableError(f"not a readable .eval archive ({exc})", source=source) from None
+    return header, reductions, samples
+
+
+def _load(path: Path) -> tuple[dict, list | None, list]:
+    """Return the log's header, its reductions (or ``None``) and its sample summaries."""
+    source = str(path)
+    if path.suffix.lower() == ".eval":
+        header, reductions, samples = _archive(path)
+    else:
+        header = load_json(path)
+        if not isinstance(header, dict) or "eval" not in header:
+            raise ScoreTableError("not an Inspect eval log (no 'eval' field)", source=source)
+        reductions = header.get("reductions")
+        results = header.get("results")
+        if reductions is None and isinstance(results, dict):
+            reductions = results.get("sample_reductions")  # logs before 0.3.47
+        samples = header.get("samples")
+    header = as_dict(header, what="the log's header", source=source)
+    if reductions is not None:
+        reductions = as_list(reductions, what="the log's reductions", source=source)
+    samples = as_list(samples, what="the log's samples", source=source)
     return header, reductions, samples
 
 
@@ -144,35 +201,71 @@ def _log_rows(
             "(rerun or retry the eval, e.g. inspect eval-retry)",
             source=source,
         )
-    spec = header.get("eval") or {}
-    system = system or str(spec.get("model", "")) or path.stem
-    task = collection or str(spec.get("task", "")) or path.stem
-    rows: list[tuple[str, str, str, str, float]] = []
+    spec = as_dict(header.get("eval"), what="the log's 'eval' field", source=source)
     notes: list[str] = []
+    model, task = name_field(spec.get("model")), name_field(spec.get("task"))
+    if system is None and model is None:
+        notes.append(f"{path.name}: the log names no model (eval.model); named after the file")
+    if collection is None and task is None:
+        notes.append(f"{path.name}: the log names no task (eval.task); named after the file")
+    system = system or model or path.stem
+    task = collection or task or path.stem
+    rows: list[tuple[str, str, str, str, float]] = []
     if reductions:
         for block in reductions:
-            scorer = str(block.get("scorer"))
-            for item in block.get("samples") or []:
-                where = f"sample {item.get('sample_id')!r}, scorer {scorer!r}"
+            block = as_dict(block, what="a reduction", source=source)
+            scorer = name_field(block.get("scorer"))
+            if scorer is None:
+                raise ScoreTableError(
+                    f"a reduction names no scorer (scorer {shown(block.get('scorer'))})",
+                    source=source,
+                )
+            for item in as_list(block.get("samples"), what=f"the samples of reduction "
+                                f"{scorer!r}", source=source):  # fmt: skip
+                item = as_dict(item, what=f"a sample of reduction {scorer!r}", source=source)
+                sample_id = _sample_id(item.get("sample_id"), scorer, source)
+                where = f"sample {shown(item.get('sample_id'))}, scorer {scorer!r}"
                 for measure, value in _scalars(scorer, item.get("value"), where=where,
                                                source=source):  # fmt: skip
                     if not math.isnan(value):  # unscored: a missing cell
-                        rows.append((system, task, str(item.get("sample_id")), measure, value))
-        return rows, notes
+                        rows.append((system, task, sample_id, measure, value))
+        return _scored(rows, source), notes
     epochs: dict[tuple[str, str], list[float]] = {}
     for sample in samples:
-        for scorer, score in (sample.get("scores") or {}).items():
-            where = f"sample {sample.get('id')!r} epoch {sample.get('epoch')}, scorer {scorer!r}"
+        sample = as_dict(sample, what="a sample", source=source)
+        sample_id = _sample_id(sample.get("id"), None, source)
+        where = f"sample {shown(sample.get('id'))} epoch {shown(sample.get('epoch'))}"
+        scores = as_dict(sample.get("scores"), what=f"the scores of {where}", source=source)
+        for scorer, score in scores.items():
             raw = score.get("value") if isinstance(score, dict) else score
-            for measure, number in _scalars(str(scorer), raw, where=where, source=source):
-                epochs.setdefault((str(sample.get("id")), measure), []).append(number)
+            for measure, number in _scalars(str(scorer), raw, where=f"{where}, scorer "
+                                            f"{scorer!r}", source=source):  # fmt: skip
+                epochs.setdefault((sample_id, measure), []).append(number)
     if any(len(v) > 1 for v in epochs.values()):
         notes.append(f"{path.name}: scores averaged over the epochs of each sample")
     for (sample_id, measure), values in epochs.items():
         known = [v for v in values if not math.isnan(v)]
         if known:
             rows.append((system, task, sample_id, measure, sum(known) / len(known)))
-    return rows, notes
+    return _scored(rows, source), notes
+
+
+def _sample_id(value: Any, scorer: str | None, source: str) -> str:
+    """Return the sample id read from a log (a string or a number); raise when it is neither."""
+    sample_id = name_field(value)
+    if sample_id is None:
+        inside = "" if scorer is None else f" of reduction {scorer!r}"
+        raise ScoreTableError(f"a sample{inside} has no id (id {shown(value)})", source=source)
+    return sample_id
+
+
+def _scored(rows: list, source: str) -> list:
+    """``rows``, refused when empty: a log without a scored sample is not a model's scores."""
+    if not rows:
+        raise ScoreTableError(
+            "the log holds no scored sample (no reductions, no sample scores)", source=source
+        )
+    return rows
 
 
 def read_inspect(
@@ -211,14 +304,17 @@ def read_inspect(
     """
     paths = [Path(p) for p in paths]
     names = system_names(systems, paths)
-    rows, notes = [], [f"{len(paths)} Inspect eval log(s); topics are sample ids"]
+    rows, files = [], []
+    notes = [f"{len(paths)} Inspect eval log(s); topics are sample ids"]
     for i, path in enumerate(paths):
         more, said = _log_rows(path, None if names is None else names[i], collection)
         rows += more
+        files += [str(path)] * len(more)
         notes += said
     frame = pd.DataFrame(rows, columns=["system", "collection", "topic", "measure", "score"])
     return log_table(frame, paths=paths, what="Inspect eval logs", measure=measure,
-                     missing=missing, check_range=check_range, notes=notes)  # fmt: skip
+                     missing=missing, check_range=check_range, notes=notes,
+                     sources=np.asarray(files, dtype=object))  # fmt: skip
 
 
 read_inspect.multi_file = True  # type: ignore[attr-defined]

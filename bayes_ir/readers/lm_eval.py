@@ -31,7 +31,14 @@ import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.readers._io import head_text
-from bayes_ir.readers._json import finite_number, json_lines, log_table, system_names
+from bayes_ir.readers._json import (
+    finite_number,
+    json_lines,
+    log_table,
+    name_field,
+    shown,
+    system_names,
+)
 from bayes_ir.table import Missing, ScoreTable
 
 #: ``samples_<task>_<date>.jsonl``: the date is ``datetime.now().isoformat()`` with ``-`` for ``:``.
@@ -55,34 +62,53 @@ def task_of(path: Path) -> str:
 
 def _rows(path: Path, system: str, collection: str, skipped: set[str]) -> list[tuple]:
     rows = []
+    source = str(path)
     for line, obj in json_lines(path):
         if not isinstance(obj, dict) or "doc_id" not in obj:
             raise ScoreTableError(
-                "not an lm-evaluation-harness sample (no doc_id)", source=str(path), line=line
+                "not an lm-evaluation-harness sample (no doc_id)", source=source, line=line
+            )
+        doc, said = name_field(obj["doc_id"]), shown(obj["doc_id"])
+        if doc is None:
+            raise ScoreTableError(
+                f"doc_id {shown(obj['doc_id'])} is not a document id (a number or a string)",
+                source=source,
+                line=line,
             )
         names = obj.get("metrics")
         if not isinstance(names, list):
             raise ScoreTableError(
                 "the sample has no 'metrics' list naming its per-document values (written "
                 "by the lm-evaluation-harness 0.4 releases with --log_samples)",
-                source=str(path),
+                source=source,
                 line=line,
             )
-        flt = str(obj.get("filter", "none"))
+        flt = obj.get("filter", "none")
+        if not isinstance(flt, str):
+            raise ScoreTableError(
+                f"filter {shown(flt)} of doc_id {said} is not a filter name",
+                source=source,
+                line=line,
+            )
         for name in names:
+            if not isinstance(name, str):
+                raise ScoreTableError(
+                    f"the 'metrics' list of doc_id {said} holds {shown(name)}, not a metric name",
+                    source=source,
+                    line=line,
+                )
             value = finite_number(obj.get(name))
             if value is None:
                 if name not in obj or isinstance(obj[name], list | dict | tuple):
-                    skipped.add(str(name))
+                    skipped.add(name)
                     continue
                 raise ScoreTableError(
-                    f"metric {name!r} of doc_id {obj['doc_id']!r} is {obj[name]!r}, not a "
-                    "finite number",
-                    source=str(path),
+                    f"metric {name!r} of doc_id {said} is {shown(obj[name])}, not a finite number",
+                    source=source,
                     line=line,
                 )
-            measure = str(name) if flt == "none" else f"{name},{flt}"
-            rows.append((system, collection, str(obj["doc_id"]), measure, value, line))
+            measure = name if flt == "none" else f"{name},{flt}"
+            rows.append((system, collection, doc, measure, value, line, source))
     return rows
 
 
@@ -126,13 +152,13 @@ def read_lm_eval(
     for path, system in zip(paths, names, strict=True):
         rows += _rows(path, system, collection or task_of(path), skipped)
     frame = pd.DataFrame(
-        rows, columns=["system", "collection", "topic", "measure", "score", "line"]
+        rows, columns=["system", "collection", "topic", "measure", "score", "line", "file"]
     )
     notes = [f"{len(paths)} lm-evaluation-harness sample file(s); topics are doc_id"]
     if skipped:
         notes.append(f"left out metrics without per-document numbers: {', '.join(sorted(skipped))}")
     return log_table(
-        frame.drop(columns="line"),
+        frame.drop(columns=["line", "file"]),
         paths=paths,
         what="lm-evaluation-harness sample files",
         measure=measure,
@@ -140,6 +166,7 @@ def read_lm_eval(
         check_range=check_range,
         notes=notes,
         lines=frame["line"].to_numpy(),
+        sources=frame["file"].to_numpy(),
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bayes_ir.readers._io import head_lines, read_delimited
+from bayes_ir.readers._io import delimited_head, read_delimited
 from bayes_ir.readers._measures import keep_measures
 from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable
 
@@ -28,11 +28,8 @@ def claims_pyterrier(obj: object) -> bool:
 
 def looks_pyterrier(path: Path) -> bool:
     """Tell a delimited file whose header holds ``name, qid, measure, value``."""
-    lines = head_lines(path, 1)
-    if not lines:
-        return False
-    sep = "\t" if "\t" in lines[0] else ","
-    return set(COLUMNS) <= {c.strip().strip('"') for c in lines[0].split(sep)}
+    sep, rows = delimited_head(path, 1)
+    return bool(rows) and sep != " " and set(COLUMNS) <= set(rows[0])
 
 
 def read_pyterrier(

@@ -8,6 +8,7 @@ with an integer grade.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -42,7 +43,7 @@ def _is_float(text: str) -> bool:
 
 
 def looks_run(path: Path) -> bool:
-    """Return True when the first lines look like a TREC run (6, 5 or 4 fields)."""
+    """Return True when the first lines look like a TREC run (6, 5 or 4 fields) or MS MARCO's."""
     lines = head_lines(path, 5)
     if not lines:
         return False
@@ -52,6 +53,8 @@ def looks_run(path: Path) -> bool:
             ok = is_int(f[3]) and _is_float(f[4])
         elif len(f) == 4:
             ok = is_int(f[2]) and _is_float(f[3]) and not is_int(f[1])
+        elif len(f) == 3:  # MS MARCO: qid docid rank
+            ok = is_int(f[2]) and int(f[2]) >= 1
         else:
             ok = False
         if not ok:
@@ -65,6 +68,8 @@ class Run:
 
     docs: dict[str, dict[str, float]]
     tag: str | None
+    #: MS MARCO's ``qid docid rank`` lines: the score is minus the rank.
+    from_ranks: bool = False
 
 
 def read_run(path: Path) -> Run:
@@ -90,14 +95,29 @@ def read_run_tags(path: Path) -> list[Run]:
     -----
     Ranks are checked (non-negative integers) but, as in ``trec_eval``, documents are
     ordered by score when measures are computed. Lines without a tag (4 or 5 fields)
-    belong to the run of tag ``None``; a file may not mix them with tagged lines.
+    belong to the run of tag ``None``; a file may not mix them with tagged lines. MS
+    MARCO's run format, ``qid docid rank`` (3 fields, as pyserini's ``--output-format
+    msmarco`` writes it), has no score: each document scores minus its rank.
     """
     path = Path(path)
     source = str(path)
     by_tag: dict[str | None, dict[str, dict[str, float]]] = {}
+    ranks_only = None
     for number, f in split_lines(read_text(path)):
         tag = None
-        if len(f) == 6:
+        if ranks_only is None:
+            ranks_only = len(f) == 3
+        if (len(f) == 3) != ranks_only:
+            raise ScoreTableError(
+                f"MS MARCO lines 'qid docid rank' (3 fields) and TREC lines ({len(f)} fields) "
+                "are mixed",
+                source=source,
+                line=number,
+            )
+        if len(f) == 3:
+            qid, docid, rank = f
+            score = f"-{rank}"
+        elif len(f) == 6:
             qid, _, docid, rank, score, tag = f
         elif len(f) == 5:
             qid, _, docid, rank, score = f
@@ -106,7 +126,7 @@ def read_run_tags(path: Path) -> list[Run]:
         else:
             raise ScoreTableError(
                 f"a run line has 6 fields 'qid Q0 docid rank score tag' (or 4: "
-                f"'qid docid rank score'), found {len(f)}",
+                f"'qid docid rank score'; or MS MARCO's 3: 'qid docid rank'), found {len(f)}",
                 source=source,
                 line=number,
             )
@@ -129,7 +149,7 @@ def read_run_tags(path: Path) -> list[Run]:
         ranked[docid] = value
     if not by_tag:
         raise ScoreTableError("the run is empty", source=source)
-    return [Run(docs=docs, tag=tag) for tag, docs in by_tag.items()]
+    return [Run(docs=docs, tag=tag, from_ranks=bool(ranks_only)) for tag, docs in by_tag.items()]
 
 
 _QRELS_AFFIX = re.compile(r"(^qrels[_.-]?|[_.-]?qrels$)", re.IGNORECASE)
@@ -288,11 +308,9 @@ def read_runs(
     rows: list[tuple[str, str, str, str, float]] = []
     notes: list[str] = []
     origin: dict[tuple[str, str], Path] = {}
-    for i, path in enumerate(paths):
+    read: list[tuple[Path, str, list[Run]]] = []
+    for path in paths:
         coll = _match_collection(path, list(by_coll))
-        if coll not in judgments:
-            judgments[coll] = judgments_of(by_coll[coll], coll, notes)
-        qrels_c, qrels_label = judgments[coll]
         parts = read_run_tags(path)
         if systems is not None and len(parts) > 1:
             raise ScoreTableError(
@@ -301,17 +319,22 @@ def read_runs(
                 "leave systems= out to name each run by its tag",
                 source=str(path),
             )
-        for run in parts:
-            system = systems[i] if systems is not None else _system_name(path, run.tag, coll)
+        read.append((path, coll, parts))
+    names = _run_names(read, systems, notes)
+    for (path, coll, parts), run_names in zip(read, names, strict=True):
+        if coll not in judgments:
+            judgments[coll] = judgments_of(by_coll[coll], coll, notes)
+        qrels_c, qrels_label = judgments[coll]
+        for run, system in zip(parts, run_names, strict=True):
             key = (coll, system)
             if key in origin:
                 raise ScoreTableError(
                     f"system {system!r} of collection {coll!r} comes from two run files "
-                    f"({origin[key]} and {path}); pass systems= with one name per file",
+                    f"({origin[key]} and {path}); pass systems= with one name per file "
+                    "(CLI: rename one run's tag, the 6th field)",
                     source=str(path),
                 )
             origin[key] = path
-            _name_note(notes, path, run.tag, system, len(parts))
             rows.extend(
                 score_run(
                     run, system, str(path), coll, qrels_c, qrels_label, parsed, unretrieved, notes
@@ -334,9 +357,69 @@ def read_runs(
 read_runs.multi_file = True  # type: ignore[attr-defined]
 
 
-def _name_note(notes: list[str], path: Path, tag: str | None, system: str, n_runs: int) -> None:
+def _run_names(
+    read: list[tuple[Path, str, list[Run]]], systems: Sequence[str] | None, notes: list[str]
+) -> list[list[str]]:
+    """Return the system name of each run of each file (see :func:`read_runs`), with notes.
+
+    Files of one run each that would share a name from their run tag (pyserini and
+    Anserini tag every run ``Anserini``, PyTerrier ``pyterrier``) are named after their
+    files instead, by the part of the path that tells them apart.
+    """
+    if systems is not None:
+        return [[name] for name in systems]
+    names = [[_system_name(path, run.tag, coll) for run in parts] for path, coll, parts in read]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, ((_, coll, parts), found) in enumerate(zip(read, names, strict=True)):
+        if len(parts) == 1 and parts[0].tag and found[0] == parts[0].tag:
+            groups.setdefault((coll, found[0]), []).append(i)
+    for (_, tag), members in groups.items():
+        if len(members) < 2:
+            continue
+        paths = [read[i][0] for i in members]
+        for i, name in zip(members, _distinct_names(paths), strict=True):
+            names[i] = [name]
+        shown = ", ".join(f"{names[i][0]!r} ({read[i][0]})" for i in members[:6])
+        notes.append(
+            f"run tag {tag!r} is on {len(members)} run files (pyserini and Anserini tag every "
+            f"run 'Anserini', PyTerrier 'pyterrier'): systems named after their files: {shown}"
+            + (", ..." if len(members) > 6 else "")
+        )
+    for (path, _, parts), found in zip(read, names, strict=True):
+        for run, system in zip(parts, found, strict=True):
+            _name_note(notes, path, run, system, len(parts))
+    return names
+
+
+def _distinct_names(paths: Sequence[Path]) -> list[str]:
+    """Return the part of each path the others do not share (``run.bm25.txt`` -> ``bm25``).
+
+    The longest common prefix and suffix, cut at a separator (``/ . _ -``), are removed;
+    when that leaves an empty or a repeated name, the whole paths are the names.
+    """
+    texts = [str(p) for p in paths]
+    seps = "/._- "
+    prefix = os.path.commonprefix(texts)
+    prefix = prefix[: max(prefix.rfind(c) for c in seps) + 1]
+    suffix = os.path.commonprefix([t[::-1] for t in texts])[::-1]
+    cut = [suffix.find(c) for c in seps if c in suffix]
+    suffix = suffix[min(cut) :] if cut else ""
+    names = [t[len(prefix) : len(t) - len(suffix)] for t in texts]
+    if any(not n for n in names) or len(set(names)) != len(names):
+        return texts
+    return names
+
+
+def _name_note(notes: list[str], path: Path, run: Run, system: str, n_runs: int) -> None:
     """Say where a system's name came from when it is not plainly the file's name."""
+    if run.from_ranks:
+        notes.append(
+            f"{path}: MS MARCO run format (qid docid rank): documents ordered by their rank"
+        )
+    tag = run.tag
     stem = path.name.split(".")[0]
+    if tag and system != tag:
+        return  # named after the file: the note on the shared tag says so
     if n_runs > 1:
         notes.append(f"{path}: run tag {tag!r} read as system {system!r} (one of {n_runs} runs)")
     elif tag and system == tag and tag != stem:

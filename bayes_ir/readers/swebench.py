@@ -19,7 +19,9 @@ resolved and 0 for any other instance of the benchmark (SWE-bench's "% resolved"
 an unsubmitted or failed instance as unresolved). The instances of the benchmark are
 ``instances=`` (a file of ids, one per line, or a list), else every id that any of the
 files names (said in a note: pass the split's ids when a system may have resolved none
-of the instances the others name). System = ``systems=``, else the submission's folder
+of the instances the others name); the file of ids is read as every file the user names
+beside the scores (:func:`bayes_ir.files.read_input_text`), and an id listed twice is
+refused. System = ``systems=``, else the submission's folder
 (``.../<system>/results/results.json``), else the report's file name; collection = the
 split's folder (``lite``, ``verified``) of the experiments layout, else ``swe-bench``.
 """
@@ -30,11 +32,13 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.readers._io import head_text, read_text
-from bayes_ir.readers._json import load_json, log_table, system_names
+from bayes_ir.files import declare_inputs, read_input_text
+from bayes_ir.readers._io import head_text
+from bayes_ir.readers._json import load_json, log_table, name_field, shown, system_names
 from bayes_ir.table import Missing, ScoreTable
 
 #: The measure of a SWE-bench table.
@@ -81,11 +85,18 @@ def _collection_of(path: Path) -> str:
     return DEFAULT_COLLECTION
 
 
-def _ids(data: dict, key: str, source: str) -> list[str]:
-    value = data.get(key) or []
+def _ids(data: dict, key: str, source: str, *, required: bool = False) -> list[str]:
+    value = data.get(key)
+    if value is None and required:
+        raise ScoreTableError(f"{key!r} is null, not a list of instance ids", source=source)
+    value = value or []
     if not isinstance(value, list):
         raise ScoreTableError(f"{key!r} is not a list of instance ids", source=source)
-    return [str(v) for v in value]
+    ids = [name_field(v) for v in value]
+    if None in ids:
+        odd = value[ids.index(None)]
+        raise ScoreTableError(f"{key!r} holds {shown(odd)}, not an instance id", source=source)
+    return [i for i in ids if i is not None]
 
 
 def _results(path: Path) -> tuple[set[str], set[str], int | None]:
@@ -98,26 +109,36 @@ def _results(path: Path) -> tuple[set[str], set[str], int | None]:
         named = {i for key in REPORT_LISTS for i in _ids(data, key, source)}
         total = data.get("total_instances")
         return (
-            set(_ids(data, "resolved_ids", source)),
+            set(_ids(data, "resolved_ids", source, required=True)),
             named,
-            total if isinstance(total, int) else None,
+            total if isinstance(total, int) and not isinstance(total, bool) else None,
         )
     if "resolved" not in data:
         raise ScoreTableError(
             "no 'resolved' or 'resolved_ids' list: not a SWE-bench results file", source=source
         )
     named = {i for key, v in data.items() if isinstance(v, list) for i in _ids(data, key, source)}
-    return set(_ids(data, "resolved", source)), named, None
+    return set(_ids(data, "resolved", source, required=True)), named, None
 
 
 def _instances(instances: str | Path | Sequence[str]) -> list[str]:
+    """Return the benchmark's instance ids, from a file of ids (one per line) or a list."""
     if isinstance(instances, str | Path):
-        path = Path(instances)
-        ids = [line.strip() for line in read_text(path).splitlines() if line.strip()]
+        path, text = read_input_text(instances, what="list of instances")
+        declare_inputs([path])
+        ids = [line.strip() for line in text.splitlines() if line.strip()]
         if not ids:
             raise ScoreTableError("no instance ids in the file", source=str(path))
-        return ids
-    return [str(i) for i in instances]
+        source = str(path)
+    else:
+        ids = [str(i) for i in instances]
+        source = "instances="
+    seen: set[str] = set()
+    for i in ids:
+        if i in seen:
+            raise ScoreTableError(f"instance id {i!r} is listed twice", source=source)
+        seen.add(i)
+    return ids
 
 
 def read_swebench(
@@ -159,11 +180,16 @@ def read_swebench(
     if measure is not None and measure != MEASURE:
         raise ScoreTableError(f"SWE-bench results hold one measure, {MEASURE!r}, not {measure!r}")
     names = system_names(systems, paths) or [_system_of(p) for p in paths]
-    for i, name in enumerate(names):
-        if name in names[:i]:
+    keys = [(name, collection or _collection_of(p)) for name, p in zip(names, paths, strict=True)]
+    for i, key in enumerate(keys):
+        if key in keys[:i]:
+            first = paths[keys.index(key)]
+            if first.resolve() == paths[i].resolve():
+                raise ScoreTableError(f"the file is given twice ({first} and {paths[i]})")
             raise ScoreTableError(
-                f"system {name!r} is named by two files ({paths[names.index(name)]} and "
-                f"{paths[i]}); pass systems=",
+                f"system {key[0]!r} of collection {key[1]!r} is named by two files ({first} "
+                f"and {paths[i]}); pass systems= with one name per file (CLI: rename one "
+                "report, or one submission's folder)",
             )
     read = [_results(p) for p in paths]
     notes = [f"{len(paths)} SWE-bench results file(s); score 1 = resolved"]
@@ -191,17 +217,18 @@ def read_swebench(
         pd.DataFrame(
             {
                 "system": name,
-                "collection": collection or _collection_of(path),
+                "collection": coll,
                 "topic": universe,
                 "measure": MEASURE,
                 "score": [1.0 if i in resolved else 0.0 for i in universe],
             }
         )
-        for path, name, (resolved, _, _) in zip(paths, names, read, strict=True)
+        for (name, coll), (resolved, _, _) in zip(keys, read, strict=True)
     ]
+    files = np.repeat(np.asarray([str(p) for p in paths], dtype=object), len(universe))
     return log_table(pd.concat(frames, ignore_index=True), paths=paths,
                      what="SWE-bench results files", measure=None, missing=missing,
-                     check_range=check_range, notes=notes)  # fmt: skip
+                     check_range=check_range, notes=notes, sources=files)  # fmt: skip
 
 
 read_swebench.multi_file = True  # type: ignore[attr-defined]

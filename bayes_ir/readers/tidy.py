@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.readers._io import check_input, head_lines, read_delimited
+from bayes_ir.readers._io import check_input, delimited_head, read_delimited
 from bayes_ir.readers._measures import keep_measures
 from bayes_ir.table import ScoreTable
 from bayes_ir.table_checks import Missing, column_name, normalise_columns
@@ -17,19 +17,14 @@ _SYSTEM = {"system", "run", "run_id", "model"}
 _SCORE = {"score", "value"}
 
 
-def _header_names(line: str) -> set[str]:
-    sep = "\t" if "\t" in line else ","
-    return {c.strip().strip('"').lower() for c in line.split(sep)}
-
-
 def looks_tidy(path: Path) -> bool:
     """Return True for Parquet files and files whose header has system, topic and score."""
     if path.suffix.lower() == ".parquet":
         return True
-    lines = head_lines(path, 1)
-    if not lines:
+    sep, rows = delimited_head(path, 1)
+    if not rows or sep == " ":
         return False
-    names = _header_names(lines[0])
+    names = {c.lower() for c in rows[0]}
     return bool(names & _TOPIC and names & _SYSTEM and names & _SCORE)
 
 
@@ -92,15 +87,19 @@ def read_tidy(
     """
     path = Path(path)
     lines = None
+    notes: list[str] = []
     if path.suffix.lower() == ".parquet":
-        check_input(path)
         try:
-            frame = pd.read_parquet(path)
+            frame = pd.read_parquet(check_input(path))
+        except ScoreTableError:
+            raise
         except Exception as exc:  # pyarrow raises many types for corrupt files
             raise ScoreTableError(f"cannot read Parquet: {exc}", source=str(path)) from None
     else:
         frame = read_delimited(path, numeric=_SCORE)
         lines = frame.index.to_numpy()
+        notes += frame.attrs.get("notes", [])
+        notes += _unused_columns(frame, path)
     frame = normalise_columns(frame, source=str(path))
     if measure is not None and "measure" in frame:
         keep = keep_measures(frame["measure"], measure, source=str(path))
@@ -114,4 +113,26 @@ def read_tidy(
         source=str(path),
         check_range=check_range,
         lines=lines,
+        notes=notes,
     )
+
+
+def _unused_columns(frame: pd.DataFrame, path: Path) -> list[str]:
+    """Return notes naming the columns a tidy file holds beyond the five the table reads.
+
+    pandas' row index (``to_csv()`` without ``index=False``: an empty header, or
+    ``Unnamed: 0`` once read and written again) is named as such.
+    """
+    used = {"collection", "measure", "system", "topic", "score"}
+    unnamed = set(frame.attrs.get("unnamed", []))
+    index = [c for c in frame.columns if c in unnamed]
+    other = [str(c) for c in frame.columns if c not in unnamed and column_name(c) not in used]
+    notes = []
+    if index:
+        notes.append(
+            f"{path}: {len(index)} column(s) without a name (pandas' row index, written by "
+            "to_csv() without index=False) left out"
+        )
+    if other:
+        notes.append(f"{path}: column(s) {', '.join(repr(c) for c in other)} not used")
+    return notes

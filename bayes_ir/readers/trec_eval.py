@@ -13,30 +13,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bayes_ir.errors import MeasureError, ScoreTableError
-from bayes_ir.measures import COUNT_MEASURES, from_trec_eval_name, parse_measure
+from bayes_ir.errors import ScoreTableError
+from bayes_ir.measures import (
+    COUNT_MEASURES,
+    TREC_EVAL_ONLY,
+    from_trec_eval_name,
+    is_measure_name,
+    parse_measure,
+)
 from bayes_ir.readers._io import head_lines, parse_float, read_text, split_lines
 from bayes_ir.table import DEFAULT_COLLECTION, Missing, ScoreTable
 
 #: trec_eval names that appear only in summary rows or are not numbers.
 _NON_SCORES = frozenset({"runid", "relstring"})
-#: trec_eval names that ir_measures does not know but trec_eval prints.
-_KNOWN_TREC_EVAL = frozenset(
-    {"gm_map", "gm_bpref", "utility", "11pt_avg", "binG", "G", "Rndcg", "rel_ret", "P_avgjg"}
-)
-
-
-def _is_measure_name(name: str) -> bool:
-    if name in _NON_SCORES or name in _KNOWN_TREC_EVAL:
-        return True
-    translated = from_trec_eval_name(name)
-    if translated == name and "_" in name:
-        return False
-    try:
-        parse_measure(translated)
-    except MeasureError:
-        return False
-    return True
 
 
 def looks_trec_eval(path: Path) -> bool:
@@ -46,15 +35,15 @@ def looks_trec_eval(path: Path) -> bool:
         return False
     for line in lines:
         fields = line.split()
+        if fields and fields[0] in _NON_SCORES:  # runid, relstring (-m all_trec): text
+            continue
         if len(fields) != 3:
             return False
-        if fields[0] == "runid":
-            continue
         try:
             float(fields[2])
         except ValueError:
             return False
-    return any(_is_measure_name(line.split()[0]) for line in lines)
+    return any(line.split()[0] in _NON_SCORES or is_measure_name(line.split()[0]) for line in lines)
 
 
 def _blocks(rows: list[tuple[int, list[str]]]) -> list[list[tuple[int, list[str]]]]:
@@ -125,6 +114,8 @@ def read_trec_eval(
         runid = None
         block_records = []
         for number, fields in block:
+            if fields[0] in _NON_SCORES and len(fields) != 3:  # relstring of no document
+                continue
             if len(fields) != 3:
                 raise ScoreTableError(
                     f"expected 3 fields 'measure topic value', found {len(fields)}",
@@ -180,6 +171,6 @@ def _wanted(measure: str | list[str] | None) -> set[str] | None:
     for name in names:
         out.add(name)
         out.add(from_trec_eval_name(name))
-        if from_trec_eval_name(name) == name and name not in _KNOWN_TREC_EVAL:
+        if from_trec_eval_name(name) == name and name not in TREC_EVAL_ONLY:
             out.add(str(parse_measure(name)))  # MeasureError for a string nobody knows
     return out

@@ -14,7 +14,14 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.readers._io import guess_separator, head_lines, read_delimited
+from bayes_ir.measures import is_measure_name
+from bayes_ir.readers._io import (
+    delimited_head,
+    guess_separator,
+    head_lines,
+    number_text,
+    read_delimited,
+)
 from bayes_ir.table import Missing, ScoreTable
 
 #: Names of an id column (compared case-insensitively): it holds topic ids, not scores.
@@ -31,13 +38,12 @@ def _is_number(text: str) -> bool:
 
 def looks_wide(path: Path) -> bool:
     """Return True for delimited files with a header and numeric cells below it."""
-    lines = head_lines(path, 2)
-    if len(lines) < 2:
+    sep, rows = delimited_head(path, 2)
+    if len(rows) < 2 or sep == " ":
         return False
-    sep = "\t" if "\t" in lines[0] else ","
-    cells = [c.strip().strip('"') for c in lines[1].split(sep)]
-    header = [c.strip().strip('"') for c in lines[0].split(sep)]
-    return len(cells) == len(header) >= 2 and sum(_is_number(c) for c in cells) >= len(cells) - 1
+    header, cells = rows
+    numbers = sum(_is_number(number_text(c, sep)) for c in cells)
+    return len(cells) == len(header) >= 2 and numbers >= len(cells) - 1
 
 
 def read_wide(
@@ -65,6 +71,8 @@ def read_wide(
     """
     path = Path(path)
     frame = read_delimited(path, numeric=_score_columns(path))
+    read_notes = list(frame.attrs.get("notes", []))
+    unnamed = list(frame.attrs.get("unnamed", []))
     frame.columns = [str(c).strip() for c in frame.columns]
     if all(_is_number(c) for c in frame.columns):
         raise ScoreTableError(
@@ -73,8 +81,10 @@ def read_wide(
             source=str(path),
             line=1,
         )
+    frame, index_notes = _unnamed_columns(frame, unnamed, source=str(path))
     guessed_coll, guessed_meas = _guess_names(path)
     long, lines, notes = wide_to_long(frame, source=str(path))
+    notes = [*read_notes, *index_notes, *notes]
     return ScoreTable.from_frame(
         long,
         collection=collection or guessed_coll,
@@ -133,6 +143,65 @@ def read_wide_frame(
     )
 
 
+def _unnamed_columns(
+    frame: pd.DataFrame, unnamed: list[str], *, source: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """Handle header cells that name nothing: pandas' row index, empty columns, stray ones.
+
+    ``df.to_csv()`` keeps the index as a first column with an empty header (``Unnamed:
+    0`` once read and written again). It is left out when it holds the row numbers
+    ``0..n-1`` or when another column holds the topic ids; otherwise it holds the topic
+    ids (``df.set_index("qid")`` with the index's name dropped). An unnamed column
+    elsewhere is left out when it is empty (Excel's trailing separators) and refused
+    when it holds values: no system can be named after it.
+
+    Returns the frame without the columns left out (the first unnamed one renamed
+    ``topic`` when it holds the topic ids) and a note per column handled.
+
+    Raises
+    ------
+    ScoreTableError
+        An unnamed column that is not the first and holds values.
+    """
+    notes: list[str] = []
+    columns = list(frame.columns)
+    for position, name in enumerate(columns):
+        if name not in unnamed:
+            continue
+        cells = frame[name].astype(str).str.strip()
+        filled = cells != ""
+        if not filled.any():
+            frame = frame.drop(columns=name)
+            notes.append(f"{source}: column {position + 1} has no name and no value: left out")
+            continue
+        if position > 0:
+            line = int(frame.index[int(np.argmax(filled.to_numpy()))])
+            raise ScoreTableError(
+                f"column {position + 1} has no name in the header but holds values (line "
+                f"{line}: {cells[filled].iat[0]!r}); name the system it holds in the header "
+                "or delete the column",
+                source=source,
+                line=1,
+            )
+        has_ids = any(c.lower() in TOPIC_COLUMNS for c in columns if c != name)
+        rows = pd.to_numeric(cells, errors="coerce")
+        row_numbers = bool(rows.notna().all()) and sorted(rows) == list(range(len(rows)))
+        if has_ids or row_numbers:
+            frame = frame.drop(columns=name)
+            what = "the row numbers 0..n-1" if row_numbers else "an old row index"
+            notes.append(
+                f"{source}: the first column has no name and holds {what}: pandas' index, "
+                "written by to_csv() without index=False; left out"
+            )
+        else:
+            frame = frame.rename(columns={name: "topic"})
+            notes.append(
+                f"{source}: topic ids from the first column, which has no name (pandas' "
+                "index, written by to_csv())"
+            )
+    return frame, notes
+
+
 def _listed(names: Iterable[object], n: int = 4) -> str:
     shown = [str(c) for c in names]
     return ", ".join(shown[:n]) + (", ..." if len(shown) > n else "")
@@ -178,6 +247,15 @@ def wide_to_long(
         note = "no topic column: topics numbered by row from 1"
     if frame.shape[1] == 0:
         raise ScoreTableError("no system columns", source=source)
+    if all(is_measure_name(str(c)) for c in frame.columns):
+        named = f"column {topic_col!r}" if topic_col is not None else "the rows"
+        raise ScoreTableError(
+            f"the columns are measures ({_listed(frame.columns)}), not systems: this is a table "
+            f"of mean scores, one row per system ({named}), as pt.Experiment(...) without "
+            "perquery=True or a ranx report writes it; the tests need per-topic scores: "
+            "pt.Experiment(..., perquery=True), trec_eval -q, or the runs with their qrels",
+            source=source,
+        )
     codes, _ = pd.factorize(np.asarray(topics, dtype=object), use_na_sentinel=False)
     seen = np.bincount(codes) if len(codes) else np.zeros(0, dtype=int)
     if not has_lines and (seen > 1).any():  # a file's rows are named by line in from_frame
@@ -210,8 +288,13 @@ def wide_to_long(
     lines = np.repeat(frame.index.to_numpy(), n_sys) if has_lines else None
     if present.all():
         return long, lines, [note]
+    notes = [note]
+    empty = ~present.reshape(len(topics), n_sys).any(axis=0)
+    if empty.any():
+        names = ", ".join(repr(str(c)) for c in frame.columns[empty])
+        notes.append(f"{source}: system column(s) {names} hold no score at all: left out")
     lines = None if lines is None else lines[present]
-    return long[present].reset_index(drop=True), lines, [note]
+    return long[present].reset_index(drop=True), lines, notes
 
 
 def _score_columns(path: Path) -> set[str]:

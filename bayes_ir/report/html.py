@@ -80,6 +80,7 @@ def _decision_rows(review: Any) -> list[dict[str, Any]]:
                 "action": r.action,
                 "css": _ACTION_CLASS[r.action],
                 "mark": _ACTION_MARK[r.action],
+                "observed": _num(c["observed"], sign=True),
                 "mean": _num(c["mean"], sign=True),
                 "interval": f"[{_num(c['ci_lower'], sign=True)}, {_num(c['ci_upper'], sign=True)}]",
                 "p_better": format_probability(c["p_better"]),
@@ -252,6 +253,7 @@ def measure_context(review: Any) -> dict[str, Any]:
         "decision": d,
         "rule": d.rule,
         "decision_rows": _decision_rows(review),
+        "pooling": None if d.pooling is None else d.pooling.summary(),
         "more_topics": [
             {k: (format_probability(v) if k.startswith("p_") else v) for k, v in row.items()}
             | {"expected_loss": _num(row["expected_loss"])}

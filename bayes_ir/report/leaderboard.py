@@ -334,11 +334,12 @@ def _figures(lb: Any) -> list[dict[str, str]]:
 
 
 def _provenance(lb: Any, inputs: Sequence[str | Path], command: str) -> dict[str, Any]:
-    from bayes_ir.provenance import sha256_file
+    from bayes_ir.provenance import input_hashes
 
     p = lb.provenance
     return {
-        "inputs": [{"name": str(f), "sha256": sha256_file(Path(f))} for f in inputs],
+        "inputs": input_hashes(inputs),
+        "notes": list(getattr(lb, "notes", ())),
         "where": _where(lb),
         "source": p.get("source", ""),
         "model": f"{lb.likelihood} likelihood; {p.get('sampler', '')} sampler; "
@@ -357,7 +358,8 @@ def render_leaderboard(lb: Any, *, inputs: Sequence[str | Path] = (), command: s
     One self-contained page (figures inline as SVG, no request), styled like the
     deployment review: the gate and misfit banners, the board with the tie groups as
     shaded bands, the groups, the two figures, the frequentist companion, the model
-    check of flagged systems and the provenance (``inputs`` with their SHA-256,
+    check of flagged systems, how the data were read (the table's notes) and the
+    provenance (``inputs`` with their SHA-256, a folder standing for its files;
     ``command``).
     """
     from bayes_ir.report.html import environment

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bayes_ir.errors import BayesIRError
+from bayes_ir.errors import BayesIRError, OptionError
 from bayes_ir.files import TABLE_FORMATS, write_text
 from bayes_ir.report.escape import markdown_escape
 from bayes_ir.report.frames import plain_frame
@@ -70,10 +70,19 @@ def write_table(frame: pd.DataFrame, path: str | PathLike[str]) -> Path:
 
     Raises
     ------
+    OptionError
+        ``frame`` is not a DataFrame or ``path`` not a file name.
     BayesIRError
         If the extension is not one of ``.csv``, ``.json``, ``.md``, ``.tex``, or the path
         cannot be written (see :func:`bayes_ir.files.atomic_path`).
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise OptionError(
+            f"write_table writes a pandas DataFrame (a result's to_frame()), got "
+            f"{type(frame).__name__}"
+        )
+    if not isinstance(path, str | PathLike) or not str(path).strip():
+        raise OptionError(f"write_table needs a file name, got {path!r}")
     path = Path(path)
     fmt = TABLE_FORMATS.get(path.suffix.lower())
     if fmt is None:

@@ -23,9 +23,9 @@ from typing import Any
 
 import pandas as pd
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import ConvergenceWarning, OptionError
-from bayes_ir.provenance import package_versions, sha256_file
+from bayes_ir.provenance import input_hashes, package_versions
 from bayes_ir.report.decision import format_probability
 from bayes_ir.report.marks import model_description
 from bayes_ir.table import ScoreTable
@@ -79,6 +79,11 @@ class Review:
     predictive: Any
     worst_topics: pd.DataFrame
     provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the loader changed or left out in the table (shown in the review)."""
+        return self.table.notes
 
     @property
     def reliable(self) -> bool:
@@ -159,6 +164,7 @@ def review(
     r: float = defaults.RISK_R,
     r_levels: Sequence[float] = defaults.RISK_LEVELS,
     likelihood: str = "gaussian",
+    pooling: str = "all",
     ci_prob: float | None = None,
     seed: int | None = None,
     draws: int | None = None,
@@ -189,6 +195,9 @@ def review(
         Loss weights of the BRisk sweep.
     likelihood
         Likelihood of the hierarchical model.
+    pooling
+        Which system effects share ``sigma_system`` in every fit (``"all"`` or
+        ``"artifacts"``, see :func:`bayes_ir.hierarchical.fit`).
     ci_prob
         Interval probability.
     seed
@@ -202,7 +211,8 @@ def review(
     executor
         Executor of the BRisk sweep (see :func:`bayes_ir.sweep`).
     inputs
-        The input files, hashed into the provenance.
+        The input files (scores, qrels, selector lists, a saved fit; a folder stands for
+        its files), hashed into the provenance.
     command
         The command line that made the review, for the provenance.
     fit
@@ -220,18 +230,27 @@ def review(
     -------
     Review
     """
-    from bayes_ir.decision import decide
+    from bayes_ir.decision import check_options, decide
     from bayes_ir.hierarchical import check_fit, compare, posterior_predictive
     from bayes_ir.hierarchical import fit as hierarchical_fit
     from bayes_ir.risk import brisk_sweep, risk_review
+    from bayes_ir.risk.adjusted import check_r
 
     if table.champion is None or not table.challengers:
         raise OptionError("review needs a champion and at least one challenger (with_roles)")
-    seed = defaults.SEED if seed is None else int(seed)
+    seed = validate.seed(seed)
     p = defaults.ci_prob(ci_prob)
-    margin = defaults.DECISION_MARGIN if margin is None else float(margin)
+    # every option is checked before the first fit (a bad one fails at once, not after it)
+    measure = table.measures[0] if len(table.measures) == 1 else None
+    margin, _, _ = check_options(margin=margin, mode="superiority", r=1.0, threshold=None,
+                                 p_min=None, measure=measure)  # fmt: skip
+    r = check_r(r)
+    r_levels = [check_r(level) for level in r_levels]
+    n_resamples = validate.resamples("n_resamples", n_resamples, minimum=100)
     given = {"draws": draws, "tune": tune, "target_accept": target_accept}
     sampler: dict[str, Any] = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
+    if pooling != "all":  # the BRisk fits pool as the decision's fit does
+        sampler["pooling"] = pooling
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
         if fit is None:
@@ -254,9 +273,9 @@ def review(
 
     predictive = posterior_predictive(result, ci_prob=p, seed=seed,
                                       systems=predictive_systems(result))  # fmt: skip
-    files = [Path(f) for f in inputs]
     provenance = {
-        "inputs": [{"name": f.name, "sha256": sha256_file(f)} for f in files if f.is_file()],
+        "inputs": input_hashes(inputs),
+        "notes": list(table.notes),
         "collection": table.collections[0],
         "measure": table.measures[0],
         "champion": table.champion,
@@ -264,6 +283,7 @@ def review(
         "artifacts": len(table.artifacts),
         "topics": len(table.topics),
         "likelihood": likelihood if fit is None else result.likelihood,
+        "pooling": result.pooling,
         "model": model_description(result)
         + ("" if continuous else "; BRisk: gaussian model of the risk-adjusted scores"),
         "seed": seed,

@@ -19,6 +19,7 @@ from bayes_ir.risk.bca import BCaResult, bca_urisk, bonferroni_level
 from bayes_ir.risk.brisk import BRiskForecast, BRiskResult, BRiskSweep, brisk, brisk_sweep
 from bayes_ir.risk.one_to_one import OneToOneResult, build_one_to_one_model, one_to_one
 from bayes_ir.risk.review import RiskReview, risk_review
+from bayes_ir.risk.segments import SEGMENT_RISK_COLUMNS, SegmentRisk, segment_risk
 from bayes_ir.risk.spec import RISK_MEASURES, RiskSpec, TopicRisk, calc_risk, iter_risk, parse_risk
 from bayes_ir.risk.trisk import TRiskResult, trisk
 from bayes_ir.risk.urisk import URiskResult, urisk
@@ -32,7 +33,9 @@ __all__ = [
     "OneToOneResult",
     "RiskReview",
     "RISK_MEASURES",
+    "SEGMENT_RISK_COLUMNS",
     "RiskSpec",
+    "SegmentRisk",
     "TRiskResult",
     "TopicRisk",
     "URiskResult",
@@ -50,6 +53,7 @@ __all__ = [
     "risk_adjusted_scores",
     "risk_measure_name",
     "risk_review",
+    "segment_risk",
     "trisk",
     "urisk",
     "zrisk",

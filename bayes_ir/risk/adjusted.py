@@ -33,9 +33,12 @@ __all__ = [
 def check_r(r: float) -> float:
     """Return the loss weight ``r = 1 + alpha`` as a float, or raise :class:`OptionError`.
 
-    ``r`` must be a finite real number of at least 1 (:func:`bayes_ir.validate.finite_float`).
+    ``r`` must be a finite real number of at least 1 and at most
+    :data:`bayes_ir.defaults.MAX_RISK_WEIGHT` (:func:`bayes_ir.validate.finite_float`).
     """
-    return validate.finite_float("the loss weight r (= 1 + alpha)", r, minimum=1.0)
+    return validate.finite_float(
+        "the loss weight r (= 1 + alpha)", r, minimum=1.0, maximum=defaults.MAX_RISK_WEIGHT
+    )
 
 
 def constant_columns(adjusted: np.ndarray) -> np.ndarray:

@@ -38,7 +38,12 @@ def bonferroni_level(ci_prob: float, k: int) -> float:
     return 1.0 - (1.0 - ci_prob) / k
 
 
+#: Resamples x topics drawn at once (80 MB): more resamples are drawn in batches.
+_BATCH_CELLS = 10_000_000
+
+
 def _bca_one(adjusted: np.ndarray, level: float, n_resamples: int, rng) -> tuple[float, float]:
+    size = adjusted.size
     res = stats.bootstrap(
         (adjusted,),
         np.mean,
@@ -46,6 +51,7 @@ def _bca_one(adjusted: np.ndarray, level: float, n_resamples: int, rng) -> tuple
         confidence_level=level,
         method="BCa",
         rng=rng,
+        batch=None if n_resamples * size <= _BATCH_CELLS else max(1, _BATCH_CELLS // size),
     )
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
@@ -216,7 +222,7 @@ def bca_urisk(
     r = check_r(r)
     p = _ci_prob(ci_prob)
     seed = validate.seed(seed)
-    n_resamples = validate.positive_int("n_resamples", n_resamples, minimum=100)
+    n_resamples = validate.resamples("n_resamples", n_resamples, minimum=100)
     pair = resolve_pair(
         table,
         champion=champion,

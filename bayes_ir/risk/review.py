@@ -70,6 +70,8 @@ class RiskReview:
         Settings and provenance.
     urisk_trisk, bca, zrisk, brisk
         The underlying results (``brisk`` is ``None`` without the Bayesian part).
+    notes
+        What the loader changed or left out in the table (the table's ``notes``).
     """
 
     frame: pd.DataFrame
@@ -83,6 +85,7 @@ class RiskReview:
     bca: BCaResult
     zrisk: ZRiskResult
     brisk: BRiskResult | None
+    notes: tuple[str, ...] = ()
 
     @property
     def header(self) -> str:
@@ -324,4 +327,5 @@ def risk_review(
         bca=bc,
         zrisk=zr,
         brisk=br,
+        notes=tuple(table.notes),
     )

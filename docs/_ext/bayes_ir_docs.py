@@ -33,6 +33,7 @@ PACKAGES = {
     "bayes_ir.hierarchical": "The Bayesian hierarchical model: fit, diagnostics, contrasts.",
     "bayes_ir.hierarchical.families": "Likelihood families: gaussian, skew-normal, bernoulli, "
     "binomial, zero-one-inflated beta.",
+    "bayes_ir.hierarchical.design": "Designs of crossed terms that every sampler reads.",
     "bayes_ir.decision": "The decision rule: deploy, keep the champion, or collect more data.",
     "bayes_ir.risk": "Risk measures: URisk, TRisk, ZRisk, BCa, the one-to-one model, BRisk.",
     "bayes_ir.frequentist": "Meta-analysis, GLMs and paired tests.",

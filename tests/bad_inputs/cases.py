@@ -6,11 +6,16 @@ Classes: ``file-tidy``, ``file-wide``, ``file-trec_eval``, ``file-run``, ``file-
 options), ``output`` (output paths), ``meta-config`` (YAML configs and ``meta``'s
 options), ``saved-fit``, ``degenerate`` (data that make an answer meaningless), ``api``,
 ``inputs`` (objects in memory: ranx, ir_measures, PyTerrier, DataFrames, qrels),
-``signal``. Today's failures are listed in :data:`FAILS_TODAY` at the end.
+``signal``; round 3 (issue 32): ``side-files``, ``tool-exports``, ``notes``,
+``float-noise``, ``opt-early``; after main's LLM log readers and ``rank``: ``llm-logs``,
+``opt-rank``. Today's failures are listed in :data:`FAILS_TODAY` at the end.
 """
 
 from __future__ import annotations
 
+import io
+import json
+import math
 import re
 import signal
 from dataclasses import replace
@@ -22,6 +27,9 @@ from bad_inputs.catalogue import (
     META_SCORES,
     SYSTEMS,
     Case,
+    Link,
+    Sparse,
+    _num,
     both,
     challengers_are,
     exists,
@@ -47,6 +55,7 @@ import bayes_ir
 from bayes_ir.errors import (
     BayesIRError,
     InsufficientDataError,
+    MeasureError,
     OptionError,
     RoleError,
     ScoreTableError,
@@ -1803,6 +1812,1638 @@ err("fit-file-missing", "opt-shared", ("decide", TA, "-c", "base", "-C", "chal_*
 err("fit-several-measures", "opt-shared", ("decide", TA, "-c", "base", "-C", "chal_*", "-m", "AP",
     "-m", "P@10", "--fit", "{d}/t.csv"), r"--fit|not in the data")  # fmt: skip
 ok("quiet-anywhere", "opt-shared", (*TEST, "--quiet", *OUT))
+
+# ============================================================================ round 3 (issue 32)
+# Files the user names besides the scores; what the tools that wrote a file do; notes that
+# reach every command; float noise in paired tests; options checked before any work in the
+# CLI's words; names shown as written on any terminal; saved fits of a newer version.
+SEL = {**T, "sel.txt": "chal_a\n"}
+FITC = ("fit", TA, "-c", "base", "--draws", "200", "--chains", "2")
+for slug, flag in (("challengers", "-C"), ("artifacts", "-a"), ("exclude", "--exclude")):
+    chal = () if flag == "-C" else ("-C", "chal_b")
+    err(
+        f"side-{slug}-file-is-output",
+        "side-files",
+        (*FITC, *chal, flag, "@{d}/sel.csv", "-o", "{d}/sel.csv"),
+        r"sel\.csv.*input",
+        {**T, "sel.csv": "chal_a\n"},
+    )
+err(
+    "side-selector-bare-path-is-output",
+    "side-files",
+    (*FITC, "-C", "{d}/sel.csv", "-o", "{d}/sel.csv"),
+    r"sel\.csv.*input",
+    {**T, "sel.csv": "chal_a\n"},
+)
+err(
+    "side-selector-fifo",
+    "side-files",
+    (*FITC, "-C", "@{d}/pipe.txt"),
+    r"pipe\.txt.*FIFO",
+    {**T, "pipe.txt": FIFO},
+    subprocess=True,
+    timeout=60,
+)
+err(
+    "side-selector-dev-zero",
+    "side-files",
+    (*FITC, "-C", "@/dev/zero"),
+    r"/dev/zero.*(device|regular)",
+    subprocess=True,
+    memory_limit=True,
+    timeout=60,
+)
+err(
+    "side-selector-symlink-to-fifo",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"sel\.txt.*FIFO",
+    {**T, "pipe": FIFO, "sel.txt": Link("{d}/pipe")},
+    subprocess=True,
+    timeout=60,
+)
+err(
+    "side-selector-broken-symlink",
+    "side-files",
+    (*FITC, "-C", "@{d}/link.txt"),
+    r"error: \S*link\.txt: (is a broken|.*not found)",
+    {**T, "link.txt": Link("{d}/gone.txt")},
+)
+err(
+    "side-selector-folder",
+    "side-files",
+    (*FITC, "-C", "@{d}/sub"),
+    r"error: \S*sub: is a folder",
+    {**T, "sub/": None},
+)
+err(
+    "side-selector-huge",
+    "side-files",
+    (*FITC, "-C", "@{d}/big.txt"),
+    r"big\.txt.*larger than",
+    {**T, "big.txt": Sparse(20_000_000)},
+)
+err(
+    "side-selector-unknown-name-names-file-line",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"sel\.txt:3: challenger 'nope'",
+    {**T, "sel.txt": "# mine\nchal_a\nnope\n"},
+)
+for slug, data in (
+    ("bom", "\ufeffchal_a\n".encode()),
+    ("bom-crlf", "\ufeffchal_a\r\nchal_b\r\n".encode()),
+):
+    want = {"chal_a"} if slug == "bom" else {"chal_a", "chal_b"}
+    ok(
+        f"side-selector-{slug}",
+        "side-files",
+        (*FITC, "-C", "@{d}/sel.txt", *OUT),
+        challengers_are(want),
+        {**T, "sel.txt": data},
+    )
+err(
+    "side-selector-utf16",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"sel\.txt.*UTF-16",
+    {**T, "sel.txt": "chal_a\n".encode("utf-16")},
+)
+err(
+    "side-selector-latin1",
+    "side-files",
+    (*FITC, "-C", "@{d}/sel.txt"),
+    r"error: \S*sel\.txt:2: not UTF-8",
+    {**T, "sel.txt": "chal_a\ncafé\n".encode("latin-1")},
+)
+err(
+    "side-config-fifo",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml.*FIFO",
+    {**MF, "cfg.yaml": FIFO},
+    subprocess=True,
+    timeout=60,
+)
+err(
+    "side-config-symlink-to-dev-zero",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml.*device",
+    {**MF, "cfg.yaml": Link("/dev/zero")},
+    subprocess=True,
+    memory_limit=True,
+    timeout=60,
+)
+err(
+    "side-config-huge",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml.*larger than",
+    {**MF, "cfg.yaml": Sparse(20_000_000)},
+)
+err(
+    "side-config-utf16",
+    "side-files",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml:1: UTF-16",
+    {**MF, "cfg.yaml": META_OK.encode("utf-16")},
+)
+err(
+    "side-scores-larger-than-memory-limit",
+    "side-files",
+    ("inspect", "{d}/big.csv"),
+    r"big\.csv.*memory limit",
+    {"big.csv": Sparse(40_000_000)},
+    subprocess=True,
+    env={"BAYES_IR_MEMORY_LIMIT": "10000000"},
+    timeout=60,
+)
+err(
+    "side-fit-fifo",
+    "side-files",
+    ("decide", TA, "-c", "base", "-C", "chal_*", "--fit", "{d}/fit.nc"),
+    r"--fit \S*fit\.nc: is a FIFO",
+    {**T, "fit.nc": FIFO},
+)
+
+
+def run_orders(tag: str, orders: dict[str, list[str]]) -> str:
+    """A run whose ranking differs per topic (``orders``: topic -> documents, best first)."""
+    return "".join(
+        f"{t} Q0 {d} {r} {10 - r}.5 {tag}\n"
+        for t, order in orders.items()
+        for r, d in enumerate(order, 1)
+    )
+
+
+META_RUNS = {
+    "runs/c1/bm25.run": run_orders(
+        "bm25", {"1": ["d1", "d2"], "2": ["d3", "d2"], "3": ["d2", "d1"]}
+    ),
+    "runs/c1/dense.run": run_orders(
+        "dense", {"1": ["d2", "d1"], "2": ["d2", "d3"], "3": ["d1", "d2"]}
+    ),
+    "runs/c2/bm25.run": run_orders(
+        "bm25", {"1": ["d3", "d1"], "2": ["d2", "d1"], "3": ["d4", "d1"]}
+    ),
+    "runs/c2/dense.run": run_orders(
+        "dense", {"1": ["d1", "d3"], "2": ["d1", "d2"], "3": ["d1", "d4"]}
+    ),
+    "c1.csv": qrels(),
+    "c2.csv": qrels(),
+    "cfg.yaml": "control: bm25\ntreatment: dense\nmeasure: RR\ncollections:\n"
+    "  c1: {qrels: c1.csv, runs: {bm25: runs/c1/bm25.run, dense: runs/c1/dense.run}}\n"
+    "  c2: {qrels: c2.csv, runs: {bm25: runs/c2/bm25.run, dense: runs/c2/dense.run}}\n",
+}
+err(
+    "side-meta-output-is-qrels",
+    "side-files",
+    ("meta", "{d}/cfg.yaml", "-o", "{d}/c1.csv"),
+    r"c1\.csv.*input",
+    META_RUNS,
+)
+FOLDER_FIT = ("{d}/runs", "--qrels", "{d}/qrels.txt", "-m", "P@5")
+err(
+    "side-output-inside-input-folder",
+    "side-files",
+    ("inspect", *FOLDER_FIT, "-o", "{d}/runs/out.csv"),
+    r"out\.csv.*inside the input folder",
+    FOLDER,
+)
+err(
+    "side-figures-into-input-folder",
+    "side-files",
+    ("fit", *FOLDER_FIT, "-c", "sysA", "-C", "sysB", "--draws", "200", "--figures", "{d}/runs"),
+    r"--figures.*inside the input folder",
+    FOLDER,
+)
+
+# --- file names written by macOS (decomposed, NFD) and typed composed (NFC)
+CAFE_NFC, CAFE_NFD = "café", "cafe\u0301"
+ok(
+    "nfd-score-file-name",
+    "side-files",
+    ("inspect", f"{{d}}/{CAFE_NFC}.csv", *OUT),
+    inspect_means(MEANS),
+    {f"{CAFE_NFD}.csv": tidy()},
+)
+ok(
+    "nfd-selector-file-name",
+    "side-files",
+    (*FITC, "-C", f"@{{d}}/{CAFE_NFC}.txt", *OUT),
+    challengers_are({"chal_a"}),
+    {**T, f"{CAFE_NFD}.txt": "chal_a\n"},
+)
+ok(
+    "nfd-config-file-name",
+    "side-files",
+    ("meta", f"{{d}}/{CAFE_NFC}.yaml", "--method", "FE", *OUT),
+    meta_check,
+    {**MF, f"{CAFE_NFD}.yaml": META_OK},
+)
+ok(
+    "nfd-champion-name",
+    "side-files",
+    ("fit", TA, "-c", CAFE_NFC, "-C", "chal_*", "--draws", "200", "--chains", "2", *OUT),
+    challengers_are({"chal_a", "chal_b"}),
+    {"t.csv": tidy(systems=(CAFE_NFD, *SYSTEMS[1:]))},
+)
+
+
+# ============================================================================ tool exports
+def pandas_wide(index: str) -> str:
+    """A wide frame as pandas' default ``to_csv()`` writes it (the index kept)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(MW, columns=list(W3))
+    if index == "topics":
+        frame.index = [int(t) for t in topics()]
+    elif index == "reset":
+        frame.insert(0, "topic", topics())
+    text = frame.to_csv()
+    if index == "reread":  # read back without index_col and written again: "Unnamed: 0"
+        text = pd.read_csv(io.StringIO(text)).to_csv(index=False)
+    return text
+
+
+WIDE_MEANS = means_of(W3, MW)
+for slug in ("range", "reread", "reset", "topics"):
+    ok(
+        f"pandas-wide-index-{slug}",
+        "tool-exports",
+        ("inspect", "{d}/w.csv", *OUT),
+        inspect_means(WIDE_MEANS),
+        {"w.csv": pandas_wide(slug)},
+    )
+ok(
+    "pandas-wide-index-fit-artifacts",
+    "tool-exports",
+    ("fit", "{d}/w.csv", "-c", "base", "-C", "chal_a", "--draws", "200", "--chains", "2"),
+    stdout_has("1 artifact run(s)"),
+    {"w.csv": pandas_wide("range")},
+)
+err(
+    "wide-unnamed-column-with-values",
+    "tool-exports",
+    ("inspect", "{d}/w.csv"),
+    r"w\.csv:1: column 3 has no name",
+    {"w.csv": "topic,base,,chal_b\n1,0.1,0.2,0.3\n2,0.2,0.3,0.1\n"},
+)
+
+
+def excel(text: str, *, sep_line: bool = False, decimal_comma: bool = True) -> bytes:
+    """``text`` (a CSV) as Excel writes it where the decimal mark is a comma."""
+    out = []
+    for line in text.splitlines():
+        cells = line.split(",")
+        if decimal_comma:
+            cells = [c.replace(".", ",") if c.replace(".", "", 1).isdigit() else c for c in cells]
+        out.append(";".join(cells))
+    body = "\r\n".join(out) + "\r\n"
+    return (("sep=;\r\n" if sep_line else "") + body).encode()
+
+
+ok(
+    "excel-tidy-semicolon-decimal-comma",
+    "tool-exports",
+    INSPECT,
+    inspect_means(MEANS),
+    {"t.csv": excel(tidy())},
+)
+ok(
+    "excel-tidy-semicolon-points",
+    "tool-exports",
+    INSPECT,
+    inspect_means(MEANS),
+    {"t.csv": excel(tidy(), decimal_comma=False)},
+)
+ok(
+    "excel-tidy-sep-line",
+    "tool-exports",
+    INSPECT,
+    inspect_means(MEANS),
+    {"t.csv": excel(tidy(), sep_line=True)},
+)
+ok(
+    "excel-wide-semicolon-decimal-comma",
+    "tool-exports",
+    ("inspect", "{d}/w.csv", *OUT),
+    inspect_means(WIDE_MEANS),
+    {"w.csv": excel(wide(W3, MW))},
+)
+err(
+    "excel-utf16-without-bom",
+    "tool-exports",
+    ("inspect", TA),
+    r"t\.csv.*UTF-16",
+    {"t.csv": tidy().encode("utf-16-le")},
+)
+for slug, name, text in (
+    ("tidy", "t.csv", tidy()),
+    ("wide", "w.csv", wide(W3, MW)),
+):
+    ok(
+        f"cr-only-{slug}",
+        "tool-exports",
+        ("inspect", f"{{d}}/{name}", *OUT),
+        inspect_means(MEANS if slug == "tidy" else WIDE_MEANS),
+        {name: text.replace("\n", "\r")},
+    )
+
+ANSERINI = {
+    "runs/run.msmarco.bm25.txt": run("Anserini", ["d1", "d2", "d3", "d4", "d5"]),
+    "runs/run.msmarco.dense.txt": run("Anserini", ["d5", "d4", "d3", "d2", "d1"]),
+    "qrels.txt": qrels(),
+}
+ANS_ARGS = (
+    "{d}/runs/run.msmarco.bm25.txt",
+    "{d}/runs/run.msmarco.dense.txt",
+    "--qrels",
+    "{d}/qrels.txt",
+    "-m",
+    "P@5",
+)
+ANS_MEANS = {"bm25": P5["sysA"], "dense": P5["sysB"]}
+ok(
+    "anserini-tag-on-every-run",
+    "tool-exports",
+    ("inspect", *ANS_ARGS, *OUT),
+    both(inspect_means(ANS_MEANS), stdout_has("Anserini")),
+    ANSERINI,
+)
+ok(
+    "anserini-runs-folder",
+    "tool-exports",
+    ("inspect", "{d}/runs", "--qrels", "{d}/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means(ANS_MEANS),
+    ANSERINI,
+)
+ok(
+    "pyterrier-tag-on-every-run",
+    "tool-exports",
+    ("inspect", "{d}/bm25.res", "{d}/dense.res", "--qrels", "{d}/qrels.txt", "-m", "P_5", *OUT),
+    inspect_means(ANS_MEANS),
+    {
+        "bm25.res": ANSERINI["runs/run.msmarco.bm25.txt"].replace("Anserini", "pyterrier"),
+        "dense.res": ANSERINI["runs/run.msmarco.dense.txt"].replace("Anserini", "pyterrier"),
+        "qrels.txt": qrels(),
+    },
+)
+for measure in ("P@0", "ndcg_cut_0", "nDCG@0"):
+    err(
+        f"measure-cutoff-zero-{measure}",
+        "tool-exports",
+        ("inspect", *RUNA, "-m", measure),
+        r"cut-off.*at least 1",
+        RUNS,
+        subprocess=True,
+        timeout=60,
+    )
+
+
+def all_trec(system: str, column) -> str:
+    """``trec_eval -q -m all_trec`` output: string-valued ``relstring`` lines among the scores."""
+    lines = []
+    for t, v in zip(topics(len(column)), column, strict=True):
+        lines += [f"num_ret\t{t}\t1000", f"relstring\t{t}\tRRNRN", f"map\t{t}\t{_num(v)}"]
+    return "\n".join([*lines, f"runid\tall\t{system}", "relstring\tall\tRRNRN"]) + "\n"
+
+
+ok(
+    "trec-eval-all-trec-relstring",
+    "tool-exports",
+    ("inspect", "{d}/base.txt", *OUT),
+    inspect_means({"base": MEANS["base"]}),
+    {"base.txt": all_trec("base", M[:, 0])},
+)
+MSMARCO = {
+    "bm25.tsv": "".join(
+        f"{q}\t{d}\t{r}\n"
+        for q in ("1", "2", "3")
+        for r, d in enumerate(["d1", "d2", "d3", "d4", "d5"], 1)
+    ),
+    "dense.tsv": "".join(
+        f"{q}\t{d}\t{r}\n"
+        for q in ("1", "2", "3")
+        for r, d in enumerate(["d5", "d4", "d3", "d2", "d1"], 1)
+    ),
+    "qrels.txt": qrels(),
+}
+ok(
+    "msmarco-run-format",
+    "tool-exports",
+    ("inspect", "{d}/bm25.tsv", "{d}/dense.tsv", "--qrels", "{d}/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means({"bm25": P5["sysA"], "dense": P5["sysB"]}),
+    MSMARCO,
+)
+
+
+def scoreddocs(order: list[str]) -> str:
+    """``ir_datasets export DATASET scoreddocs``: ranks from 0, every run tagged ``run``."""
+    return "".join(
+        f"{q} Q0 {d} {i} {9 - i}.0 run\n" for q in ("1", "2", "3") for i, d in enumerate(order)
+    )
+
+
+ok(
+    "ir-datasets-scoreddocs-tag-run",
+    "tool-exports",
+    ("inspect", "{d}/bm25.run", "{d}/dense.run", "--qrels", "{d}/qrels.txt", "-m", "P@5", *OUT),
+    inspect_means({"bm25": P5["sysA"], "dense": P5["sysB"]}),
+    {
+        "bm25.run": scoreddocs(["d1", "d2", "d3", "d4", "d5"]),
+        "dense.run": scoreddocs(["d5", "d4", "d3", "d2", "d1"]),
+        "qrels.txt": qrels(),
+    },
+)
+PT_MEANS = "name,map,ndcg_cut_10\nBM25,0.25,0.41\nBM25+RM3,0.28,0.43\nmonoT5,0.31,0.52\n"
+for slug, text in (
+    ("csv", PT_MEANS),
+    (
+        "to-csv-index",
+        ","
+        + PT_MEANS.replace("\n", "\n0,", 1)
+        .replace("\nBM25+", "\n1,BM25+")
+        .replace("\nmonoT5", "\n2,monoT5"),
+    ),
+):
+    err(
+        f"pyterrier-experiment-means-only-{slug}",
+        "tool-exports",
+        ("inspect", "{d}/pt.csv"),
+        r"pt\.csv: the columns are measures \(map, ndcg_cut_10\).*perquery=True",
+        {"pt.csv": text},
+    )
+META_SYS = META_SCORES.replace(",bm25,", ",010,").replace(",dense,", ",no,")
+for slug, config in (
+    ("octal-name", META_OK.replace("bm25", "010").replace("dense", "no")),
+    ("float-name", META_OK.replace("bm25", "1.10")),
+):
+    data = META_SYS if slug == "octal-name" else META_SCORES.replace(",bm25,", ",1.10,")
+    ok(
+        f"yaml11-{slug}",
+        "tool-exports",
+        (*META, "--method", "FE", *OUT),
+        lambda ctx: None,
+        {"scores.csv": data, "cfg.yaml": config},
+    )
+err(
+    "yaml11-unknown-name-names-config",
+    "tool-exports",
+    META,
+    r"cfg\.yaml:1: control '010'",
+    {**MF, "cfg.yaml": META_OK.replace("bm25", "010")},
+)
+err(
+    "yaml-duplicate-key",
+    "tool-exports",
+    META,
+    r"cfg\.yaml:5: key 'control' appears twice",
+    {**MF, "cfg.yaml": META_OK + "control: dense\n"},
+)
+err(
+    "yaml-duplicate-collection",
+    "tool-exports",
+    ("meta", "{d}/cfg.yaml"),
+    r"cfg\.yaml:\d+: key 'c1' appears twice",
+    {
+        **META_RUNS,
+        "cfg.yaml": META_RUNS["cfg.yaml"]
+        + "  c1: {qrels: c2.csv, runs: {bm25: runs/c2/bm25.run, dense: runs/c2/dense.run}}\n",
+    },
+)
+err(
+    "yaml-deeply-nested",
+    "tool-exports",
+    META,
+    r"cfg\.yaml.*nested",
+    {**MF, "cfg.yaml": "control: " + "[" * 20000 + "]" * 20000 + "\n"},
+)
+err(
+    "yaml-alias-bomb",
+    "tool-exports",
+    META,
+    r"cfg\.yaml.*entries",
+    {
+        **MF,
+        "cfg.yaml": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{k}: &{k} [{', '.join(['*' + p] * 10)}]\n"
+            for p, k in zip("abcdef", "bcdefg", strict=True)
+        ),
+    },
+)
+
+
+# ============================================================================ notes
+T6 = tuple(str(t) for t in range(1, 7))
+REL6 = (
+    {t: {DOCS6[(int(t) * k) % 6] for k in (1, 3)} for t in T6}
+    if (DOCS6 := ["d1", "d2", "d3", "d4", "d5", "d6"])
+    else {}
+)
+NOTE_RUNS = {
+    "a.run": run("sysA", ["d1", "d2", "d3", "d4", "d5", "d6"], topic_ids=T6),
+    "b.run": run("sysB", ["d6", "d5", "d4", "d3", "d2", "d1"], topic_ids=T6[:-1]),
+    "c.run": run("sysC", ["d2", "d4", "d6", "d1", "d3", "d5"], topic_ids=T6),
+    "qrels.txt": qrels(REL6, T6),
+}
+NOTE_ARGS = ("{d}/a.run", "{d}/b.run", "{d}/c.run", "--qrels", "{d}/qrels.txt", "-m", "P@5")
+SCORED_0 = stdout_has("did not retrieve 1 judged query (6)", "scored 0")
+for command, extra in (
+    ("test", ("-c", "sysA", "-C", "sysB")),
+    ("decide", ("-c", "sysA", "-C", "sysB", "--draws", "200", "--chains", "2", "--topics", "0")),
+    ("risk", ("-c", "sysA", "-C", "sysB", "--no-bayes", "--resamples", "200")),
+    ("glm", ("--links", "identity")),
+    ("reliability", ()),
+):
+    ok(f"notes-scored-0-{command}", "notes", (command, *NOTE_ARGS, *extra), SCORED_0, NOTE_RUNS)
+ok(
+    "notes-scored-0-review",
+    "notes",
+    (
+        "review",
+        *NOTE_ARGS,
+        "-c",
+        "sysA",
+        "-C",
+        "sysB",
+        "--draws",
+        "200",
+        "--chains",
+        "2",
+        "--resamples",
+        "200",
+        "--r",
+        "5",
+        "-o",
+        "{o}/r.html",
+    ),
+    both(SCORED_0, file_has("r.html", "scored 0", "qrels.txt (SHA-256")),
+    NOTE_RUNS,
+    slow=True,
+)
+ok(
+    "notes-review-hashes-selector-file",
+    "notes",
+    (
+        "review",
+        TA,
+        "-c",
+        "base",
+        "-C",
+        "@{d}/sel.txt",
+        "--draws",
+        "200",
+        "--chains",
+        "2",
+        "--resamples",
+        "200",
+        "--r",
+        "5",
+        "-o",
+        "{o}/r.html",
+    ),
+    file_has("r.html", "sel.txt (SHA-256"),
+    SEL,
+    slow=True,
+)
+MIXED = {
+    **RUNS,
+    "a.run": run("sysA", ["d1", "d2"], topic_ids=("1", "2", "3"))
+    + run("sysX", ["d2", "d1"], topic_ids=("1", "2", "3")),
+}
+ok(
+    "notes-run-tags-split-test",
+    "notes",
+    ("test", *RUNA, "-m", "P@5", "-c", "sysA", "-C", "sysB"),
+    stdout_has("run tag 'sysX'"),
+    MIXED,
+)
+ok(
+    "notes-unjudged-topics-test",
+    "notes",
+    ("test", *RUNA, "-m", "P@5", "-c", "sysA", "-C", "sysB"),
+    stdout_has("no judgments"),
+    {**RUNS, "qrels.txt": qrels(topic_ids=("1", "2"))},
+)
+EMPTY_COL = "topic,base,chal_a,ghost\n" + "".join(
+    f"{t},{_num(MW[i, 0])},{_num(MW[i, 1])},\n" for i, t in enumerate(topics())
+)
+for command, extra in (("inspect", ()), ("test", ("-c", "base", "-C", "chal_a"))):
+    ok(
+        f"notes-all-empty-column-{command}",
+        "notes",
+        (command, "{d}/w.csv", *extra),
+        stdout_has("'ghost' hold no score"),
+        {"w.csv": EMPTY_COL},
+    )
+
+
+def notes_of(make):
+    """An API case: the result object ``make(table)`` carries the table's notes."""
+
+    def call(ctx):
+        from bayes_ir.readers import read_scores
+
+        table = read_scores(
+            [ctx.d / "a.run", ctx.d / "b.run", ctx.d / "c.run"],
+            qrels=ctx.d / "qrels.txt",
+            measure="P@5",
+        ).with_roles(champion="sysA", challengers=["sysB"])
+        return table, make(table)
+
+    return call
+
+
+def carries_notes(value) -> None:
+    table, result = value
+    assert any("scored 0" in n for n in table.notes), table.notes
+    assert tuple(result.notes) == tuple(table.notes), (result.notes, table.notes)
+
+
+for slug, make in (
+    ("paired-tests", lambda t: bayes_ir.paired_tests(t, test="t")),
+    ("risk-review", lambda t: bayes_ir.risk_review(t, bayes=False, n_resamples=200)),
+    ("glm", lambda t: bayes_ir.compare_links(t, links=["identity"])),
+    ("fit", lambda t: bayes_ir.fit(t, draws=100, chains=1)),
+    ("decide", lambda t: bayes_ir.decide(bayes_ir.fit(t, draws=100, chains=1), topics=())),
+):
+    add(
+        id=f"notes-api-{slug}",
+        cls="notes",
+        kind="api",
+        expect="ok",
+        call=notes_of(make),
+        check=carries_notes,
+        files=NOTE_RUNS,
+    )
+
+
+# ============================================================================ float noise
+def noisy_pairs():
+    """Champion and challenger scores whose decimal differences tie or are zero, but whose
+    float differences do not: 0.3 - 0.1 is 0.19999999999999998, 0.7 - 0.5 is
+    0.19999999999999996, and 0.1 + 0.2 (0.30000000000000004) minus 0.3 is not 0."""
+    champion = [0.1, 0.5, 0.3, 0.1 + 0.2, 0.4, 0.2, 0.6, 0.25, 0.45, 0.35, 0.15, 0.55]
+    challenger = [0.3, 0.7, 0.5, 0.3, 0.3, 0.1, 0.7, 0.35, 0.55, 0.25, 0.35, 0.75]
+    return np.array(champion), np.array(challenger)
+
+
+def noisy_table() -> str:
+    h, c = noisy_pairs()
+    return tidy(
+        systems=("base", "chal_a"),
+        values=np.column_stack([h, c]),
+        topic_ids=[str(i + 1) for i in range(len(h))],
+    )
+
+
+def paired_p_values(ctx) -> None:
+    """Wilcoxon and sign p-values equal scipy's on the differences as decimals."""
+    from scipy import stats
+
+    h, c = noisy_pairs()
+    exact = np.round(c - h, 9)  # the decimal differences
+    rows = {r["test"]: r for r in read_csv_rows(ctx.out / "out.csv")}
+    want = stats.wilcoxon(exact).pvalue
+    assert abs(float(rows["wilcoxon"]["p_value"]) - want) < 1e-12, (rows["wilcoxon"], want)
+    wins, losses = int((exact > 0).sum()), int((exact < 0).sum())
+    want = stats.binomtest(wins, wins + losses, 0.5).pvalue
+    assert abs(float(rows["sign"]["p_value"]) - want) < 1e-12, (rows["sign"], want)
+
+
+ok(
+    "float-noise-wilcoxon-sign-cli",
+    "float-noise",
+    ("test", TA, "-c", "base", "-C", "chal_a", "--test", "wilcoxon,sign", *OUT),
+    paired_p_values,
+    {"t.csv": noisy_table()},
+)
+
+
+def same_p_values_noisy_and_clean(ctx):
+    h, c = noisy_pairs()
+    frames = []
+    for challenger in (c, h + np.round(c - h, 9)):  # the same differences, other rounding
+        table = bayes_ir.ScoreTable.from_matrix(
+            np.column_stack([h, challenger]), systems=["base", "chal_a"], measure="AP"
+        ).with_roles(champion="base", challengers=["chal_a"])
+        frames.append(bayes_ir.paired_tests(table, test=["wilcoxon", "sign", "t"]).to_frame())
+    return frames
+
+
+def equal_p_values(frames) -> None:
+    noisy, clean = (f.set_index("test")["p_value"] for f in frames)
+    assert noisy.loc[["wilcoxon", "sign"]].equals(clean.loc[["wilcoxon", "sign"]]), (noisy, clean)
+
+
+add(
+    id="float-noise-wilcoxon-api",
+    cls="float-noise",
+    kind="api",
+    expect="ok",
+    call=same_p_values_noisy_and_clean,
+    check=equal_p_values,
+)
+
+
+# ============================================================================ opt-early
+ZERO = np.column_stack([M[:, 0], np.zeros(N), M[:, 2:]])
+err(
+    "margin-wider-than-range-non-inferiority",
+    "opt-early",
+    (
+        "decide",
+        TA,
+        "-c",
+        "base",
+        "-C",
+        "chal_a",
+        "--non-inferiority",
+        "--margin",
+        "1.5",
+        "--draws",
+        "2000",
+        "--chains",
+        "2",
+        "--topics",
+        "0",
+        "--gate",
+    ),
+    r"--margin 1\.5.*range",
+    {"t.csv": tidy(values=ZERO)},
+)
+for option, value, match in (
+    ("--threshold", "2", r"--threshold 2.*range"),
+    ("--margin", "0", r"--threshold"),
+    ("--p-min", "0.3", r"--p-min"),
+    ("--r", "1e308", r"--r\b"),
+):
+    err(
+        f"decide-{option.strip('-')}-{value}",
+        "opt-early",
+        (
+            "decide",
+            TA,
+            "-c",
+            "base",
+            "-C",
+            "chal_*",
+            "--draws",
+            "200",
+            "--topics",
+            "0",
+            option,
+            value,
+        ),
+        match,
+    )
+err(
+    "fit-min-gain-wider-than-range",
+    "opt-early",
+    (*FIT, "--min-gain", "1.5"),
+    r"--min-gain 1\.5.*range",
+)
+REVIEW = ("review", TA, "-c", "base", "-C", "chal_*", "--draws", "200", "-o", "{o}/r.html")
+err("review-min-gain-0", "opt-early", (*REVIEW, "--min-gain", "0"), r"--min-gain")
+err(
+    "review-min-gain-wider-than-range",
+    "opt-early",
+    (*REVIEW, "--min-gain", "2"),
+    r"--min-gain 2.*range",
+)
+err(
+    "review-resamples-99",
+    "opt-early",
+    (*REVIEW, "--resamples", "99"),
+    r"--resamples",
+    slow=True,
+    timeout=600,
+)
+err("review-r-huge", "opt-early", (*REVIEW, "--r", "1e308"), r"--r\b", slow=True, timeout=600)
+err("risk-r-huge", "opt-early", (*RISK, "--r", "1e308"), r"--r\b")
+for command in ("risk", "test"):
+    head = RISK if command == "risk" else ("test", TA, "-c", "base", "-C", "chal_*")
+    err(
+        f"{command}-resamples-1000000000",
+        "opt-early",
+        (*head, "--resamples", "1000000000"),
+        r"--resamples",
+        subprocess=True,
+        memory_limit=True,
+        timeout=120,
+    )
+err(
+    "test-resamples-5",
+    "opt-early",
+    ("test", TA, "-c", "base", "-C", "chal_*", "--resamples", "5"),
+    r"--resamples",
+)
+ok("glm-duplicate-links", "opt-early", ("glm", TA, "--links", "identity,identity", *OUT))
+ok(
+    "glm-duplicate-links-spelled-twice",
+    "opt-early",
+    ("glm", TA, "--links", "logit", "--links", "logit,identity", *OUT),
+)
+
+# ============================================================================ names on the terminal
+ESC = "a\x1b[31mred"
+
+
+def shown_escaped(*names: str):
+    """Check that stdout shows each name with its control characters as escapes."""
+
+    def check(ctx) -> None:
+        for name in names:
+            shown = name.encode("unicode_escape").decode("ascii").replace("\\\\", "\\")
+            assert shown in ctx.stdout, f"{shown!r} not in:\n{ctx.stdout}"
+        assert "\x1b" not in ctx.stdout + ctx.stderr, "a raw escape reached the terminal"
+
+    return check
+
+
+ok(
+    "name-emoji-code-terminal",
+    "names",
+    ("inspect", TA, *OUT),
+    both(stdout_has(":rocket:"), inspect_means(names_means(":rocket:"))),
+    names_table(":rocket:"),
+)
+ok(
+    "name-emoji-code-fit",
+    "names",
+    ("fit", TA, "-c", "base", "-C", ":rocket:", "--draws", "200", "--chains", "2"),
+    stdout_has(":rocket:"),
+    names_table(":rocket:"),
+)
+err("name-emoji-code-in-error", "names", ("fit", TA, "-c", ":tada:", "-C", "chal_*"), r"':tada:'")
+for slug, name in (
+    ("ansi", ESC),
+    ("bell", "a\x07b"),
+    ("carriage-return", "x\ry"),
+    ("bidi-override", "\u202eabc"),
+):
+    ok(
+        f"name-control-{slug}-terminal",
+        "names",
+        ("inspect", TA),
+        shown_escaped(name),
+        {"t.csv": names_table(name)["t.csv"].replace(name, f'"{name}"')},  # a quoted field
+    )
+ok(
+    "name-ansi-fit",
+    "names",
+    ("fit", TA, "-c", "base", "-C", "re:^a", "--draws", "200", "--chains", "2"),
+    shown_escaped(ESC),
+    names_table(ESC),
+)
+ok(
+    "name-markup-measure-rule",
+    "names",
+    ("test", TA, "-c", "base", "-C", "chal_a", "-m", "[b]m", "-m", "AP"),
+    stdout_has("measure [b]m"),
+    {"t.csv": tidy() + tidy(measure="[b]m").split("\n", 1)[1]},
+)
+ASCII = {"PYTHONIOENCODING": "ascii"}
+ok(
+    "ascii-terminal-inspect",
+    "names",
+    ("inspect", TA),
+    stdout_has("syst\\xe8me"),
+    names_table("système"),
+    subprocess=True,
+    env=ASCII,
+    timeout=60,
+)
+ok(
+    "ascii-terminal-glm",
+    "names",
+    ("glm", TA, "--links", "identity,logit"),
+    stdout_has("link"),
+    subprocess=True,
+    env=ASCII,
+    timeout=120,
+)
+ok(
+    "ascii-terminal-fit",
+    "names",
+    ("fit", TA, "-c", "système", "-C", "chal_*", "--draws", "200", "--chains", "2"),
+    stdout_has("syst\\xe8me"),
+    {"t.csv": tidy(systems=("système", *SYSTEMS[1:]))},
+    subprocess=True,
+    env=ASCII,
+    timeout=120,
+)
+ok(
+    "latin1-terminal-emoji-name",
+    "names",
+    ("inspect", TA),
+    stdout_has("\\U0001f680run"),
+    names_table("🚀run"),
+    subprocess=True,
+    env={"PYTHONIOENCODING": "latin-1"},
+    timeout=60,
+)
+
+
+# ============================================================================ api round 3
+def saved_fit_with(**attrs):
+    """Save the session's fit, then overwrite root attributes as another version would."""
+
+    def call(ctx):
+        import h5py
+
+        from bayes_ir.hierarchical import HierarchicalFit
+
+        path = ctx.fit().save(ctx.out / "fit.nc")
+        with h5py.File(path, "r+") as handle:
+            for key, value in attrs.items():
+                handle.attrs[key] = value
+        return HierarchicalFit.load(path)
+
+    return call
+
+
+api(
+    "fit-load-future-format",
+    "saved-fit",
+    saved_fit_with(bayes_ir_format="bayes_ir.HierarchicalFit/3"),
+    BayesIRError,
+    r"fit\.nc.*newer bayes_ir",
+)
+api(
+    "fit-load-unknown-likelihood",
+    "saved-fit",
+    saved_fit_with(likelihood="student_t"),
+    BayesIRError,
+    r"fit\.nc.*likelihood 'student_t'",
+)
+api(
+    "fit-load-unknown-method",
+    "saved-fit",
+    saved_fit_with(method="advi"),
+    BayesIRError,
+    r"fit\.nc.*method 'advi'",
+)
+api(
+    "fit-load-fifo",
+    "saved-fit",
+    load_fit("fit.nc"),
+    BayesIRError,
+    r"fit\.nc.*FIFO",
+    {"fit.nc": FIFO},
+)
+api(
+    "api-write-table-none",
+    "api",
+    lambda ctx: bayes_ir.report.write_table(None, ctx.out / "x.csv"),
+    OptionError,
+    r"DataFrame",
+)
+api(
+    "api-write-table-path-none",
+    "api",
+    lambda ctx: bayes_ir.report.write_table(ctx.table().to_frame(), None),
+    OptionError,
+    r"file name",
+)
+api(
+    "api-compare-min-gain-wider-than-range",
+    "api",
+    lambda ctx: bayes_ir.compare(ctx.fit(), min_gain=1.5),
+    OptionError,
+    r"min_gain.*range",
+)
+api(
+    "api-decide-margin-wider-than-range",
+    "api",
+    lambda ctx: bayes_ir.decide(ctx.fit(), margin=1.5, mode="non_inferiority", topics=()),
+    OptionError,
+    r"margin.*range",
+)
+api(
+    "api-paired-resamples-huge",
+    "api",
+    lambda ctx: bayes_ir.paired_tests(ctx.table(), n_resamples=10**12),
+    OptionError,
+    r"n_resamples",
+)
+api(
+    "api-bca-resamples-huge",
+    "api",
+    lambda ctx: bayes_ir.bca_urisk(ctx.table(), n_resamples=10**12),
+    OptionError,
+    r"n_resamples",
+)
+api(
+    "api-urisk-r-huge",
+    "api",
+    lambda ctx: bayes_ir.urisk(ctx.table(), r=1e308),
+    OptionError,
+    r"\br\b",
+)
+api(
+    "api-parse-measure-cutoff-zero",
+    "api",
+    lambda ctx: bayes_ir.measures.parse_measure("P@0"),
+    MeasureError,
+    r"P@0.*cut-off",
+)
+api(
+    "api-read-meta-config-duplicate-key",
+    "api",
+    lambda ctx: bayes_ir.read_meta_config(ctx.d / "cfg.yaml"),
+    ScoreTableError,
+    r"cfg\.yaml:5: key 'control' appears twice",
+    {"cfg.yaml": META_OK + "control: x\n"},
+)
+
+
+# ============================================================================ LLM logs (merge of
+# issue 31's readers into round 3): the files of lm-evaluation-harness, Inspect, HELM and
+# SWE-bench get the checks every score file gets, their JSON is read as what a hostile or
+# broken tool writes (wrong types, deep nesting, huge numbers), errors name the file (and
+# line) of the row at fault, and the reader options have their CLI words.
+def lm_line(doc, metrics=("acc",), **values) -> str:
+    """One ``--log_samples`` line of lm-evaluation-harness 0.4."""
+    row = {"doc_id": doc, "doc": {}, "target": "A", "arguments": {}, "resps": [],
+           "filtered_resps": [], "filter": "none", "metrics": list(metrics)}  # fmt: skip
+    return json.dumps(row | values) + "\n"
+
+
+LM_A, LM_B = [1, 0, 1, 1, 0, 1, 0, 1], [0, 0, 1, 0, 1, 1, 1, 1]
+LM_NAME = "samples_arc_2024-05-13T14-32-10.123456.jsonl"
+LM = {
+    f"a/{LM_NAME}": "".join(lm_line(i, acc=v) for i, v in enumerate(LM_A)),
+    f"b/{LM_NAME}": "".join(lm_line(i, acc=v) for i, v in enumerate(LM_B)),
+}
+LM_ARGS = (f"{{d}}/a/{LM_NAME}", f"{{d}}/b/{LM_NAME}")
+LM_MEANS = {"a": float(np.mean(LM_A)), "b": float(np.mean(LM_B))}
+
+
+def lm_with(text: str) -> dict:
+    """The two models' sample files, model a's replaced by ``text``."""
+    return {**LM, f"a/{LM_NAME}": text}
+
+
+ok("llm-lm-eval-valid", "llm-logs", ("inspect", *LM_ARGS, *OUT), inspect_means(LM_MEANS), LM)
+ok(
+    "llm-lm-eval-bom-crlf",
+    "llm-logs",
+    ("inspect", *LM_ARGS, *OUT),
+    inspect_means(LM_MEANS),
+    lm_with(("\ufeff" + LM[f"a/{LM_NAME}"]).replace("\n", "\r\n")),
+)
+err(
+    "llm-lm-eval-utf16",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*:1: UTF-16",
+    lm_with(LM[f"a/{LM_NAME}"].encode("utf-16")),
+)
+err(
+    "llm-lm-eval-fifo",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*: is a FIFO",
+    lm_with(FIFO),
+    timeout=60,
+)
+err(
+    "llm-lm-eval-dev-zero",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*: is a character device",
+    lm_with(Link("/dev/zero")),
+    subprocess=True,
+    memory_limit=True,
+    timeout=60,
+)
+err(
+    "llm-lm-eval-folder",
+    "llm-logs",
+    ("inspect", "-f", "lm_eval", *LM_ARGS),
+    r"a/samples_arc\S*: .*folder",
+    {f"b/{LM_NAME}": LM[f"b/{LM_NAME}"], f"a/{LM_NAME}/": None},
+)
+for slug, line, match in (
+    ("metrics-not-names", lm_line(8, metrics=[["acc"]], acc=1),
+     r":9: the 'metrics' list .*\['acc'\]"),
+    ("metrics-objects", lm_line(8, metrics=[{"a": 1}], acc=1), r":9: the 'metrics' list"),
+    ("filter-not-a-name", lm_line(8, filter=["x"], acc=1), r":9: filter \['x'\]"),
+    ("doc-id-boolean", lm_line(True, acc=1), r":9: doc_id True is not a document id"),
+    ("doc-id-object", lm_line({"i": 8}, acc=1), r":9: doc_id \{'i': 8\} is not"),
+    ("huge-integer", lm_line(8, acc=10**400),
+     r":9: metric 'acc' of doc_id 8 is 1000.*\.\.\., not a"),
+    ("integer-too-long", '{"doc_id": 8, "acc": ' + "1" * 5000 + "}\n",
+     r":9: not a JSON line.*digits"),
+    ("deep-nesting", '{"doc_id": 8, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     r":9: not a JSON line: nested deeper"),
+):  # fmt: skip
+    err(f"llm-lm-eval-{slug}", "llm-logs", ("inspect", *LM_ARGS), match,
+        lm_with(LM[f"a/{LM_NAME}"] + line))  # fmt: skip
+LM_AGAIN = LM_NAME.replace("13T14", "14T09")  # the same model and task run again a day later
+err(
+    "llm-lm-eval-model-run-twice-names-both-files",
+    "llm-logs",
+    ("inspect", *LM_ARGS, f"{{d}}/a/{LM_AGAIN}"),
+    rf"a/{re.escape(LM_NAME)}:1: duplicate score for system 'a', topic '0'.*again at "
+    rf"\S*a/{re.escape(LM_AGAIN)}:1",
+    {**LM, f"a/{LM_AGAIN}": LM[f"a/{LM_NAME}"]},
+)
+err(
+    "llm-lm-eval-out-of-range-names-file-line",
+    "llm-logs",
+    ("inspect", *LM_ARGS),
+    rf"b/{re.escape(LM_NAME)}:3: score 5(\.0)? of system 'b'",
+    {**LM, f"b/{LM_NAME}": LM[f"b/{LM_NAME}"].replace('"acc": 1}', '"acc": 5}', 1)},
+)
+LM2 = {
+    f"{m}/{LM_NAME}": "".join(
+        lm_line(i, metrics=("acc", "acc_norm"), acc=v, acc_norm=1 - v) for i, v in enumerate(vals)
+    )
+    for m, vals in (("a", LM_A), ("b", LM_B))
+}
+
+
+def means_by_measure(expected: dict[tuple[str, str], float]):
+    """Check ``inspect -o {o}/out.csv``: the mean of each (measure, system), to 1e-12."""
+
+    def check(ctx) -> None:
+        got = {
+            (r["measure"], r["system"]): float(r["mean"])
+            for r in read_csv_rows(ctx.out / "out.csv")
+        }
+        assert set(got) == set(expected), (sorted(got), sorted(expected))
+        for key, value in expected.items():
+            assert math.isclose(got[key], value, abs_tol=1e-12), (key, got[key], value)
+
+    return check
+
+
+ok(
+    "llm-lm-eval-two-measures-repeated-m",
+    "llm-logs",
+    ("inspect", *LM_ARGS, "-m", "acc", "-m", "acc_norm", *OUT),
+    means_by_measure({("acc", "a"): LM_MEANS["a"], ("acc", "b"): LM_MEANS["b"],
+                      ("acc_norm", "a"): 1 - LM_MEANS["a"], ("acc_norm", "b"): 1 - LM_MEANS["b"]}),
+    LM2,
+)  # fmt: skip
+err(
+    "llm-lm-eval-two-measures-cli-words",
+    "llm-logs",
+    ("inspect", *LM_ARGS),
+    r"2 measures \(acc, acc_norm\): pick one with --measure \(repeat it for several\)$",
+    LM2,
+)
+PT2 = "name,qid,measure,value\n" + "".join(
+    f"{s},{q},{m},{_num(round(0.1 + 0.2 * i + 0.05 * j + 0.01 * k, 4))}\n"
+    for i, s in enumerate(("bm25", "dense"))
+    for j, q in enumerate(("1", "2", "3"))
+    for k, m in enumerate(("map", "ndcg_cut_10"))
+)
+ok(
+    "pyterrier-two-measures-repeated-m",
+    "tool-exports",
+    ("inspect", "{d}/pt.csv", "-m", "AP", "-m", "nDCG@10", *OUT),
+    means_by_measure({("AP", "bm25"): 0.15, ("AP", "dense"): 0.35,
+                      ("nDCG@10", "bm25"): 0.16, ("nDCG@10", "dense"): 0.36}),
+    {"pt.csv": PT2},
+)  # fmt: skip
+
+
+# --- Inspect AI
+def inspect_log(model, values, **extra) -> str:
+    """An Inspect eval log (JSON, format version 2), one epoch per sample."""
+    log = {"version": 2, "status": "success", "eval": {"task": "gpqa", "model": model},
+           "samples": [{"id": i + 1, "epoch": 1, "scores": {"choice": {"value": v}}}
+                       for i, v in enumerate(values)]}  # fmt: skip
+    return json.dumps(log | extra)
+
+
+IN_A, IN_B = ["C", "I", "C", "C", "I", "C"], ["I", "I", "C", "C", "C", "P"]
+IN = {"a.json": inspect_log("org/a", IN_A), "b.json": inspect_log("org/b", IN_B)}
+IN_ARGS = ("{d}/a.json", "{d}/b.json")
+GRADE = {"C": 1.0, "P": 0.5, "I": 0.0}
+IN_MEANS = {"org/a": np.mean([GRADE[v] for v in IN_A]), "org/b": np.mean([GRADE[v] for v in IN_B])}
+ok("llm-inspect-valid", "llm-logs", ("inspect", *IN_ARGS, *OUT), inspect_means(IN_MEANS), IN)
+ok(
+    "llm-inspect-bom",
+    "llm-logs",
+    ("inspect", *IN_ARGS, *OUT),
+    inspect_means(IN_MEANS),
+    {**IN, "a.json": "\ufeff" + IN["a.json"]},
+)
+HEAD = {"version": 2, "status": "success", "eval": {"task": "t", "model": "org/a"}}
+for slug, log, match in (
+    ("samples-not-a-list", HEAD | {"samples": {"1": "C"}},
+     r"samples is not a list \(got an object\)"),
+    ("sample-a-string", HEAD | {"samples": ["C"]}, r"a sample is not an object \(got a string\)"),
+    ("eval-field-a-string", HEAD | {"eval": "gpqa", "samples": []},
+     r"'eval' field is not an object"),
+    ("scores-a-list", HEAD | {"samples": [{"id": 1, "scores": [1]}]},
+     r"scores of sample 1 .*not an object"),
+    ("reductions-an-object", HEAD | {"reductions": {"choice": 1}}, r"reductions is not a list"),
+    ("reduction-a-string", HEAD | {"reductions": ["choice"]}, r"a reduction is not an object"),
+    ("reduction-samples-a-string", HEAD | {"reductions": [{"scorer": "c", "samples": "1"}]},
+     r"samples of reduction 'c' is not a list"),
+    ("reduction-without-scorer", HEAD | {"reductions": [{"samples": []}]}, r"names no scorer"),
+    ("sample-without-id", HEAD | {"samples": [{"epoch": 1, "scores": {"c": 1}}]}, r"has no id"),
+    ("huge-integer-value", HEAD | {"samples": [{"id": 1, "scores": {"c": {"value": 10**400}}}]},
+     r"sample 1 epoch None, scorer 'c': score value 1000.*\.\.\. is not a number"),
+    ("no-scored-sample", HEAD | {"samples": []}, r"holds no scored sample"),
+):  # fmt: skip
+    err(f"llm-inspect-{slug}", "llm-logs", ("inspect", "-f", "inspect", *IN_ARGS),
+        r"a\.json: .*" + match, {**IN, "a.json": json.dumps(log)})  # fmt: skip
+err(
+    "llm-inspect-deep-nesting",
+    "llm-logs",
+    ("inspect", *IN_ARGS),
+    r"a\.json: not valid JSON: nested deeper",
+    {**IN, "a.json": IN["a.json"][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"},
+)
+ok(
+    "llm-inspect-no-model-named-after-file",
+    "llm-logs",
+    ("inspect", *IN_ARGS, *OUT),
+    both(
+        stdout_has("a.json: the log names no model (eval.model); named after the file"),
+        inspect_means({"a": IN_MEANS["org/a"], "org/b": IN_MEANS["org/b"]}),
+    ),
+    {**IN, "a.json": inspect_log(None, IN_A)},
+)
+err(
+    "llm-inspect-same-model-twice-names-both-files",
+    "llm-logs",
+    ("inspect", *IN_ARGS),
+    r"a\.json: duplicate score for system 'org/a', topic '1' .*again in \S*b\.json",
+    {**IN, "b.json": IN["a.json"]},
+)
+
+
+def eval_archive(header: str | bytes | None, members: dict[str, str | bytes]) -> bytes:
+    """An Inspect ``.eval`` archive: ``header.json`` (unless ``None``) and the other members."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        if header is not None:
+            archive.writestr("header.json", header)
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def summaries(values) -> str:
+    return json.dumps([{"id": i + 1, "epoch": 1, "scores": {"choice": {"value": v}}}
+                       for i, v in enumerate(values)])  # fmt: skip
+
+
+EVAL_HEAD = json.dumps(HEAD | {"eval": {"task": "gpqa", "model": "org/a"}})
+EV = {
+    "a.eval": eval_archive(EVAL_HEAD, {"summaries.json": summaries(IN_A)}),
+    "b.eval": eval_archive(
+        EVAL_HEAD.replace("org/a", "org/b"), {"summaries.json": summaries(IN_B)}
+    ),
+}
+EV_ARGS = ("{d}/a.eval", "{d}/b.eval")
+ok("llm-inspect-eval-valid", "llm-logs", ("inspect", *EV_ARGS, *OUT), inspect_means(IN_MEANS), EV)
+ok(
+    "llm-inspect-eval-header-bom",
+    "llm-logs",
+    ("inspect", *EV_ARGS, *OUT),
+    inspect_means(IN_MEANS),
+    {**EV, "a.eval": eval_archive("\ufeff" + EVAL_HEAD, {"summaries.json": summaries(IN_A)})},
+)
+for slug, archive, match in (
+    ("header-utf16", eval_archive(EVAL_HEAD.encode("utf-16"), {"summaries.json": "[]"}),
+     r"a\.eval: header\.json:1: UTF-16"),
+    ("header-a-list", eval_archive("[1]", {}), r"a\.eval: the log's header is not an object"),
+    ("summaries-an-object", eval_archive(EVAL_HEAD, {"summaries.json": "{}"}),
+     r"a\.eval: the log's samples is not a list"),
+    ("no-scored-sample", eval_archive(EVAL_HEAD, {"summaries.json": "[]"}),
+     r"a\.eval: the log holds no scored sample"),
+    ("sample-member-cut", eval_archive(EVAL_HEAD, {"samples/1_epoch_1.json": '{"id": 1, "sc'}),
+     r"a\.eval: samples/1_epoch_1\.json in the archive: not valid JSON \(.* at line 1 column"),
+    ("without-header", eval_archive(None, {"summaries.json": summaries(IN_A)}),
+     r"a\.eval: an \.eval archive without header\.json"),
+):  # fmt: skip
+    err(f"llm-inspect-eval-{slug}", "llm-logs", ("inspect", "-f", "inspect", *EV_ARGS), match,
+        {**EV, "a.eval": archive})  # fmt: skip
+err(
+    "llm-inspect-eval-zip-bomb",
+    "llm-logs",
+    ("inspect", *EV_ARGS),
+    r"a\.eval: the archive's logs hold 50 MB uncompressed, more than the memory limit",
+    {**EV, "a.eval": eval_archive(EVAL_HEAD, {"summaries.json": b" " * 50_000_000})},
+    subprocess=True,
+    memory_limit=True,
+    env={"BAYES_IR_MEMORY_LIMIT": "10000000"},
+    timeout=60,
+)
+err(
+    "llm-inspect-eval-fifo",
+    "llm-logs",
+    ("inspect", "-f", "inspect", *EV_ARGS),
+    r"a\.eval: is a FIFO",
+    {**EV, "a.eval": FIFO},
+    timeout=60,
+)
+
+
+# --- HELM
+def helm_stats(values, split="test", name="exact_match") -> str:
+    """``per_instance_stats.json`` of a run: one statistic per instance."""
+    return json.dumps([
+        {"instance_id": f"id{i}", "train_trial_index": 0,
+         "stats": [{"name": {"name": name, "split": split}, "count": 1, "sum": v, "mean": v}]}
+        for i, v in enumerate(values)
+    ])  # fmt: skip
+
+
+def helm_spec(model: str) -> str:
+    return json.dumps({"name": f"mmlu:subject=x,model={model.replace('/', '_')}",
+                       "adapter_spec": {"model": model}})  # fmt: skip
+
+
+HA, HB = "runs/mmlu:subject=x,model=org_a", "runs/mmlu:subject=x,model=org_b"
+HELM_A, HELM_B = [1, 0, 1, 1, 0], [0, 0, 1, 1, 1]
+HELM = {
+    f"{HA}/per_instance_stats.json": helm_stats(HELM_A),
+    f"{HA}/run_spec.json": helm_spec("org/a"),
+    f"{HB}/per_instance_stats.json": helm_stats(HELM_B),
+    f"{HB}/run_spec.json": helm_spec("org/b"),
+}
+HELM_ARGS = (f"{{d}}/{HA}/per_instance_stats.json", f"{{d}}/{HB}/per_instance_stats.json")
+HELM_MEANS = {"org/a": float(np.mean(HELM_A)), "org/b": float(np.mean(HELM_B))}
+ok("llm-helm-valid", "llm-logs", ("inspect", *HELM_ARGS, *OUT), inspect_means(HELM_MEANS), HELM)
+SPEC = f"{HA}/run_spec.json"
+for slug, content, match in (
+    ("fifo", FIFO, r"run_spec\.json: is a FIFO"),
+    ("dev-zero", Link("/dev/zero"), r"run_spec\.json: is a character device"),
+    ("folder", None, r"run_spec\.json: is a folder"),
+    ("a-list", "[1]", r"run_spec\.json: run_spec\.json is not an object \(got a list\)"),
+    ("adapter-spec-a-string", json.dumps({"name": "mmlu", "adapter_spec": "org/a"}),
+     r"run_spec\.json: its adapter_spec is not an object"),
+    ("utf16", helm_spec("org/a").encode("utf-16"), r"run_spec\.json:1: UTF-16"),
+    ("deep-nesting", "[" * 100_000 + "]" * 100_000, r"run_spec\.json: not valid JSON: nested"),
+):  # fmt: skip
+    files = {k: v for k, v in HELM.items() if k != SPEC}
+    files[SPEC + ("/" if content is None else "")] = content
+    err(f"llm-helm-run-spec-{slug}", "llm-logs", ("inspect", *HELM_ARGS), match, files,
+        timeout=60)  # fmt: skip
+ok(
+    "llm-helm-run-spec-bom",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, *OUT),
+    inspect_means(HELM_MEANS),
+    {**HELM, SPEC: "\ufeff" + helm_spec("org/a")},
+)
+err(
+    "llm-helm-output-over-run-spec",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, "-o", "{d}/" + SPEC),
+    r"run_spec\.json is the input file",
+    HELM,
+)
+STATS = f"{HA}/per_instance_stats.json"
+for slug, entry, match in (
+    ("trial-not-a-number", {"instance_id": "a", "train_trial_index": "x", "stats": []},
+     r"entry 1 \(instance 'a'\): train_trial_index 'x' is not a trial number"),
+    ("stats-a-string", {"instance_id": "a", "stats": "x"}, r"the stats of entry 1 is not a list"),
+    ("count-a-string", {"instance_id": "a", "stats": [
+        {"name": {"name": "exact_match", "split": "test"}, "count": "2", "sum": 1}]},
+     r"no statistic of split 'test' holds a number"),
+    ("huge-integer-mean", {"instance_id": "a", "stats": [
+        {"name": {"name": "exact_match", "split": "test"}, "mean": 10**400}]},
+     r"no statistic of split 'test' holds a number"),
+    ("instance-id-null", {"instance_id": None, "stats": []}, r"entry 1 has no instance_id"),
+):  # fmt: skip
+    err(f"llm-helm-{slug}", "llm-logs", ("inspect", *HELM_ARGS),
+        r"per_instance_stats\.json: " + match, {**HELM, STATS: json.dumps([entry])})  # fmt: skip
+err(
+    "llm-helm-stats-deep-nesting",
+    "llm-logs",
+    ("inspect", *HELM_ARGS),
+    r"per_instance_stats\.json: not valid JSON: nested deeper",
+    {**HELM, STATS: '[{"instance_id": "a", "stats": ' + "[" * 100_000 + "]" * 100_000 + "}]"},
+)
+err(
+    "llm-helm-no-test-split-cli-words",
+    "llm-logs",
+    ("inspect", *HELM_ARGS),
+    r"no statistic of split 'test' .*\(splits there: valid\); pass --split$",
+    {**HELM, STATS: helm_stats(HELM_A, split="valid")},
+)
+ok(
+    "llm-helm-split-option",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, "--split", "valid", *OUT),
+    inspect_means({"org/a": 0.25, "org/b": 0.75}),
+    {**HELM, STATS: helm_stats([0, 0, 1, 0], split="valid"),
+     f"{HB}/per_instance_stats.json": helm_stats([1, 1, 0, 1], split="valid")},
+)  # fmt: skip
+err(
+    "llm-helm-same-model-twice-names-both-files",
+    "llm-logs",
+    ("inspect", *HELM_ARGS),
+    r"org_a/per_instance_stats\.json: duplicate score for system 'org/a'.*again in "
+    r"\S*org_b/per_instance_stats\.json",
+    {**HELM, f"{HB}/run_spec.json": helm_spec("org/a")},
+)
+ok(
+    "llm-helm-two-measures-repeated-m",
+    "llm-logs",
+    ("inspect", *HELM_ARGS, "-m", "exact_match", "-m", "f1", *OUT),
+    means_by_measure({("exact_match", "org/a"): 0.6, ("exact_match", "org/b"): 0.6,
+                      ("f1", "org/a"): 0.6, ("f1", "org/b"): 0.6}),
+    {**HELM, STATS: helm_stats(HELM_A)[:-1] + ", " + helm_stats(HELM_A, name="f1")[1:],
+     f"{HB}/per_instance_stats.json": helm_stats(HELM_B)[:-1] + ", "
+     + helm_stats(HELM_B, name="f1")[1:]},
+)  # fmt: skip
+
+
+# --- SWE-bench
+def swe_report(resolved: list[str], unresolved: list[str]) -> str:
+    """A harness report (``schema_version`` 2)."""
+    done = resolved + unresolved
+    return json.dumps({"schema_version": 2, "total_instances": len(done), "resolved_ids": resolved,
+                       "unresolved_ids": unresolved, "submitted_ids": done,
+                       "completed_ids": done})  # fmt: skip
+
+
+IDS = [f"repo__repo-{i}" for i in range(8)]
+SWE = {"a.run1.json": swe_report(IDS[:3], IDS[3:6]), "b.run1.json": swe_report(IDS[2:6], IDS[:2])}
+SWE_ARGS = ("{d}/a.run1.json", "{d}/b.run1.json")
+SWE_IDS = "\n".join(IDS + ["repo__repo-8", "repo__repo-9"]) + "\n"
+SWE_MEANS = {"a.run1": 3 / 10, "b.run1": 4 / 10}
+ok(
+    "llm-swebench-instances-option",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "--instances", "{d}/ids.txt", *OUT),
+    inspect_means(SWE_MEANS),
+    {**SWE, "ids.txt": SWE_IDS},
+)
+ok(
+    "llm-swebench-instances-bom-crlf",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "--instances", "{d}/ids.txt", *OUT),
+    inspect_means(SWE_MEANS),
+    {**SWE, "ids.txt": ("\ufeff" + SWE_IDS).replace("\n", "\r\n")},
+)
+ok(
+    "llm-swebench-note-cli-words",
+    "llm-logs",
+    ("inspect", *SWE_ARGS),
+    stdout_has("pass --instances FILE (the split's ids) to count"),
+    SWE,
+)
+for slug, content, match in (
+    ("fifo", FIFO, r"--instances \S*ids\.txt: is a FIFO"),
+    ("dev-zero", Link("/dev/zero"), r"--instances \S*ids\.txt: is a character device"),
+    ("folder", None, r"--instances \S*ids\.txt: is a folder"),
+    ("utf16", SWE_IDS.encode("utf-16"), r"ids\.txt:1: UTF-16"),
+    ("huge", Sparse(20_000_000), r"ids\.txt: the list of instances is larger than"),
+    ("id-twice", SWE_IDS + IDS[0] + "\n", r"ids\.txt: instance id 'repo__repo-0' is listed twice"),
+    ("other-split", "other-1\n", r"a\.run1\.json: resolves 3 instance\(s\) not among --instances"),
+):  # fmt: skip
+    err(f"llm-swebench-instances-{slug}", "llm-logs",
+        ("inspect", *SWE_ARGS, "--instances", "{d}/ids.txt"), match,
+        {**SWE, "ids.txt" + ("/" if content is None else ""): content}, timeout=60)  # fmt: skip
+err(
+    "llm-swebench-output-over-instances",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "--instances", "{d}/ids.csv", "-o", "{d}/ids.csv"),
+    r"--output \S*ids\.csv is the input file",
+    {**SWE, "ids.csv": SWE_IDS},
+)
+for option, value in (("--instances", "{d}/ids.txt"), ("--split", "valid")):
+    err(
+        f"llm-{option[2:]}-on-tidy-scores",
+        "llm-logs",
+        ("inspect", TA, option, value),
+        rf"{option} does not apply to tidy input",
+        {**T, "ids.txt": SWE_IDS},
+    )
+err("llm-split-empty", "llm-logs", ("inspect", *HELM_ARGS, "--split", " "), r"--split", HELM)
+for slug, report, match in (
+    ("ids-objects", {"schema_version": 2, "resolved_ids": [{"id": 1}]},
+     r"'resolved_ids' holds \{'id': 1\}, not an instance id"),
+    ("ids-lists", {"schema_version": 2, "resolved_ids": [["a"]]}, r"holds \['a'\], not an"),
+    ("resolved-null", {"schema_version": 2, "resolved_ids": None, "unresolved_ids": IDS},
+     r"'resolved_ids' is null"),
+):  # fmt: skip
+    err(f"llm-swebench-{slug}", "llm-logs", ("inspect", *SWE_ARGS), r"a\.run1\.json: .*" + match,
+        {**SWE, "a.run1.json": json.dumps(report)})  # fmt: skip
+err(
+    "llm-swebench-deep-nesting",
+    "llm-logs",
+    ("inspect", *SWE_ARGS),
+    r"a\.run1\.json: not valid JSON: nested deeper",
+    {**SWE, "a.run1.json": SWE["a.run1.json"][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000
+     + "}"},
+)  # fmt: skip
+
+
+def assert_equal(got, expected) -> None:
+    assert got == expected, (got, expected)
+
+
+SUBMISSIONS = {
+    f"evaluation/{split}/20240101_agent/results/results.json": json.dumps(
+        {"resolved": IDS[:k], "no_logs": IDS[6:]}
+    )
+    for split, k in (("lite", 2), ("verified", 3))
+}
+ok(
+    "llm-swebench-one-system-two-splits",
+    "llm-logs",
+    ("inspect", *(f"{{d}}/{p}" for p in SUBMISSIONS), *OUT),
+    lambda ctx: assert_equal(
+        {
+            (r["collection"], r["system"]): float(r["mean"])
+            for r in read_csv_rows(ctx.out / "out.csv")
+        },
+        {("lite", "20240101_agent"): 2 / 5, ("verified", "20240101_agent"): 3 / 5},
+    ),  # the instances: the 5 ids the two files name (2 and 3 of them resolved)
+    SUBMISSIONS,
+)
+err(
+    "llm-swebench-same-file-twice",
+    "llm-logs",
+    ("inspect", *SWE_ARGS, "{d}/a.run1.json"),
+    r"the file is given twice",
+    SWE,
+)
+
+
+# --- rank: the leaderboard of main's issue 31, under round 3's rules
+RANK = ("rank", TA, "--draws", "200", "--chains", "2", "-q")
+err("rank-rope-wider-than-range", "opt-rank", (*RANK, "--rope", "1.5"), r"--rope 1\.5 .*range")
+err("rank-output-over-input", "opt-rank", (*RANK, "-o", TA), r"--output .*input file")
+ok(
+    "rank-html-folder-of-runs-hashes-qrels-and-notes",
+    "notes",
+    ("rank", "{d}/runs", "--qrels", "{d}/qrels.txt", "-m", "P@5", "--draws", "200", "-o",
+     "{o}/board.html"),
+    file_has("board.html", "qrels.txt (SHA-256", "a.run (SHA-256", "did not retrieve 1 judged",
+             "How the data were read"),
+    {f"runs/{k}": v for k, v in NOTE_RUNS.items() if k != "qrels.txt"}
+    | {"qrels.txt": NOTE_RUNS["qrels.txt"]},
+)  # fmt: skip
+
+
+def no_api_words(ctx) -> None:
+    assert "DIAGNOSTICS FAILED" in ctx.stdout, ctx.stdout
+    assert "(--draws, --tune)" in ctx.stdout and "--target-accept" in ctx.stdout, ctx.stdout
+    assert not re.search(r"\b(draws|tune|target_accept)=", ctx.stdout), ctx.stdout
+
+
+ok(
+    "rank-failed-diagnostics-cli-words",
+    "opt-rank",
+    ("rank", TA, "--draws", "30", "--chains", "2", "-q"),
+    no_api_words,
+)
+add(
+    id="notes-api-leaderboard",
+    cls="notes",
+    kind="api",
+    expect="ok",
+    call=notes_of(lambda t: bayes_ir.hierarchical.leaderboard(bayes_ir.fit(t, draws=100,
+                                                                            chains=1))),
+    check=carries_notes,
+    files=NOTE_RUNS,
+)  # fmt: skip
+api(
+    "api-swebench-instances-fifo",
+    "llm-logs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "a.run1.json", format="swebench",
+                                     instances=ctx.d / "ids.txt"),
+    ScoreTableError,
+    r"ids\.txt: is a FIFO",
+    {**SWE, "ids.txt": FIFO},
+)  # fmt: skip
+api(
+    "api-swebench-instances-id-twice",
+    "llm-logs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "a.run1.json", format="swebench",
+                                     instances=[IDS[0], IDS[0]]),
+    ScoreTableError,
+    r"instances=: instance id 'repo__repo-0' is listed twice",
+    SWE,
+)  # fmt: skip
+api(
+    "api-helm-split-not-a-name",
+    "llm-logs",
+    lambda ctx: bayes_ir.read_scores(ctx.d / STATS, format="helm", split=None),
+    OptionError,
+    r"split must be the name of a split",
+    HELM,
+)
+
 
 # ============================================================================ failing today
 #: Cases that fail on main today: id -> (owner of the fix, what goes wrong). The runner

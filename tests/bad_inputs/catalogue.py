@@ -20,7 +20,10 @@ a careful user expects, *not* what the code does today:
 
 Argument strings may hold ``{d}`` (the folder of the input files), ``{o}`` (an empty
 output folder) and ``{data}`` (the repository's ``data/`` folder). A file's content is
-``str`` (written as UTF-8), ``bytes``, or :data:`FIFO` (a named pipe).
+``str`` (written as UTF-8), ``bytes``, :data:`FIFO` (a named pipe), :class:`Sparse` (a
+file of that many zero bytes that takes no disk space) or :class:`Link` (a symbolic link;
+its target may use ``{d}``). ``env`` sets environment variables of a subprocess case
+(``PYTHONIOENCODING=ascii``: a terminal that only takes ASCII).
 
 Cases that fail today carry ``xfail="<class>: <what goes wrong today>"`` and the
 helper/area that owns the fix in ``owner`` (``files``, ``validate``, ``readers``,
@@ -45,6 +48,21 @@ import numpy as np
 #: Content marker: create a named pipe instead of a regular file.
 FIFO = object()
 
+
+@dataclass(frozen=True)
+class Sparse:
+    """Content marker: a sparse file of ``size`` zero bytes (huge, yet free to make)."""
+
+    size: int
+
+
+@dataclass(frozen=True)
+class Link:
+    """Content marker: a symbolic link to ``target`` (``{d}`` is the input folder)."""
+
+    target: str
+
+
 KINDS = ("file", "cli", "api", "signal")
 EXPECTS = ("error", "ok", "warning", "raises", "exit")
 OWNERS = ("files", "validate", "readers", "other")
@@ -67,6 +85,7 @@ class Case:
     status: int | None = None
     signal: int | None = None
     subprocess: bool = False
+    env: dict[str, str] = field(default_factory=dict)
     memory_limit: bool = False
     timeout: float = 120.0
     slow: bool = False
@@ -80,6 +99,7 @@ class Case:
         assert self.owner is None or self.owner in OWNERS, self.id
         assert self.xfail is None or self.xfail.startswith(self.cls + ":"), self.id
         assert self.expect != "raises" or self.exc is not None, self.id
+        assert not self.env or self.subprocess, self.id
 
 
 # --------------------------------------------------------------------------- data builders

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from bad_inputs.cases import CASES
-from bad_inputs.catalogue import FIFO, Case
+from bad_inputs.catalogue import FIFO, Case, Link, Sparse
 
 from bayes_ir.cli import main
 from bayes_ir.errors import BayesIRError
@@ -95,6 +95,11 @@ def _write_inputs(case: Case, ctx: Context) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if content is FIFO:
             os.mkfifo(path)
+        elif isinstance(content, Sparse):
+            with open(path, "wb") as handle:
+                handle.truncate(content.size)
+        elif isinstance(content, Link):
+            path.symlink_to(content.target.format(d=ctx.d))
         elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
@@ -106,10 +111,17 @@ def _snapshot(folder: Path) -> dict[str, str]:
     state = {}
     for path in sorted(folder.rglob("*")):
         key = str(path.relative_to(folder))
-        if path.is_fifo():
+        if path.is_symlink():
+            state[key] = f"link to {os.readlink(path)}"
+        elif path.is_fifo():
             state[key] = "fifo"
         elif path.is_dir():
             state[key + "/"] = "dir"
+        elif path.stat().st_size > 1 << 24:  # a sparse file: its size and its first bytes
+            with open(path, "rb") as handle:
+                state[key] = (
+                    f"{path.stat().st_size} {hashlib.sha256(handle.read(1 << 16)).hexdigest()}"
+                )
         else:
             state[key] = hashlib.sha256(path.read_bytes()).hexdigest()
     return state
@@ -168,10 +180,11 @@ def _run_subprocess(case: Case, argv: list[str], ctx: Context) -> None:
     proc = subprocess.Popen(
         command,
         cwd=ctx.tmp,
-        env=_env(),
+        env={**_env(), **case.env},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        errors="replace",
         preexec_fn=_limit_memory if case.memory_limit else os.setsid,
     )
     streams = {"out": [], "err": []}
@@ -299,18 +312,20 @@ def test_bad_input(case: Case, tmp_path: Path, capsys) -> None:
 
     if case.kind == "api":
         value, exc = _run_api(case, ctx)
-        _check_api_outcome(case, ctx, value, exc)
     else:
         argv = [_format(a, ctx) for a in case.argv]
         if case.subprocess or case.kind == "signal":
             _run_subprocess(case, argv, ctx)
         else:
             _run_in_process(argv, ctx, capsys, case.timeout)
-        _check_cli_outcome(case, ctx)
-
+    # a damaged input is the worst outcome: said before what the command printed
     assert _snapshot(ctx.d) == inputs_before, "an input file or the input folder was changed"
     if data_before is not None:
         assert _snapshot(ctx.data) == data_before, "a file of data/ was changed"
+    if case.kind == "api":
+        _check_api_outcome(case, ctx, value, exc)
+    else:
+        _check_cli_outcome(case, ctx)
     after = _snapshot(ctx.out)
     leftovers = [name for name in after if PARTIAL.search(Path(name.rstrip("/")).name)]
     assert not leftovers, f"partial or temporary files left behind: {leftovers}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -61,8 +62,9 @@ def test_the_rule_and_its_formulas_are_shown_on_request_only():
     short, full = _run(*args).output, _run(*args, "--explain").output
     formulas = ("L_deploy = E[(s - d)+]", "exchangeable", "Sakai n",
                 "chal_fusion: deploy: P(d > s)")  # fmt: skip
+    flat_short, flat_full = " ".join(short.split()), " ".join(full.split())  # captions wrap
     for text in formulas:
-        assert text not in short and text in full, text
+        assert text not in flat_short and text in flat_full, text
     for text in (short, full):
         lines = text.splitlines()
         nexts = lines.index("next:")
@@ -97,7 +99,7 @@ def test_exit_codes_are_distinct_from_bad_input_and_failed_diagnostics():
         (["--topics", "-5"], "--topics"),
         (["--margin", "-1"], "margin"),
         (["--r", "0.5"], "loss weight"),
-        (["--p-min", "0.3"], "p_min"),
+        (["--p-min", "0.3"], "--p-min"),
     ],
 )
 def test_bad_options_give_one_error_line(args, word):
@@ -112,3 +114,42 @@ def test_bad_options_give_one_error_line(args, word):
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _observed(challenger: str, champion: str = "bm25") -> float:
+    """The raw mean difference over the topics both systems have, from the file itself."""
+    wide = pd.read_csv(EXAMPLE).pivot(index="topic", columns="system", values="score")
+    both = wide[[challenger, champion]].dropna()
+    return float((both[challenger] - both[champion]).mean())
+
+
+def test_observed_difference_beside_the_model_and_why_they_differ(tmp_path):
+    out = tmp_path / "d.csv"
+    result = _run("-C", "chal_*", "--margin", "0.03", "--topics", "0", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    frame = pd.read_csv(out).set_index("challenger")
+    for name in ("chal_fusion", "chal_rerank"):  # far from 0: the pull shows
+        row = next(line for line in result.output.splitlines() if line.startswith(name))
+        observed, mean = row.split()[1:3]
+        assert float(observed) == pytest.approx(_observed(name), abs=5e-5)
+        assert float(mean) == pytest.approx(frame.loc[name, "mean"], abs=5e-5)
+        assert abs(float(mean)) < abs(float(observed))  # pooled towards 0
+    # the line gives the model-wide share E[B]; each contrast's own share is within MC error
+    share = 1 - frame.loc["chal_fusion", "mean"] / _observed("chal_fusion")
+    said = re.search(r"mean is pulled about (\d+)% of the way from observed to 0", result.output)
+    assert said and abs(int(said.group(1)) / 100 - share) < 0.02
+    assert "45 system effects (40 artifact runs included)" in result.output
+
+
+def test_pooling_artifacts_leaves_the_champion_and_challengers_unpooled(tmp_path, run_cli):
+    # flat priors on the champion and challengers of a complete Gaussian table: each
+    # contrast's posterior mean is the observed difference (up to Monte Carlo error)
+    out = tmp_path / "d.csv"
+    result = _run("-C", "chal_fusion", "--pooling", "artifacts", "--topics", "0", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    row = pd.read_csv(out).iloc[0]
+    assert row["mean"] == pytest.approx(_observed("chal_fusion"), abs=2e-3)
+    assert "pulled about" not in result.output
+    code, _, err = run_cli([*BASE, "-C", "chal_fusion", "--pooling", "challengers"])
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--pooling" in err and "'artifacts'" in err and "'challengers'" in err

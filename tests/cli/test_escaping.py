@@ -64,3 +64,40 @@ def test_fit_shows_names_intact(hostile_file, tmp_path, capsys, monkeypatch):
     assert f"wrote {output}" in err
     back = pd.read_csv(output)
     assert sorted(back["challenger"]) == sorted(CHALLENGERS)
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("a\x1b[31mred", "a\\x1b[31mred"),  # an ANSI colour code
+        ("x\ry", "x\\ry"),  # a carriage return would overwrite the line
+        ("a\x07b", "a\\x07b"),  # rich would drop the bell silently
+        ("\u202eabc", "\\u202eabc"),  # a bidi override would reverse what follows
+        ("tab\tok\nline", "tab\tok\nline"),  # tab and line feed are text
+    ],
+)
+def test_control_characters_are_shown_as_escapes(name, shown):
+    assert _app.as_written(name) == shown
+
+
+def test_printed_text_keeps_emoji_codes_and_escapes_controls(capsys):
+    _app.console.print(":rocket: a\x1b[31mred", markup=False, highlight=False)
+    view = _app.EscapedTable()
+    view.add_column("system")
+    view.add_row(":tada: x\x07y")
+    _app.console.print(view)
+    out = capsys.readouterr().out
+    assert ":rocket: a\\x1b[31mred" in out and ":tada: x\\x07y" in out
+    assert "\x1b" not in out and "\U0001f680" not in out
+
+
+def test_each_note_is_said_once_and_not_again_as_a_warning(capsys):
+    _app.forget_shown()
+    _app.warn("collection 'c': 1 missing cell(s) kept")
+    _app.show_notes(
+        ["collection 'c': 1 missing cell(s) kept", "run tag 'x' split", "run tag 'x' split"]
+    )
+    out, err = capsys.readouterr()
+    assert out == "note: run tag 'x' split\n"
+    assert err == "warning: collection 'c': 1 missing cell(s) kept\n"
+    _app.forget_shown()

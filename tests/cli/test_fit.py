@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +134,19 @@ def test_sweep_option(tmp_path):
     assert f"{m4['mean']:+.4f}" in result.output  # the printed row is the written row
 
 
+def test_sweep_with_unpooled_roles_refused_before_fitting(capsys):
+    args = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_fusion", "--pooling", "artifacts",
+            "--sweep", "0,5"]  # fmt: skip
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2 and out == ""  # nothing fitted, nothing printed
+    assert err.strip() == (
+        "error: --pooling artifacts needs at least 2 artifact runs in every fit of the sweep: "
+        "--sweep [0, 5] include 0; start the sweep at m = 2"
+    )
+
+
 def test_sweep_effects_option(tmp_path, monkeypatch):
     import importlib
 
@@ -203,16 +217,19 @@ def test_role_summary_is_not_broken_mid_list(monkeypatch):
     assert "challengers: chal_dense, chal_fusion, chal_rerank, chal_risky; 40 artifact" in (
         result.output
     )
-    # The decision table's verdict was folded ("worthwhile\ngain") at 80 columns; on a
-    # terminal that narrow a long verdict may wrap, but its words stay whole.
+    # The decision table's verdict was folded ("worthwhil\ne gain") at 80 columns; on a
+    # terminal that narrow the interval wraps at its comma and a long verdict between its
+    # words, but no word or number is cut.
     lines = result.output.splitlines()
-    i = next(i for i, line in enumerate(lines) if line.startswith("chal_fusion "))
-    assert len(lines[i].rstrip()) <= 80 and lines[i].rstrip().endswith("worthwhile gain")
-    i = next(i for i, line in enumerate(lines) if line.startswith("chal_risky "))
-    cell = [line.rstrip() for line in lines[i : i + 2]]
-    assert all(len(line) <= 80 for line in cell)
-    words = cell[0].split("  ")[-1].split() + cell[1].split()
-    assert " ".join(words) == "unreliable: model misfit", cell
+    for name, verdict in (("chal_fusion ", "worthwhile gain"),
+                          ("chal_risky ", "unreliable: model misfit")):  # fmt: skip
+        i = next(i for i, line in enumerate(lines) if line.startswith(name))
+        cell = [line.rstrip() for line in lines[i : i + 2]]
+        assert all(len(line) <= 80 for line in cell), cell
+        tokens = cell[0].split() + cell[1].split()
+        assert " ".join(tokens).endswith(verdict.split()[-1]), cell
+        assert all(word in tokens for word in verdict.split()), cell
+        assert any(re.fullmatch(r"\[[+-]0\.\d{4},", t) for t in tokens), cell
 
 
 def test_options_the_exact_sampler_ignores_are_named():
@@ -283,8 +300,9 @@ def test_likelihood_auto_prints_the_choice(tmp_path):
             "--draws", "600", "--chains", "2", "--seed", "2"]  # fmt: skip
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "Likelihood chosen by PSIS-LOO: gaussian_sigma_by_system" in result.output
-    assert "ELPD gaussian_sigma_by_system - " in result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("Model chosen by PSIS-LOO"))
+    assert line.startswith("Model chosen by PSIS-LOO: gaussian with a per-system residual SD;")
+    assert "ELPD (SE" in line and "--explain shows every candidate" in line
 
 
 def test_a_table_with_gaps_is_fitted_by_the_gibbs_sampler(tmp_path, run_cli):

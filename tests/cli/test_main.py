@@ -128,7 +128,7 @@ EXAMPLE = DATA / "example_scores.csv"
         (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--target-accept", "2"], "0 and 1"),
         # Tracebacks from deep inside the methods (IndexError, ValueError, FileExistsError):
         (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--draws", "0"], "'--draws'"),
-        (["risk", str(EXAMPLE), "-c", "bm25", "--resamples", "0"], "'--resamples'"),
+        (["risk", str(EXAMPLE), "-c", "bm25", "--resamples", "0"], "--resamples must be at least"),
         (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--figures", str(EXAMPLE)], "a file"),
         (["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", "--save", "fit.txt"], "*.nc"),
     ],

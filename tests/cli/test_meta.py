@@ -70,7 +70,10 @@ def test_tidy_file_with_control_and_treatment(tmp_path):
     [
         (["--measure", "nDCG@10", "--effect", "OR"], "unknown effect measure"),
         (["--measure", "nDCG@10", "--method", "XYZ"], "--method must be one of 'FE', 'DL'"),
-        (["--measure", "nDCG@10", "--method", "REML", "--ranger-compatible"], "ranger_compatible"),
+        (
+            ["--measure", "nDCG@10", "--method", "REML", "--ranger-compatible"],
+            "--ranger-compatible means DerSimonian-Laird",
+        ),
         (["--measure", "nDCG@10", "--control", "nope", "--treatment", "dense"], "'nope'"),
         ([], "several measures"),
     ],

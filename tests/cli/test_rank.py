@@ -92,7 +92,9 @@ def test_binary_items_rank_under_the_bernoulli_family(run_cli, tmp_path):
     y = (rng.random((80, 3)) < accuracy).astype(int)
     rows = [(f"m{j}", f"q{i}", y[i, j]) for i in range(80) for j in range(3)]
     path = tmp_path / "items.csv"
-    pd.DataFrame(rows, columns=["system", "topic", "score"]).assign(measure="acc").to_csv(path)
+    pd.DataFrame(rows, columns=["system", "topic", "score"]).assign(measure="acc").to_csv(
+        path, index=False
+    )
     code, out, err = run_cli(["rank", str(path), "-l", "bernoulli", "--seed", "1", "-q",
                               "-o", str(tmp_path / "board.csv")])  # fmt: skip
     assert code == 0, err

@@ -38,7 +38,7 @@ def test_writes_the_review(tmp_path, monkeypatch):
     [
         (["-o", "review.csv"], "*.html"),
         (["-o", "x.html", "--r", "1,0.5"], "--r"),
-        (["-o", "x.html", "--min-gain", "nan"], "margin"),
+        (["-o", "x.html", "--min-gain", "nan"], "--min-gain"),
         (["-o", str(EXAMPLE.with_suffix(".html"))], None),
     ],
 )

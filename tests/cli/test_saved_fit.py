@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bayes_ir.cli import main
+from bayes_ir.provenance import sha256_file
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "example_scores.csv"
 ROLES = ["-c", "bm25", "-C", "chal_*"]
@@ -74,7 +75,10 @@ def test_review_of_the_saved_fit_equals_the_fresh_review(capsys, saved, tmp_path
     options = ["--r", "5", "--resamples", "200", "--quiet"]
     assert run(capsys, "review", *options, "-o", str(fresh))[0] == 0
     assert run(capsys, "review", *options, "-o", str(again), "--fit", str(saved))[0] == 0
-    assert _without_command_and_date(again.read_text()) == _without_command_and_date(
+    reused = again.read_text()
+    fit_input = f"<dt>input</dt><dd>{saved} (SHA-256 {sha256_file(saved)})</dd>"
+    assert fit_input in reused  # the saved fit is an input of the review, hashed
+    assert _without_command_and_date(reused.replace(fit_input, "")) == _without_command_and_date(
         fresh.read_text()
     )
 
@@ -125,3 +129,21 @@ def test_missing_saved_fit_is_said_before_reading(capsys, tmp_path):
     code, out, err = run(capsys, "fit", "--fit", str(missing))
     assert code == 2 and out == ""
     assert err == f"error: --fit {missing}: no saved fit there (write one with --save)\n"
+
+
+def test_a_saved_fit_hashes_every_input(tmp_path, capsys):
+    """``--save`` records the SHA-256 of the scores and of a challenger list in the fit."""
+    from bayes_ir.hierarchical import HierarchicalFit
+
+    chosen = tmp_path / "challengers.txt"
+    chosen.write_text("chal_dense\n", encoding="utf-8")
+    path = tmp_path / "fit.nc"
+    with pytest.raises(SystemExit) as info:
+        main(["fit", str(EXAMPLE), "-c", "bm25", "-C", f"@{chosen}", *SETTINGS, "--save",
+              str(path), "--quiet"])  # fmt: skip
+    capsys.readouterr()
+    assert info.value.code == 0
+    inputs = {
+        item["name"]: item["sha256"] for item in HierarchicalFit.load(path).provenance["inputs"]
+    }
+    assert inputs == {str(chosen): sha256_file(chosen), str(EXAMPLE): sha256_file(EXAMPLE)}

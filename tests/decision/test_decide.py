@@ -192,6 +192,25 @@ def test_more_topics_forecast_agrees_with_really_judging_them():
     assert abs(freq - p) < 3 * np.sqrt(p * (1 - p) / n) + 0.02, (n, p, freq)
 
 
+def test_margins_wider_than_the_measure_range_are_refused():
+    """A non-inferiority margin of 1.5 on AP would pass a system that scores 0 everywhere."""
+    from bayes_ir.decision import check_options
+
+    options = {"mode": "non_inferiority", "r": 1.0, "threshold": None, "p_min": None}
+    with pytest.raises(OptionError, match=r"margin 1\.5 is as wide as the whole range \[0, 1\]"):
+        check_options(margin=1.5, measure="AP", **options)
+    with pytest.raises(OptionError, match=r"--threshold 2 is as wide"):
+        check_options(margin=0.01, threshold=2.0, mode="superiority", r=1.0, p_min=None,
+                      measure="nDCG@10", names={"threshold": "--threshold"})  # fmt: skip
+    assert check_options(margin=1.5, measure="my_score", **options)[0] == 1.5  # unbounded
+    with pytest.raises(OptionError, match=r"--min-gain must be greater than 0"):
+        check_options(margin=0.0, mode="superiority", r=1.0, threshold=None, p_min=None,
+                      names={"margin": "--min-gain", "threshold": None})  # fmt: skip
+    with pytest.raises(OptionError, match=r"with --margin 0 .* pass --threshold$"):
+        check_options(margin=0.0, mode="superiority", r=1.0, threshold=None, p_min=None,
+                      names={"margin": "--margin", "threshold": "--threshold"})  # fmt: skip
+
+
 def test_table_shows_the_observed_difference_and_the_share_pulled(example_fit):
     """Each row: the raw mean difference (as the paired test's) beside the model's, and why."""
     from scipy import stats

@@ -119,3 +119,46 @@ def test_too_few_shared_topics():
         match="a paired test needs at least 2 paired topics; the pair .* has 1",
     ):
         paired_tests(table)
+
+
+def test_ties_and_zeros_do_not_depend_on_float_noise():
+    """0.3 - 0.1 and 0.2 are one difference: the p-values equal scipy's on the rounded data."""
+    champion = np.array([0.1, 0.5, 0.3, 0.1 + 0.2, 0.4, 0.2, 0.6, 0.25, 0.45, 0.35, 0.15, 0.55])
+    noisy = np.array([0.3, 0.7, 0.5, 0.3, 0.3, 0.1, 0.7, 0.35, 0.55, 0.25, 0.35, 0.75])
+    exact = np.round(noisy - champion, 9)  # the differences as decimals
+    assert not np.array_equal(noisy - champion, exact)  # the noise is there
+    frames = []
+    for challenger in (noisy, champion + exact):
+        table = ScoreTable.from_matrix(
+            np.column_stack([champion, challenger]), systems=["h", "c"], measure="AP"
+        ).with_roles(champion="h", challengers=["c"])
+        frames.append(paired_tests(table, test=["wilcoxon", "sign"]).to_frame().set_index("test"))
+    for frame in frames:
+        assert frame.at["wilcoxon", "p_value"] == pytest.approx(
+            stats.wilcoxon(exact).pvalue, abs=1e-15
+        )
+        wins, losses = int((exact > 0).sum()), int((exact < 0).sum())
+        assert frame.at["sign", "p_value"] == pytest.approx(
+            stats.binomtest(wins, wins + losses).pvalue, abs=1e-15
+        )
+    assert frames[0]["p_value"].equals(frames[1]["p_value"])
+
+
+def test_resamples_are_bounded_before_any_work():
+    with pytest.raises(OptionError, match="n_resamples must be at most 1,000,000"):
+        paired_tests(_table(), n_resamples=10**9)
+
+
+def test_large_bootstrap_runs_in_batches_with_the_same_stream():
+    """More resamples than one batch holds: drawn in batches, the p-value is unchanged."""
+    from bayes_ir.frequentist import paired
+
+    d = _diff(_table(n_topics=40), "s1")
+    whole = paired._bootstrap_p(d, 3000, np.random.default_rng(5), "two-sided")
+    cells = paired._BATCH_CELLS
+    paired._BATCH_CELLS = 40 * 700  # 700 resamples per batch
+    try:
+        batched = paired._bootstrap_p(d, 3000, np.random.default_rng(5), "two-sided")
+    finally:
+        paired._BATCH_CELLS = cells
+    assert batched == whole

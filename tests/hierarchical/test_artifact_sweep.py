@@ -72,6 +72,10 @@ def test_sweep_caps_m_and_validates(table, patched):
     no_chal = table.with_roles(champion="champ")
     with pytest.raises(InsufficientDataError):
         artifact_sweep(no_chal, m_values=(1,), max_workers=1)
+    calls = len(CALLS)  # refused before any fit: the artifacts alone inform sigma_system
+    with pytest.raises(OptionError, match=r"m_values \[0, 5\] include 0; start the sweep at m = 2"):
+        artifact_sweep(table, m_values=(0, 5), max_workers=1, pooling="artifacts")
+    assert len(CALLS) == calls
 
 
 def test_rb04_sweep_with_the_real_model(rb04_table):

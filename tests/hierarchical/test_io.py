@@ -83,7 +83,7 @@ def test_default_path_under_models(small_fit, tmp_path, monkeypatch):
 
 
 def test_load_rejects_other_files(tmp_path):
-    with pytest.raises(BayesIRError, match="no saved fit"):
+    with pytest.raises(BayesIRError, match=r"missing\.nc: saved fit not found"):
         HierarchicalFit.load(tmp_path / "missing.nc")
     import xarray as xr
 
@@ -333,3 +333,33 @@ def test_fits_saved_before_float32_effects_still_load(small_fit, tmp_path):
     back = HierarchicalFit.load(tmp_path / "float64.nc")
     assert back.posterior["posterior"]["topic_effect"].dtype == np.float32
     assert back.posterior.identical(small_fit.posterior)
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        (
+            {"bayes_ir_format": "bayes_ir.HierarchicalFit/9"},
+            r"was saved by a newer bayes_ir \(saved-fit format 9",
+        ),
+        ({"likelihood": "student_t"}, r"holds a fit with likelihood 'student_t'"),
+        ({"method": "advi"}, r"holds a fit with method 'advi'"),
+    ],
+)
+def test_fits_of_a_newer_version_are_refused_not_misread(small_fit, tmp_path, attrs, message):
+    import h5py
+
+    path = small_fit.save(tmp_path / "newer.nc")
+    with h5py.File(path, "r+") as handle:
+        for key, value in attrs.items():
+            handle.attrs[key] = value
+    with pytest.raises(BayesIRError, match=rf"newer\.nc {message}"):
+        HierarchicalFit.load(path)
+
+
+def test_a_fifo_is_not_opened_as_a_saved_fit(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "fit.nc")
+    with pytest.raises(BayesIRError, match=r"fit\.nc: is a FIFO"):
+        HierarchicalFit.load(tmp_path / "fit.nc")

@@ -35,7 +35,7 @@ def _check() -> ModelCheck:
             "failed_checks": ["", "coverage_95, sd", "", "", "sd"],
             "borderline": False,
             "borderline_checks": "",
-            **{f"{k}_{m}": np.nan for k in ("share", "pred", "ppp") for m in ("zeros", "ones")},
+            **{f"{k}_{m}": np.nan for m in ("zeros", "ones") for k in ("share", "pred", "ppp")},
         }
     )[list(MODEL_CHECK_COLUMNS)]
     return ModelCheck(frame=frame, likelihood="gaussian", n_draws=1000, seed=1)

@@ -76,12 +76,17 @@ def test_decision_first_with_the_api_numbers(rv, page):
     assert "Rule." in html and "threshold of caring" in html
     frame = rv.decision.to_frame()
     comparison = rv.comparison.to_frame().set_index("challenger")
+    matrix = rv.table.matrix().to_pandas()
     for row in frame.itertuples(index=False):
         chunk = html[html.index(f'data-challenger="{row.challenger}"') :][:1500]
         assert row.action in chunk
         assert f"{comparison.at[row.challenger, 'mean']:+.4f}" in chunk
         assert str(escape(format_probability(comparison.at[row.challenger, "p_gain"]))) in chunk
         assert f"{row.loss_deploy:.4f}" in chunk
+        wide = matrix[[row.challenger, "bm25"]].dropna()  # observed: from the scores
+        observed = (wide[row.challenger] - wide["bm25"]).mean()
+        assert f'data-label="observed"><span>{observed:+.4f}</span>' in chunk
+    assert str(escape(rv.decision.pooling.summary())) in html  # why they differ
     for line in rv.provenance["inputs"]:
         assert line["sha256"] in html
 

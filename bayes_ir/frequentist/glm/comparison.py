@@ -66,6 +66,8 @@ class LinkComparison:
         The :class:`GLMFitResult` of each row (``None`` where the fit failed).
     tukeys
         The :class:`TukeyHSDResult` of each row (``None`` where the fit failed).
+    notes
+        What the loader changed or left out in the table (the table's ``notes``).
     """
 
     frame: pd.DataFrame
@@ -74,6 +76,7 @@ class LinkComparison:
     boundary: str
     fits: tuple[GLMFitResult | None, ...] = field(repr=False)
     tukeys: tuple[TukeyHSDResult | None, ...] = field(repr=False)
+    notes: tuple[str, ...] = ()
 
     def to_frame(self) -> pd.DataFrame:
         """Return the tidy table (a copy), columns :data:`COLUMNS`."""
@@ -212,7 +215,8 @@ def compare_links(
         Complete scores; every (collection, measure) block is analysed (restrict with
         ``collections=`` and ``measures=``).
     links
-        Link names (default: all eight, in the paper's order).
+        Link names (default: all eight, in the paper's order); a link named twice is
+        fitted once.
     alpha
         Family-wise error rate of the Tukey HSD (default
         :data:`bayes_ir.defaults.GLM_ALPHA`).
@@ -243,7 +247,7 @@ def compare_links(
     between information retrieval systems via generalized linear models. *CIKM '22*,
     446-456 (Tables 1 and 2). https://doi.org/10.1145/3511808.3557286
     """
-    names = tuple(get_link(name).name for name in (links or link_names()))
+    names = tuple(dict.fromkeys(get_link(name).name for name in (links or link_names())))
     if not names:
         raise BayesIRError("links is empty: name at least one link")
     alpha = validate.probability("alpha", defaults.GLM_ALPHA if alpha is None else alpha)
@@ -278,6 +282,7 @@ def compare_links(
         boundary=boundary,
         fits=tuple(fits),
         tukeys=tuple(tukeys),
+        notes=tuple(table.notes),
     )
 
 

@@ -37,7 +37,8 @@ from typing import Any
 
 import yaml
 
-from bayes_ir.errors import BayesIRError, ScoreTableError
+from bayes_ir.errors import BayesIRError, ScoreTableError, UnknownSystemError
+from bayes_ir.files import read_input_text
 from bayes_ir.frequentist.meta_analysis.effect_size import _check_measure as _check_effect
 from bayes_ir.frequentist.meta_analysis.tau2 import TAU2_METHODS
 from bayes_ir.readers import read_scores
@@ -103,6 +104,8 @@ class MetaConfig:
     collections: tuple[CollectionSpec, ...] = ()
     scores: Path | None = None
     display_names: Mapping[str, str] = field(default_factory=dict)
+    #: The line of each top-level key in the file, for messages.
+    lines: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def collection_names(self) -> tuple[str, ...] | None:
@@ -125,6 +128,11 @@ class MetaConfig:
                     f"measure(s) {', '.join(lacking)} not in the scores", source=str(self.scores)
                 )
             systems = [self.control, self.treatment]
+            present = list(table.data["system"].unique())
+            for key, name in zip(("control", "treatment"), systems, strict=True):
+                if name not in present:
+                    error = UnknownSystemError(name, present, role=key)
+                    raise error.located(str(self.path), line=self.lines.get(key))
             table = table.select(systems=systems)
             if keep:
                 table = ScoreTable.from_frame(
@@ -230,12 +238,24 @@ _KIND_WORDS = {
 }
 
 
+#: Deepest nesting of a config (its own layout needs 4 levels).
+_MAX_DEPTH = 20
+#: Most entries of a config, aliases expanded (a few collections need a few dozen).
+_MAX_ENTRIES = 100_000
+
+
 class _Checker:
-    """Check a parsed config against the schema; errors name the file and line."""
+    """Check a parsed config against the schema; errors name the file, line and key.
+
+    ``lines`` holds the line of every key (by its path of keys) and ``texts`` the text
+    of every plain scalar value as written, so that a name such as ``010`` or ``no`` is
+    read as written rather than as YAML 1.1's number 8 or boolean false.
+    """
 
     def __init__(self, path: Path, root: yaml.Node | None):
         self.path = path
         self.lines: dict[tuple[str, ...], int] = {}
+        self.texts: dict[tuple[str, ...], str] = {}
         self._index(root, ())
 
     def _index(self, node: yaml.Node | None, prefix: tuple[str, ...]) -> None:
@@ -244,6 +264,8 @@ class _Checker:
                 where = (*prefix, str(key.value))
                 self.lines.setdefault(where, key.start_mark.line + 1)
                 self._index(value, where)
+        elif isinstance(node, yaml.ScalarNode) and not node.style:
+            self.texts[prefix] = node.value
 
     def error(self, message: str, where: tuple[str, ...] = ()) -> ScoreTableError:
         line = None
@@ -264,14 +286,29 @@ class _Checker:
                     f"unknown key {key!r} {what}{hint}; known keys: {known}", (*where, str(key))
                 )
 
+    def written(self, value: Any, where: tuple[str, ...]) -> Any:
+        """``value`` as written in the file when it is a plain scalar (``010``, not 8)."""
+        if isinstance(value, bool | int | float) and where in self.texts:
+            return self.texts[where]
+        return value
+
     def value(self, value: Any, kind: str, where: tuple[str, ...]) -> Any:
-        """Return ``value`` checked against ``kind`` (``None`` passes: the key is unset)."""
+        """Return ``value`` checked against ``kind`` (``None`` passes: the key is unset).
+
+        Names (``name``, the labels of ``labels``) are returned as written.
+        """
         if value is None:
             return None
         name = "/".join(where)
-        got = f"got {value!r} ({_yaml_type(value)})"
+        shown = self.written(value, where)
+        got = f"got {shown if shown is not value else repr(value)} ({_yaml_type(value)})"
+        if kind == "name" and not isinstance(value, list | dict):
+            return str(self.written(value, where))
+        if kind == "labels" and isinstance(value, dict):
+            if all(not isinstance(v, list | dict) for v in value.values()):
+                return {k: str(self.written(v, (*where, str(k)))) for k, v in value.items()}
         ok = {
-            "name": isinstance(value, str | int | float) and not isinstance(value, bool),
+            "name": False,
             "text": isinstance(value, str),
             "bool": isinstance(value, bool),
             "path": isinstance(value, str),
@@ -279,8 +316,7 @@ class _Checker:
             or (isinstance(value, list) and all(isinstance(v, str) for v in value)),
             "files": isinstance(value, dict)
             and all(isinstance(v, str) and not isinstance(k, bool) for k, v in value.items()),
-            "labels": isinstance(value, dict)
-            and all(isinstance(v, str | int | float) for v in value.values()),
+            "labels": False,
             "collections": isinstance(value, dict),
             "ranger": isinstance(value, dict),
         }[kind]
@@ -288,8 +324,8 @@ class _Checker:
             hint = ""
             if kind == "bool" and isinstance(value, str):
                 hint = f"; write {where[-1]}: true or {where[-1]}: false, without quotes"
-            elif kind == "name" and isinstance(value, bool):
-                hint = "; quote the name (YAML reads yes/no/on/off as booleans)"
+            elif kind in ("text", "path") and where in self.texts:
+                hint = f"; quote it: {where[-1]}: '{self.texts[where]}'"
             raise self.error(f"{name} must be {_KIND_WORDS[kind]}, {got}{hint}", where)
         return value
 
@@ -301,29 +337,82 @@ def _yaml_type(value: Any) -> str:
     }.get(type(value), type(value).__name__)  # fmt: skip
 
 
-def _parse_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
-    """Read ``path`` as UTF-8 YAML; decoding and syntax errors name the byte or line."""
-    if not path.exists():
-        raise ScoreTableError("config file not found", source=str(path))
-    if path.is_dir():
-        raise ScoreTableError("is a folder, not a config file", source=str(path))
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
+def _python(node: yaml.Node, path: Path, depth: int = 0, count: list[int] | None = None) -> Any:
+    """Build the config's Python value from YAML nodes: keys as written, no key twice.
+
+    Mapping keys are taken as written (``010:`` is the collection ``"010"``); a key
+    repeated in one mapping is refused (YAML's loaders keep the last one silently);
+    nesting deeper than :data:`_MAX_DEPTH` and more than :data:`_MAX_ENTRIES` entries
+    (aliases expanded) are refused.
+    """
+    count = [0] if count is None else count
+    count[0] += 1
+    line = node.start_mark.line + 1
+    if depth > _MAX_DEPTH:
         raise ScoreTableError(
-            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "re-encode the file as UTF-8",
+            f"the config is nested more than {_MAX_DEPTH} levels deep", source=str(path), line=line
+        )
+    if count[0] > _MAX_ENTRIES:
+        raise ScoreTableError(
+            f"the config holds more than {_MAX_ENTRIES:,} entries (with its aliases expanded)",
             source=str(path),
-            line=data[: exc.start].count(b"\n") + 1,
-        ) from None
+            line=line,
+        )
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Any] = {}
+        first: dict[str, int] = {}
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode):
+                raise ScoreTableError(
+                    "a key must be a plain name, not a list or mapping",
+                    source=str(path),
+                    line=key.start_mark.line + 1,
+                )
+            name = str(key.value)
+            if name in first:
+                raise ScoreTableError(
+                    f"key {name!r} appears twice in one mapping (lines {first[name]} and "
+                    f"{key.start_mark.line + 1}); YAML would keep only the last: remove one",
+                    source=str(path),
+                    line=key.start_mark.line + 1,
+                )
+            first[name] = key.start_mark.line + 1
+            out[name] = _python(value, path, depth + 1, count)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_python(item, path, depth + 1, count) for item in node.value]
+    return yaml.SafeLoader("").construct_object(node)
+
+
+def _parse_yaml(path: Path) -> tuple[Path, Any, yaml.Node | None]:
+    """Read ``path`` as UTF-8 YAML; decoding and syntax errors name the byte or line.
+
+    The file is read with :func:`bayes_ir.files.read_input_text` (a FIFO or device
+    refused unread, a size limit, a byte-order mark dropped, UTF-16 refused).
+    """
+    path, text = read_input_text(path, what="config")
     try:
-        return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ScoreTableError(
             f"not valid YAML: {problem}" + (f" (column {mark.column + 1})" if mark else ""),
+            source=str(path),
+            line=mark.line + 1 if mark else None,
+        ) from None
+    except RecursionError:
+        raise ScoreTableError(
+            f"the config is nested more than {_MAX_DEPTH} levels deep", source=str(path)
+        ) from None
+    if root is None:
+        return path, None, None
+    try:
+        return path, _python(root, path), root
+    except yaml.YAMLError as exc:  # a scalar YAML cannot construct (a bad timestamp)
+        mark = getattr(exc, "problem_mark", None)
+        raise ScoreTableError(
+            f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
             source=str(path),
             line=mark.line + 1 if mark else None,
         ) from None
@@ -358,15 +447,14 @@ def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
     ``format``). Ranger's layout adds ``available_rankings`` / ``eval_metrics`` and
     ``qrels``.
     """
-    path = Path(path)
-    raw, root = _parse_yaml(path)
+    path, raw, root = _parse_yaml(Path(path))
     if not isinstance(raw, dict):
         raise ScoreTableError("the config must be a YAML mapping", source=str(path))
     check = _Checker(path, root)
     ranger = "available_rankings" in raw or "eval_metrics" in raw
     check.keys(raw, {**_TOP_KEYS, **_RANGER_KEYS} if ranger else _TOP_KEYS, ())
-    for key, value in raw.items():
-        check.value(value, {**_TOP_KEYS, **_RANGER_KEYS}[key], (key,))
+    for key, value in list(raw.items()):
+        raw[key] = check.value(value, {**_TOP_KEYS, **_RANGER_KEYS}[key], (key,))
     if ranger:
         raw = _from_ranger(raw, path)
     for key in ("control", "treatment"):
@@ -390,8 +478,8 @@ def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
         if not isinstance(entry, dict):
             raise check.error(f"collection {name!r} must be a mapping", where)
         check.keys(entry, _COLLECTION_KEYS, where)
-        for key, value in entry.items():
-            check.value(value, _COLLECTION_KEYS[key], (*where, key))
+        for key, value in list(entry.items()):
+            entry[key] = check.value(value, _COLLECTION_KEYS[key], (*where, key))
         files = entry.get("runs") or entry.get("scores") or {}
         if not files:
             raise check.error(
@@ -431,6 +519,7 @@ def read_meta_config(path: str | PathLike[str]) -> MetaConfig:
         collections=tuple(specs),
         scores=_path(base, scores) if scores is not None else None,
         display_names=names,
+        lines={key[0]: line for key, line in check.lines.items() if len(key) == 1},
     )
 
 

@@ -137,7 +137,11 @@ TIDY = "control: bm25\ntreatment: dense\nscores: x.csv\n"
         (TIDY + "effect: XYZ\n", ":4: effect: unknown effect measure 'XYZ'"),
         (TIDY + "method: REM\n", ":4: method: unknown tau^2 estimator 'REM'"),
         (TIDY + "display_names: [a, b]\n", ":4: display_names must be a mapping"),
-        ("control: no\ntreatment: dense\nscores: x.csv\n", ":1: control must be a name, got False"),
+        ("control: [a]\ntreatment: b\nscores: x.csv\n", ":1: control must be a name, got ['a']"),
+        (
+            "control: a\ntreatment: b\nscores: x.csv\ncontrol: c\n",
+            ":4: key 'control' appears twice",
+        ),
         ("control: a\ntreatment: b\nscores: [x.csv]\n", ":3: scores must be a file path"),
         ("control: a\ntreatment: b\ncollections: [c]\n", ":3: collections must be a mapping"),
         (
@@ -180,3 +184,29 @@ def test_typed_values_are_read(tmp_path):
     assert config.extra_measures == ("J@10",)
     path.write_text(TIDY + "hk: true\n")
     assert read_meta_config(path).hk is True
+
+
+def test_names_are_read_as_written_not_as_yaml_1_1(tmp_path):
+    """``010`` is not 8, ``no`` is not False, ``1.10`` is not 1.1: names keep their text."""
+    path = tmp_path / "names.yaml"
+    path.write_text(
+        "control: 010\ntreatment: no\nscores: x.csv\ndisplay_names: {010: 1.10, on: yes}\n",
+        encoding="utf-8",
+    )
+    config = read_meta_config(path)
+    assert (config.control, config.treatment) == ("010", "no")
+    assert config.display_names == {"010": "1.10", "on": "yes"}
+
+
+def test_config_limits_name_the_file(tmp_path):
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("control: " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(ScoreTableError, match=r"deep\.yaml.*nested more than 20 levels"):
+        read_meta_config(deep)
+    bom = tmp_path / "bom.yaml"
+    bom.write_bytes(("\ufeff" + TIDY).encode("utf-8"))
+    assert read_meta_config(bom).control == "bm25"
+    wide = tmp_path / "utf16.yaml"
+    wide.write_bytes(TIDY.encode("utf-16"))
+    with pytest.raises(ScoreTableError, match=r"utf16\.yaml:1: UTF-16 text"):
+        read_meta_config(wide)

@@ -1,0 +1,434 @@
+r"""Fit systems across collections or query segments: :func:`fit_across` and :class:`AcrossFit`.
+
+One posterior answers "does the challenger win, where, and on the next collection?":
+the model of :mod:`bayes_ir.hierarchical.design` (an intercept, topic effects and a
+residual SD per collection, system effects and system x collection effects, or system
+x segment effects within one collection), sampled by the blocked Gibbs sampler of
+:mod:`bayes_ir.hierarchical.samplers.blocked_gibbs` (or NUTS on its PyMC twin), with
+the diagnostics gate of the one-collection model. :meth:`AcrossFit.contrasts` returns
+the overall contrast, each collection's shrunken contrast beside its raw one, the
+between-collection SD, the contrast on a new collection and the number of the
+collections the challenger wins (:mod:`bayes_ir.hierarchical.group_effects`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayes_ir import defaults, validate
+from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.design import (
+    CrossedDesign,
+    DesignPriors,
+    collections_design,
+    design_priors,
+    segments_design,
+)
+from bayes_ir.hierarchical.diagnostics import Diagnostics, GateStatus, Thresholds, diagnose_columns
+from bayes_ir.provenance import package_versions
+from bayes_ir.table import ScoreTable
+
+__all__ = ["ACROSS_DRAWS", "ACROSS_TUNE", "BY", "AcrossFit", "fit_across"]
+
+#: Draws and discarded warm-up iterations per chain of the blocked Gibbs sampler across
+#: collections: 4 x 5,000 gives ESS >= 10,000 for the contrasts and scales of the
+#: benchmark designs (ESS per draw 0.5 to 1; ``benchmarks/bench_collections.py``).
+ACROSS_DRAWS: int = 5000
+ACROSS_TUNE: int = 300
+#: Draws and warm-up per chain of NUTS on the PyMC twin.
+ACROSS_NUTS_DRAWS: int = 2000
+ACROSS_NUTS_TUNE: int = 1000
+#: The factors the system effects can vary over.
+BY: tuple[str, ...] = ("collection", "segment")
+_PACKAGES = ("bayes_ir", "pymc", "nutpie", "numba", "arviz", "numpy", "scipy", "xarray")
+
+
+@dataclass(frozen=True, eq=False)
+class AcrossFit:
+    """Posterior of the model of systems across collections (or segments).
+
+    Attributes
+    ----------
+    posterior
+        ``xarray.DataTree``: group ``posterior`` with ``b0`` (dim ``collection``, or
+        ``segment``: an intercept per segment) and ``sigma`` (dim ``collection`` when
+        there is one per collection), every random term's effects ``<term>_effect`` (dim
+        ``<term>``, e.g. ``system``, ``system_collection``; topic effects only when
+        kept) and scale ``sigma_<term>`` (dim ``collection`` when there is one per
+        collection); ``sample_stats`` for NUTS.
+    design
+        The :class:`~bayes_ir.hierarchical.design.CrossedDesign` that was fitted.
+    table
+        The score table.
+    priors
+        The resolved :class:`~bayes_ir.hierarchical.design.DesignPriors`.
+    method
+        ``"gibbs"`` or ``"nuts"``.
+    diagnostics
+        The :class:`~bayes_ir.hierarchical.Diagnostics` of the scales, intercepts,
+        system effects and every challenger's overall and per-group contrast.
+    provenance
+        Data hash, design, scale, method, seed, sampler settings, acceptance rates,
+        versions, timestamp.
+    model_check
+        The :class:`~bayes_ir.hierarchical.AcrossModelCheck` of every
+        system in every group (``None`` with ``model_check=False``).
+    """
+
+    posterior: xr.DataTree
+    design: CrossedDesign
+    table: ScoreTable
+    priors: DesignPriors
+    method: str
+    diagnostics: Diagnostics
+    provenance: dict[str, Any] = field(default_factory=dict)
+    model_check: Any = None
+
+    @property
+    def draws(self) -> xr.Dataset:
+        """The ``posterior`` group as a Dataset."""
+        return self.posterior["posterior"].to_dataset()
+
+    @property
+    def by(self) -> str:
+        """``"collection"`` or ``"segment"``."""
+        return str(self.design.by)
+
+    @property
+    def n_draws(self) -> int:
+        """Chains x draws."""
+        post = self.posterior["posterior"]
+        return int(post.sizes["chain"] * post.sizes["draw"])
+
+    def term_draws(self, name: str) -> np.ndarray:
+        """Return the draws of a term's effects or of a scale, as (chains x draws, levels).
+
+        ``name`` is a term (``"b0"``, ``"system"``, ``"system:collection"``) or a scale
+        (``"sigma"``, ``"sigma_system"``).
+        """
+        post = self.posterior["posterior"]
+        key = name if name in post.data_vars else f"{name.replace(':', '_')}_effect"
+        values = post[key].transpose("chain", "draw", ...).values
+        return np.asarray(values, dtype=float).reshape(self.n_draws, -1)
+
+    def contrasts(
+        self,
+        *,
+        champion: str | None = None,
+        challengers: str | Iterable[str] | None = None,
+        ci_prob: float | None = None,
+        margin: float = 0.0,
+    ):
+        """Every challenger against the champion, overall, per group and on a new one.
+
+        See :func:`bayes_ir.hierarchical.group_effects.contrasts_across`.
+        """
+        from bayes_ir.hierarchical.group_effects import contrasts_across
+
+        return contrasts_across(
+            self, champion=champion, challengers=challengers, ci_prob=ci_prob, margin=margin
+        )
+
+    def summary(self, *, ci_prob: float | None = None) -> str:
+        """Header, diagnostics, variance components and the contrasts (text)."""
+        return self.contrasts(ci_prob=ci_prob).summary()
+
+    def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
+        """Return the contrasts' table.
+
+        See :meth:`AcrossContrasts.to_frame
+        <bayes_ir.hierarchical.group_effects.AcrossContrasts.to_frame>`.
+        """
+        return self.contrasts(ci_prob=ci_prob).to_frame()
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Draw the forest plot of the per-group contrasts with shrinkage.
+
+        See :func:`bayes_ir.plots.across.plot_across`.
+        """
+        return self.contrasts().plot(**kwargs)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"AcrossFit(by={self.by!r}, groups={len(self.design.groups)}, "
+            f"systems={len(self.design.systems)}, scale={self.design.scale!r}, "
+            f"method={self.method!r}, draws={self.n_draws}, "
+            f"diagnostics={'PASS' if self.diagnostics.passed else 'FAIL'})"
+        )
+
+    def gate(self) -> GateStatus:
+        """Return whether the posterior passed its diagnostics gate."""
+        return GateStatus.of(self)
+
+
+def _dataset(post: dict[str, np.ndarray], design: CrossedDesign) -> xr.Dataset:
+    """Return the draws as a labelled Dataset (see :class:`AcrossFit`)."""
+    b0t = design.terms[0]
+    b0_dim = next(iter(b0t.components))  # "collection", or "segment" (an intercept each)
+    per_collection = design.residual.n_levels > 1
+    data: dict[str, Any] = {
+        "b0": (("chain", "draw", b0_dim), post["b0"]),
+        "sigma": (("chain", "draw", "collection"), post["sigma"])
+        if per_collection
+        else (("chain", "draw"), post["sigma"][..., 0]),
+    }
+    coords: dict[str, Any] = {b0_dim: list(b0t.levels)}
+    if per_collection:
+        coords["collection"] = list(design.residual.levels)
+    for t in design.terms[1:]:
+        if t.name in post:
+            data[f"{t.dim}_effect"] = (("chain", "draw", t.dim), post[t.name])
+            coords[t.dim] = list(t.levels)
+        scale = post[t.scale_name]
+        if t.scale_dim is None:
+            data[t.scale_name] = (("chain", "draw"), scale[..., 0])
+        else:
+            data[t.scale_name] = (("chain", "draw", t.scale_dim), scale)
+            coords.setdefault(t.scale_dim, list(t.scale_names))
+    chains, draws = post["b0"].shape[:2]
+    coords.update(chain=np.arange(chains), draw=np.arange(draws))
+    return xr.Dataset(data, coords=coords)
+
+
+def _diagnose(
+    post: dict[str, np.ndarray], design: CrossedDesign, stats: xr.Dataset | None, th: Thresholds
+) -> Diagnostics:
+    """Diagnose the scales, intercepts, system effects and every reported contrast."""
+    from bayes_ir.hierarchical.group_effects import group_contrast_draws
+
+    names: list[str] = []
+    kinds: list[str] = []
+    columns: list[np.ndarray] = []
+
+    def add(label: str, kind: str, values: np.ndarray, levels) -> None:
+        one = len(levels) == 1 and kind != "group_contrast"
+        names.extend(label if one else f"{label}[{lev}]" for lev in levels)
+        kinds.extend([kind] * len(levels))
+        columns.append(values)
+
+    add("b0", "hyper", post["b0"], design.terms[0].levels)
+    add("sigma", "hyper", post["sigma"], design.residual.levels)
+    for t in design.terms[1:]:
+        add(t.scale_name, "hyper", post[t.scale_name], t.scale_names)
+    add("system_effect", "system", post["system"], design.systems)
+    overall, groups, labels = group_contrast_draws(post, design)
+    for j, chal in enumerate(design.challengers):
+        name = f"{chal} - {design.champion}"
+        add(name, "contrast", overall[..., j : j + 1], [""])
+        seen = ~np.isnan(groups[0, 0, j])  # a group without both systems has no contrast
+        observed = [g for g, s in zip(labels, seen, strict=True) if s]
+        add(name, "group_contrast", groups[..., j, seen], observed)
+    return diagnose_columns(names, kinds, columns, sample_stats=stats, thresholds=th)
+
+
+def fit_across(
+    table: ScoreTable,
+    *,
+    by: str = "collection",
+    segments: Mapping[str, str] | None = None,
+    measure: str | Mapping[str, str] | None = None,
+    scale: str = "auto",
+    sigma: str = "collection",
+    method: str = "auto",
+    chains: int = defaults.CHAINS,
+    draws: int | None = None,
+    tune: int | None = None,
+    target_accept: float | None = None,
+    seed: int | None = None,
+    priors: Mapping[str, float] | None = None,
+    thresholds: Thresholds | str | dict[str, Any] | None = None,
+    strict: bool = False,
+    sampler: str | None = None,
+    model_check: bool = True,
+) -> AcrossFit:
+    r"""Fit systems across collections (or query segments) in one hierarchical model.
+
+    Parameters
+    ----------
+    table
+        Scores with roles; ``by="collection"``: a ``collection`` column with at least
+        2 collections (a tidy file, a folder per collection, a Ranger YAML config);
+        ``by="segment"``: one collection and ``segments``.
+    by
+        ``"collection"`` (default) or ``"segment"``.
+    segments
+        ``{topic: segment}`` (see :func:`bayes_ir.readers.read_segments`); with it,
+        ``by`` defaults to ``"segment"``.
+    measure
+        The measure of every collection when a collection holds several: a name or
+        ``{collection: measure}``.
+    scale
+        Common scale of the system effects: ``"auto"`` (default: the measure when
+        every collection uses the same one, else ``"sd"``), ``"measure"``, or
+        ``"sd"`` (each collection's effects in units of its own residual SD, the
+        Bayesian sibling of a standardised mean difference).
+    sigma
+        ``"collection"`` (default): a residual SD and a topic SD per collection;
+        ``"pooled"``: one of each (lme4's ``lmer`` model; segments always pool).
+    method
+        ``"gibbs"`` (blocked Gibbs; ``"auto"``, the default) or ``"nuts"`` (NUTS on
+        the PyMC twin: nutpie, or PyMC's own with ``sampler="pymc"``).
+    chains, draws, tune, target_accept
+        Sampler settings (defaults: :data:`ACROSS_DRAWS`/:data:`ACROSS_TUNE` per chain
+        for Gibbs; 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT` for NUTS).
+    seed
+        Random seed (default :data:`bayes_ir.defaults.SEED`).
+    priors
+        Fixed Exponential rates of scales, by name (see
+        :func:`~bayes_ir.hierarchical.design.design_priors`); others are autoscaled.
+    thresholds, strict
+        Diagnostics pass marks and whether a failure raises
+        :class:`~bayes_ir.errors.ConvergenceError` (else it warns).
+    sampler
+        NUTS implementation: ``"nutpie"`` (default) or ``"pymc"``.
+    model_check
+        Run the posterior predictive checks of every system in every group (default;
+        :func:`~bayes_ir.hierarchical.check_across`): a flagged champion
+        or challenger emits a :class:`~bayes_ir.errors.ModelCheckWarning` and is marked
+        misfit in every result read from the fit.
+
+    Returns
+    -------
+    AcrossFit
+
+    Notes
+    -----
+    Across collections :math:`c`, with topics :math:`t` within them and systems
+    :math:`s`,
+
+    .. math::
+
+        y_{cts} = b_{0c} + a_{ct} + u_c\,(\beta_s + \gamma_{sc}) + e_{cts},\quad
+        e_{cts} \sim N(0, \sigma_c^2),
+
+    zero-sum topic effects with SD :math:`\tau_c`, system effects with SD
+    :math:`\chi`, system x collection effects with SD :math:`\omega` (zero-sum over
+    the systems of each collection), :math:`u_c = 1` or :math:`\sigma_c`
+    (``scale="sd"``). The contrast of challenger :math:`s` with champion :math:`h` is
+    :math:`\beta_s - \beta_h` overall, :math:`\beta_s - \beta_h + \gamma_{sc} -
+    \gamma_{hc}` in collection :math:`c`, and :math:`N(\beta_s - \beta_h, 2\omega^2)`
+    on a new collection (Corani et al. 2017 for two systems; Gelman et al. 2013,
+    chapter 5, for the predictive distribution of a new group).
+
+    References
+    ----------
+    Corani, G., Benavoli, A., Demsar, J., Mangili, F., Zaffalon, M. (2017). Statistical
+    comparison of classifiers through Bayesian hierarchical modelling. *Machine
+    Learning* 106(11), 1817-1837.
+
+    Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A., Rubin, D. B.
+    (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press.
+    """
+    validate.instance("table", table, ScoreTable)
+    if segments is not None and by == "collection":
+        by = "segment"
+    validate.choice("by", by, BY)
+    validate.choice("method", method, ("auto", "gibbs", "nuts"))
+    method = "gibbs" if method == "auto" else method
+    seed = validate.seed(seed)
+    chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
+    strict = validate.flag("strict", strict)
+    model_check = validate.flag("model_check", model_check)
+    if by == "segment":
+        if segments is None:
+            raise BayesIRError("by='segment' needs segments= ({topic: segment})")
+        if scale not in ("auto", "measure"):
+            raise BayesIRError("segments share their collection's measure: leave scale='auto'")
+        design = segments_design(
+            table, segments, measure=measure if isinstance(measure, str) else None
+        )
+    else:
+        design = collections_design(table, measure=measure, scale=scale, sigma=sigma)
+    pri = design_priors(design, rates=priors)
+    th = Thresholds.resolve(thresholds)
+    if method == "gibbs":
+        from bayes_ir.hierarchical.samplers.blocked_gibbs import sample_design_gibbs
+
+        if target_accept is not None or sampler is not None:
+            raise BayesIRError("target_accept and sampler apply to method='nuts' only")
+        draws = ACROSS_DRAWS if draws is None else validate.positive_int("draws", draws)
+        tune = ACROSS_TUNE if tune is None else validate.positive_int("tune", tune, minimum=0)
+        post, info = sample_design_gibbs(
+            design, pri, chains=chains, draws=draws, tune=tune, seed=seed
+        )
+        stats = None
+    else:
+        from bayes_ir.hierarchical.samplers.pymc_design import sample_design_nuts
+
+        draws = ACROSS_NUTS_DRAWS if draws is None else validate.positive_int("draws", draws)
+        tune = ACROSS_NUTS_TUNE if tune is None else validate.positive_int("tune", tune)
+        target_accept = (
+            defaults.TARGET_ACCEPT
+            if target_accept is None
+            else validate.probability("target_accept", target_accept)
+        )
+        post, stats = sample_design_nuts(
+            design,
+            pri,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+            target_accept=target_accept,
+            sampler=sampler or "nutpie",
+        )
+        info = {}
+    diag = _diagnose(post, design, stats, th)
+    tree = xr.DataTree.from_dict(
+        {"posterior": _dataset(post, design)}
+        | ({"sample_stats": stats} if stats is not None else {})
+    )
+    provenance = {
+        "data_hash": design.data_hash(),
+        "source": design.source,
+        "by": design.by,
+        "groups": list(design.groups),
+        "measures": design.measures,
+        "scale": design.scale,
+        "champion": design.champion,
+        "challengers": list(design.challengers),
+        "method": method,
+        "seed": seed,
+        "chains": chains,
+        "draws": draws,
+        "tune": tune,
+        "target_accept": target_accept,
+        **info,
+        "thresholds": json.loads(json.dumps(th.__dict__)),
+        "versions": package_versions(_PACKAGES),
+        "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    result = AcrossFit(
+        posterior=tree,
+        design=design,
+        table=table,
+        priors=pri,
+        method=method,
+        diagnostics=diag,
+        provenance=provenance,
+    )
+    if model_check:
+        from bayes_ir.hierarchical.across_check import check_across
+
+        result = replace(result, model_check=check_across(result, seed=seed))
+    diag.warn_or_raise(strict=strict, stacklevel=2)
+    if result.model_check is not None:
+        result.model_check.warn(stacklevel=2)
+    return result

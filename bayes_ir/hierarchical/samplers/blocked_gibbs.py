@@ -1,0 +1,458 @@
+r"""Blocked Gibbs sampler of the Gaussian model of any crossed design.
+
+It generalises the two-way sampler of :mod:`bayes_ir.hierarchical.gibbs` to an
+intercept per collection, several column terms, one scale per group of levels, one
+residual SD per collection and effects in units of a residual SD
+(:mod:`bayes_ir.hierarchical.design`). Each iteration:
+
+1. **All effects at once given the scales.** The *rows* are the levels of the largest
+   random term whose levels each lie in one residual group and are not standardised
+   (topics within collections): every cell has one row, so their block of the
+   posterior precision is diagonal, :math:`D_r = n_r/\sigma^2_r + 1/\tau^2_r`. Every
+   other effect (intercepts, system, system x collection, ...) is a *column*
+   :math:`w` (:math:`K` of them). With :math:`B_r` the count of row :math:`r`'s cells
+   at each column (scaled by :math:`\sigma_r` for standardised columns), :math:`w` is
+   drawn from its marginal :math:`N(M^{-1}h, M^{-1})`,
+
+   .. math::
+
+       M = \sum_e \frac{X_e^\top X_e}{\sigma_e^2} + P_w
+           - \sum_r \frac{B_r B_r^\top}{\sigma_r^2 (n_r + \sigma_r^2/\tau_r^2)}, \qquad
+       h = \sum_e \frac{X_e^\top y_e}{\sigma_e^2} + P_w m_w
+           - \sum_r \frac{B_r\, y_{r\cdot}}{\sigma_r^2 (n_r + \sigma_r^2/\tau_r^2)},
+
+   (:math:`X_e` the column design of residual group :math:`e`, :math:`P_w, m_w` the
+   prior precisions and means), and then the rows from independent Gaussians. Rows
+   alike in residual group, scale, zero-sum set and cell count form a *group*
+   :math:`g`, and :math:`\sum_{r \in g} B_r B_r^\top`, :math:`\sum_{r\in g} B_r` and
+   :math:`\sum_{r \in g} B_r y_{r\cdot}` are precomputed (on the few columns the group
+   touches), so forming :math:`M` costs :math:`O(\sum_g k_g^2)` and a draw
+   :math:`O(K^3 + nJ)` for :math:`n` cells and :math:`J` column terms.
+   Every zero-sum set (topics of a collection, systems, systems within a collection)
+   is imposed exactly by conditioning the unconstrained draw :math:`x` on
+   :math:`Ax = 0` (Rue and Held 2005, section 2.3.3):
+   :math:`x^* = x - U (AU)^{-1} A x` with :math:`U = Q^{-1} A^\top`, computed through
+   the same Schur complement; :math:`AU` and :math:`Ax` need only the group sums and
+   the rows' noise, so the rows are drawn in one pass over the cells.
+2. **Scale-expansion moves** (Liu and Wu 1999): for every random term, the effects of
+   each scale group and their scale are multiplied by :math:`g > 0` drawn from
+   :math:`p(g) \propto \exp(-\sum_i (u_i - g v_i)^2/2\sigma_i^2 - \lambda s g)`, a
+   normal truncated at 0 (the groups of one term touch disjoint cells, so they move
+   together). See :mod:`bayes_ir.hierarchical.gibbs`.
+3. **Every scale given the effects.** A term's scale with :math:`m` free effects of
+   sum of squares :math:`S`: the independence Metropolis-Hastings step of the
+   two-way sampler (proposal :math:`s^{-2} \sim \mathrm{Gamma}((m'-1)/2, S/2)`,
+   :math:`m' = \max(m, 2)`). A residual SD :math:`\sigma_e`: the same with the
+   residual sum of squares, or, when some effects are in its units (their mean is
+   :math:`\sigma_e \delta_i`), with the conditional
+   :math:`\propto \sigma^{-n} e^{-A/2\sigma^2 + B/\sigma - \lambda\sigma}`
+   (:math:`A = \sum u_i^2`, :math:`B = \sum u_i\delta_i`, :math:`u_i` the score less the
+   other effects) and a normal proposal for :math:`\log\sigma` at its mode.
+
+Every step leaves the posterior of the design's model (:mod:`bayes_ir.hierarchical.design`,
+the PyMC twin :func:`bayes_ir.hierarchical.samplers.build_design_model`) invariant;
+chains run in parallel threads and start from over-dispersed moment estimates; the
+first ``tune`` iterations are discarded.
+
+References
+----------
+Liu, J. S., Wu, Y. N. (1999). Parameter expansion for data augmentation. *JASA* 94(448),
+1264-1274.
+
+Rue, H., Held, L. (2005). *Gaussian Markov Random Fields: Theory and Applications*.
+Chapman & Hall, section 2.3.3 (sampling under a hard linear constraint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from bayes_ir import validate
+from bayes_ir.errors import BayesIRError
+from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors
+from bayes_ir.hierarchical.samplers.blocked_gibbs_kernel import run_design_chain
+from bayes_ir.hierarchical.samplers.chains import run_stretches, stretch_seed
+
+__all__ = ["GibbsLayout", "sample_design_gibbs"]
+
+#: Largest number of entries of the precomputed local Gram matrices (8 bytes each).
+_GRAM_LIMIT: int = 50_000_000
+#: Most row-effect values kept (chains x draws x rows): beyond it the rows' draws
+#: (topic effects) are not stored.
+ROWS_KEPT_LIMIT: int = 20_000_000
+
+
+def rows_term(design: CrossedDesign) -> int | None:
+    """Index of the term whose levels are the sampler's rows (``None``: no such term).
+
+    The largest random term that is not standardised and whose levels each lie in
+    one residual group.
+    """
+    best, size = None, 0
+    for j, t in enumerate(design.terms):
+        if t.kind != "random" or t.standardized:
+            continue
+        res = design.residual.index
+        first = np.full(t.n_levels, -1)
+        first[t.index] = res
+        if not np.array_equal(first[t.index], res):
+            continue
+        if t.n_levels > size:
+            best, size = j, t.n_levels
+    return best
+
+
+@dataclass(frozen=True, eq=False)
+class GibbsLayout:
+    """The arrays the compiled loop reads, built once per design (see the module docstring).
+
+    Attributes
+    ----------
+    rows
+        Index of the rows' term in ``design.terms``.
+    columns
+        Indices of the column terms (intercept first) and their first column.
+    arrays
+        Keyword arguments of :func:`run_design_chain` that do not change between chains.
+    scale_slices
+        ``{name: slice of the scale vector}``: ``"sigma"`` (residual SDs), then each
+        random term's scale name.
+    n_rows, n_cols, n_scales
+        R, K and P.
+    """
+
+    rows: int
+    columns: tuple[tuple[int, int], ...]
+    arrays: dict
+    scale_slices: dict[str, slice]
+    n_rows: int
+    n_cols: int
+    n_scales: int
+
+    @classmethod
+    def of(cls, design: CrossedDesign, priors: DesignPriors) -> GibbsLayout:
+        """Build the layout of ``design`` with ``priors``."""
+        terms = design.terms
+        row_j = rows_term(design)
+        col_terms = [j for j in range(len(terms)) if j != row_j]
+        n = design.n_cells
+        # ---- columns
+        offsets, k = [], 0
+        for j in col_terms:
+            offsets.append(k)
+            k += terms[j].n_levels
+        n_k = k
+        cell_cols = np.stack(
+            [terms[j].index + off for j, off in zip(col_terms, offsets, strict=True)], axis=1
+        ).astype(np.int64)
+        col_std = np.zeros(n_k)
+        col_mu = np.zeros(n_k)
+        col_prec = np.zeros(n_k)
+        col_scale = -np.ones(n_k, dtype=np.int64)
+        # ---- scales: residual SDs, then each random term's groups
+        e_count = design.residual.n_levels
+        slices = {"sigma": slice(0, e_count)}
+        rates = [np.asarray(priors.residual_rate, dtype=float)]
+        free = [np.bincount(design.residual.index, minlength=e_count)]
+        scale0 = {}
+        p = e_count
+        for j, t in enumerate(terms):
+            if t.kind != "random":
+                continue
+            scale0[j] = p
+            slices[t.scale_name] = slice(p, p + t.n_scales)
+            rates.append(np.asarray(priors.rates[t.name], dtype=float))
+            free.append(t.free_dims())
+            p += t.n_scales
+        scale_rate = np.concatenate(rates)
+        scale_m = np.concatenate(free).astype(np.int64)
+        term_first, term_ncol, term_j, term_scale0, term_nscale = [], [], [], [], []
+        cset_ptr, cset_idx = [0], []
+        for jj, (j, off) in enumerate(zip(col_terms, offsets, strict=True)):
+            t = terms[j]
+            cols = slice(off, off + t.n_levels)
+            col_std[cols] = float(t.standardized)
+            if t.kind == "intercept":
+                col_mu[cols] = priors.intercept_mu
+                col_prec[cols] = 1.0 / np.asarray(priors.intercept_sd) ** 2
+                continue
+            col_scale[cols] = scale0[j] + t.scale_group
+            term_first.append(off)
+            term_ncol.append(t.n_levels)
+            term_j.append(jj)
+            term_scale0.append(scale0[j])
+            term_nscale.append(t.n_scales)
+            for s in np.unique(t.zero_sum[t.zero_sum >= 0]):
+                cset_idx.extend((off + np.flatnonzero(t.zero_sum == s)).tolist())
+                cset_ptr.append(len(cset_idx))
+        # ---- rows
+        if row_j is None:
+            raise BayesIRError(
+                "the blocked Gibbs sampler needs a random term whose levels each lie in one "
+                "residual group (topics): use method='nuts'"
+            )
+        t = terms[row_j]
+        row_of_cell = t.index
+        n_r = t.n_levels
+        row_scale = scale0[row_j] + t.scale_group
+        row_set = t.zero_sum.astype(np.int64)
+        row_scale0, row_nscale = scale0[row_j], t.n_scales
+        n_row_sets = int(row_set.max() + 1) if (row_set >= 0).any() else 0
+        order = np.argsort(row_of_cell, kind="stable")
+        y = design.y[order]
+        cell_cols = cell_cols[order]
+        cell_res = design.residual.index[order].astype(np.int64)
+        rsorted = row_of_cell[order]
+        n_row = np.bincount(rsorted, minlength=n_r)
+        row_ptr = np.concatenate([[0], np.cumsum(n_row)]).astype(np.int64)
+        row_res = cell_res[row_ptr[:-1]]
+        row_y = np.bincount(rsorted, weights=y, minlength=n_r)
+        # ---- row groups: alike in residual group, scale, zero-sum set and count
+        keys = np.stack([row_res, row_scale, row_set, n_row], axis=1)
+        uniq, row_group = np.unique(keys, axis=0, return_inverse=True)
+        row_group = row_group.ravel().astype(np.int64)
+        b = sp.csr_matrix(
+            (
+                np.ones(n * cell_cols.shape[1]),
+                (np.repeat(rsorted, cell_cols.shape[1]), cell_cols.ravel()),
+            ),
+            shape=(n_r, n_k),
+        )
+        b.sum_duplicates()
+        grp = _local_blocks(b, row_group, uniq.shape[0], weights=row_y)
+        xe = sp.csr_matrix(
+            (
+                np.ones(n * cell_cols.shape[1]),
+                (np.repeat(np.arange(n), cell_cols.shape[1]), cell_cols.ravel()),
+            ),
+            shape=(n, n_k),
+        )
+        res = _local_blocks(xe, cell_res, e_count, weights=y)
+        if grp["gram"].size + res["gram"].size > _GRAM_LIMIT:
+            raise BayesIRError(
+                "the design is too large for the blocked Gibbs sampler's precomputed "
+                "matrices: use method='nuts'"
+            )
+        arrays = {
+            "y": y,
+            "cell_cols": cell_cols,
+            "cell_res": cell_res,
+            "row_ptr": row_ptr,
+            "col_std": col_std,
+            "col_prior_mu": col_mu,
+            "col_prior_prec": col_prec,
+            "col_scale": col_scale,
+            "row_scale": row_scale.astype(np.int64),
+            "row_set": row_set.astype(np.int64),
+            "row_group": row_group,
+            "row_y": row_y,
+            "grp_res": uniq[:, 0].astype(np.int64),
+            "grp_scale": uniq[:, 1].astype(np.int64),
+            "grp_set": uniq[:, 2].astype(np.int64),
+            "grp_n": uniq[:, 3].astype(float),
+            "grp_rows": np.bincount(row_group, minlength=uniq.shape[0]).astype(float),
+            "grp_ysum": grp["wsum"],
+            "grp_ptr": grp["ptr"],
+            "grp_idx": grp["idx"],
+            "grp_mptr": grp["mptr"],
+            "grp_gram": grp["gram"],
+            "grp_bsum": grp["sum"],
+            "grp_zb": grp["zb"],
+            "res_ptr": res["ptr"],
+            "res_idx": res["idx"],
+            "res_mptr": res["mptr"],
+            "res_gram": res["gram"],
+            "res_h": res["zb"],
+            "res_n": np.bincount(cell_res, minlength=e_count).astype(np.int64),
+            "n_row_sets": n_row_sets,
+            "cset_ptr": np.asarray(cset_ptr, dtype=np.int64),
+            "cset_idx": np.asarray(cset_idx, dtype=np.int64),
+            "term_first": np.asarray(term_first, dtype=np.int64),
+            "term_ncol": np.asarray(term_ncol, dtype=np.int64),
+            "term_j": np.asarray(term_j, dtype=np.int64),
+            "term_scale0": np.asarray(term_scale0, dtype=np.int64),
+            "term_nscale": np.asarray(term_nscale, dtype=np.int64),
+            "row_scale0": int(row_scale0),
+            "row_nscale": int(row_nscale),
+            "scale_rate": scale_rate,
+            "scale_m": scale_m,
+            "has_std": bool(col_std.any()),
+        }
+        return cls(
+            rows=row_j,
+            columns=tuple(zip(col_terms, offsets, strict=True)),
+            arrays=arrays,
+            scale_slices=slices,
+            n_rows=n_r,
+            n_cols=n_k,
+            n_scales=int(scale_rate.size),
+        )
+
+
+def _local_blocks(
+    b: sp.csr_matrix, group: np.ndarray, n_groups: int, *, weights: np.ndarray
+) -> dict:
+    r"""Sum the rows of ``b`` by group, on the columns each group touches.
+
+    Per group: the columns touched, :math:`\sum B_r B_r^\top` on them, :math:`\sum B_r`,
+    :math:`\sum B_r w_r` and :math:`\sum w_r`, flattened.
+    """
+    ptr, idx, mptr, gram, sums, zb, wsum = [0], [], [0], [], [], [], []
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+    for g in range(n_groups):
+        rows = order[bounds[g] : bounds[g + 1]]
+        part = b[rows]
+        cols = np.unique(part.indices)
+        local = part[:, cols]
+        gram.append((local.T @ local).toarray().ravel())
+        sums.append(np.asarray(local.sum(axis=0)).ravel())
+        zb.append(np.asarray(local.T @ weights[rows]).ravel())
+        wsum.append(float(weights[rows].sum()))
+        idx.extend(cols.tolist())
+        ptr.append(len(idx))
+        mptr.append(mptr[-1] + cols.size**2)
+    return {
+        "ptr": np.asarray(ptr, dtype=np.int64),
+        "idx": np.asarray(idx, dtype=np.int64),
+        "mptr": np.asarray(mptr, dtype=np.int64),
+        "gram": np.concatenate(gram) if gram else np.zeros(0),
+        "sum": np.concatenate(sums) if sums else np.zeros(0),
+        "zb": np.concatenate(zb) if zb else np.zeros(0),
+        "wsum": np.asarray(wsum),
+    }
+
+
+def moment_scales(design: CrossedDesign) -> np.ndarray:
+    """Moment estimates of every scale (residual SDs first, then each random term's).
+
+    From a few sweeps of backfitting over the terms (each term's level means of the
+    partial residuals, centred within its zero-sum sets); standardised terms' SDs are
+    divided by the geometric mean of the residual SDs.
+    """
+    y = design.y
+    fits = [np.zeros(t.n_levels) for t in design.terms]
+    for _ in range(10):
+        for j, t in enumerate(design.terms):
+            others = sum(fits[i][design.terms[i].index] for i in range(len(fits)) if i != j)
+            part = y - others
+            est = np.bincount(t.index, part, t.n_levels) / np.maximum(t.cells_per_level(), 1)
+            for s in np.unique(t.zero_sum[t.zero_sum >= 0]):
+                sel = t.zero_sum == s
+                est[sel] -= est[sel].mean()
+            fits[j] = est
+    resid = y - sum(f[t.index] for f, t in zip(fits, design.terms, strict=True))
+    res = design.residual
+    spread = max(float(np.std(y)), 1e-8)
+    sig = np.array(
+        [
+            max(float(np.sqrt(np.mean(resid[res.index == g] ** 2))), 1e-3 * spread)
+            for g in range(res.n_levels)
+        ]
+    )
+    guess = [sig]
+    for t, f in zip(design.terms, fits, strict=True):
+        if t.kind != "random":
+            continue
+        unit = 1.0
+        if t.standardized:
+            unit = float(np.exp(np.mean(np.log(sig))))
+        sd = np.array(
+            [
+                max(float(np.std(f[t.scale_group == g])) / unit, 1e-3 * spread / unit)
+                for g in range(t.n_scales)
+            ]
+        )
+        guess.append(sd)
+    return np.concatenate(guess)
+
+
+def sample_design_gibbs(
+    design: CrossedDesign,
+    priors: DesignPriors,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    keep_rows: bool | None = None,
+    label: str = "sampling (Gibbs)",
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Sample the Gaussian model of ``design`` by blocked Gibbs sampling.
+
+    Parameters
+    ----------
+    design, priors
+        The design and its resolved priors.
+    chains, draws, tune
+        ``chains`` chains of ``tune`` discarded and ``draws`` kept iterations.
+    seed
+        Random seed (each chain has its own streams; the same seed, the same draws).
+    keep_rows
+        Store the rows' effects (topics within collections); default: when chains x
+        draws x rows is at most :data:`ROWS_KEPT_LIMIT`.
+    label
+        What the progress report calls the work.
+
+    Returns
+    -------
+    posterior : dict
+        ``{term name: (chains, draws, levels)}`` for every term kept (``b0``
+        included) and ``{scale name: (chains, draws, groups)}`` (``sigma`` the
+        residual SDs).
+    info : dict
+        ``accept_<scale name>``: mean acceptance rate of each scale's MH step.
+    """
+    chains = validate.positive_int("chains", chains)
+    draws = validate.positive_int("draws", draws)
+    tune = validate.positive_int("tune", tune, minimum=0)
+    layout = GibbsLayout.of(design, priors)
+    if keep_rows is None:
+        keep_rows = chains * draws * layout.n_rows <= ROWS_KEPT_LIMIT
+    keep_rows = bool(keep_rows) and layout.rows is not None
+    validate.memory(
+        "the Gibbs draws",
+        {
+            "chains": chains,
+            "draws": draws,
+            "values": layout.n_cols + layout.n_scales + (layout.n_rows if keep_rows else 0),
+        },
+    )
+    rng = np.random.default_rng([int(seed), 29])
+    # over-dispersed starts: the moment estimates times exp(U(-0.5, 0.5))
+    starts = moment_scales(design) * np.exp(rng.uniform(-0.5, 0.5, (chains, layout.n_scales)))
+    out_scales = np.empty((chains, draws, layout.n_scales))
+    out_cols = np.empty((chains, draws, layout.n_cols))
+    out_rows = np.empty((chains, draws if keep_rows else 1, layout.n_rows if keep_rows else 0))
+    accepted = np.zeros((chains, layout.n_scales))
+
+    def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
+        rows_out = out_rows[c, i0:i1] if keep_rows else out_rows[c]
+        run_design_chain(
+            **layout.arrays,
+            state=starts[c],
+            tune=n_tune,
+            seed=stretch_seed(seed, 29, c, k),
+            out_scales=out_scales[c, i0:i1],
+            out_cols=out_cols[c, i0:i1],
+            out_rows=rows_out,
+            keep_rows=keep_rows,
+            accepted=accepted[c],
+        )
+
+    run_stretches(stretch, chains=chains, tune=tune, draws=draws, label=label)
+    posterior: dict[str, np.ndarray] = {}
+    for j, off in layout.columns:
+        t = design.terms[j]
+        posterior[t.name] = out_cols[..., off : off + t.n_levels]
+    if keep_rows and layout.rows is not None:
+        posterior[design.terms[layout.rows].name] = out_rows
+    rates = accepted.sum(axis=0) / (chains * draws)
+    info = {}
+    for name, sl in layout.scale_slices.items():
+        posterior[name] = out_scales[..., sl]
+        info[f"accept_{name}"] = float(rates[sl].mean())
+    return posterior, info

@@ -1,0 +1,429 @@
+r"""Compiled iteration loop of the blocked Gibbs sampler of a crossed design.
+
+One call of :func:`run_design_chain` runs a stretch of one chain of the sampler of
+:mod:`bayes_ir.hierarchical.samplers.blocked_gibbs`, whose docstring states each step
+and why it leaves the posterior invariant. Numba code, compiled once per machine
+(cached on disk), releasing the GIL so that chains run in parallel threads; each call
+seeds numba's thread-local generator, so a chain's draws depend on its seeds only.
+
+The helpers that draw a scale-expansion factor and make a scale's Metropolis-Hastings
+step are those of the two-way sampler (:mod:`bayes_ir.hierarchical.gibbs_kernel`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from bayes_ir.hierarchical.gibbs_kernel import _cholesky_solve, _expansion, _mh_scale
+
+__all__ = ["run_design_chain"]
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+@_jit
+def _cholesky(m: np.ndarray, out: np.ndarray) -> None:
+    """Lower Cholesky factor of the symmetric positive definite ``m`` into ``out``.
+
+    Hand-written rather than ``np.linalg.cholesky``: LAPACK through a threaded BLAS
+    spins its threads on every call, which cost 50x the arithmetic on a shared
+    machine once the matrix passed BLAS's threading threshold (about 100 columns).
+    """
+    n = m.shape[0]
+    for j in range(n):
+        s = m[j, j]
+        for k in range(j):
+            s -= out[j, k] * out[j, k]
+        if not s > 0.0:
+            raise ValueError("the precision matrix is not positive definite")
+        d = math.sqrt(s)
+        out[j, j] = d
+        for i in range(j + 1, n):
+            s = m[i, j]
+            for k in range(j):
+                s -= out[i, k] * out[j, k]
+            out[i, j] = s / d
+        for i in range(j):
+            out[i, j] = 0.0
+
+
+@_jit
+def _residual_scale(sigma: float, a: float, b: float, n: int, rate: float) -> tuple[float, bool]:
+    r"""MH step of a residual SD whose group's cells carry standardised effects.
+
+    The conditional is :math:`\propto \sigma^{-n} \exp(-A/2\sigma^2 + B/\sigma -
+    \lambda\sigma)`; the proposal is the normal approximation of :math:`\psi = \log
+    \sigma` at its mode (unique: with :math:`x = e^{-\psi}` the score equation is the
+    cubic :math:`A x^3 - B x^2 - (n-1) x - \lambda = 0`, with one sign change), an
+    independence proposal since it depends on the other variables only.
+    """
+    nm1 = n - 1.0
+    lo = 0.0
+    hi = math.sqrt(max(n, 1) / max(a, 1e-300)) + 1e-300
+    while a * hi**3 - b * hi**2 - nm1 * hi - rate <= 0.0:
+        hi *= 2.0
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if a * mid**3 - b * mid**2 - nm1 * mid - rate > 0.0:
+            hi = mid
+        else:
+            lo = mid
+    x = 0.5 * (lo + hi)
+    curv = 2.0 * a * x * x - b * x + rate / x
+    if not curv > 0.0:
+        curv = 2.0 * a * x * x
+    sd = 1.2 / math.sqrt(curv)  # a little wider than the normal approximation
+    mode = -math.log(x)
+
+    def logf(psi: float) -> float:
+        return (
+            -nm1 * psi - 0.5 * a * math.exp(-2.0 * psi) + b * math.exp(-psi) - rate * math.exp(psi)
+        )
+
+    psi0 = math.log(sigma)
+    psi1 = mode + sd * np.random.standard_normal()
+    log_ratio = (
+        logf(psi1) - logf(psi0) + 0.5 * ((psi1 - mode) ** 2 - (psi0 - mode) ** 2) / (sd * sd)
+    )
+    if math.log(np.random.random()) < log_ratio:
+        return math.exp(psi1), True
+    return sigma, False
+
+
+@_jit
+def run_design_chain(
+    y,
+    cell_cols,
+    cell_res,
+    row_ptr,
+    col_std,
+    col_prior_mu,
+    col_prior_prec,
+    col_scale,
+    row_scale,
+    row_set,
+    row_group,
+    row_y,
+    grp_res,
+    grp_scale,
+    grp_set,
+    grp_n,
+    grp_rows,
+    grp_ysum,
+    grp_ptr,
+    grp_idx,
+    grp_mptr,
+    grp_gram,
+    grp_bsum,
+    grp_zb,
+    res_ptr,
+    res_idx,
+    res_mptr,
+    res_gram,
+    res_h,
+    res_n,
+    n_row_sets,
+    cset_ptr,
+    cset_idx,
+    term_first,
+    term_ncol,
+    term_j,
+    term_scale0,
+    term_nscale,
+    row_scale0,
+    row_nscale,
+    scale_rate,
+    scale_m,
+    has_std,
+    state,
+    tune,
+    seed,
+    out_scales,
+    out_cols,
+    out_rows,
+    keep_rows,
+    accepted,
+):
+    r"""Run one chain of ``tune`` discarded and ``out_scales.shape[0]`` kept iterations.
+
+    Parameters
+    ----------
+    y, cell_cols, cell_res, row_ptr
+        Cells sorted by row: score, global column of each column term (n, J), residual
+        group; the cells of row ``r`` are ``row_ptr[r]:row_ptr[r + 1]``.
+    col_std, col_prior_mu, col_prior_prec, col_scale
+        Per column: standardised (1.0/0.0), intercept prior mean and precision (0 for
+        random columns), global scale index (-1: intercept).
+    row_scale, row_set, row_group, row_y
+        Per row: scale index, zero-sum set (-1: none), row group, sum of scores.
+    grp_*
+        Per row group (rows alike in residual group, scale, zero-sum set and count):
+        residual group, scale, set, count, number of rows, score sum, and the local
+        column lists (``grp_ptr``/``grp_idx``), Gram matrices (``grp_mptr``/``grp_gram``),
+        column sums ``grp_bsum`` and ``grp_zb`` (:math:`\sum_r B_r y_r`).
+    res_*
+        Per residual group: local columns, Gram matrix, :math:`X^T y` and cell count.
+    n_row_sets, cset_ptr, cset_idx
+        Zero-sum sets of the rows (numbered first) and of the columns (their columns).
+    term_first, term_ncol, term_j, term_scale0, term_nscale
+        Per random column term: first column, columns, its column of ``cell_cols``,
+        first scale and scales.
+    row_scale0, row_nscale
+        First scale and number of scales of the rows' term.
+    scale_rate, scale_m
+        Exponential rate and free dimensions of every scale (residual SDs first).
+    has_std
+        Whether any column is standardised (then the residual SDs use
+        :func:`_residual_scale`).
+    state
+        Every scale: read as the starting point, overwritten with the last value.
+    tune, seed
+        Discarded iterations and the seed of this call's random stream.
+    out_scales, out_cols, out_rows, keep_rows
+        Outputs (draws, P), (draws, K), (draws, R) (filled when ``keep_rows``).
+    accepted
+        Accepted MH proposals per scale (P,), incremented.
+    """
+    np.random.seed(seed)
+    n = y.size
+    n_j = cell_cols.shape[1]
+    n_r = row_ptr.size - 1
+    n_k = col_std.size
+    n_e = res_n.size
+    n_g = grp_res.size
+    n_cs = cset_ptr.size - 1
+    n_c = n_row_sets + n_cs
+    n_p = scale_rate.size
+    draws = out_scales.shape[0]
+    scale = state.copy()
+    m = np.empty((n_k, n_k))
+    rhs = np.empty((n_k, 1 + n_c))
+    z = np.empty(n_k)
+    a = np.empty(n_r)
+    zr = np.empty(n_r)
+    au = np.empty((n_c, n_c))
+    au_chol = np.empty((n_c, n_c))
+    lam = np.empty((n_c, 1))
+    chol = np.empty((n_k, n_k))
+    ax = np.empty(n_c)
+    e = np.empty(n)
+    cfit = np.empty(n)
+    coef = np.empty(n_g)
+    inv_d = np.empty(n_g)
+    vv = np.empty(n_p)
+    uv = np.empty(n_p)
+    g = np.empty(n_p)
+    ss = np.empty(n_p)
+    aa = np.empty(n_e)
+    bb = np.empty(n_e)
+    w8 = np.empty(n_e)
+    w = np.empty(n_k)
+    for it in range(tune + draws):
+        for q in range(n_e):
+            w8[q] = 1.0 / (scale[q] * scale[q])
+        # ---- Schur complement M of the columns' block, and its right-hand side
+        for k in range(n_k):
+            for j in range(n_k):
+                m[k, j] = 0.0
+            for j in range(1 + n_c):
+                rhs[k, j] = 0.0
+        for q in range(n_e):
+            s = scale[q]
+            for p in range(res_ptr[q], res_ptr[q + 1]):
+                kp = res_idx[p]
+                fp = s if col_std[kp] > 0 else 1.0
+                rhs[kp, 0] += fp * res_h[p] * w8[q]
+                base = res_mptr[q] + (p - res_ptr[q]) * (res_ptr[q + 1] - res_ptr[q])
+                for pp in range(res_ptr[q], res_ptr[q + 1]):
+                    kq = res_idx[pp]
+                    fq = s if col_std[kq] > 0 else 1.0
+                    m[kp, kq] += fp * fq * w8[q] * res_gram[base + pp - res_ptr[q]]
+        for gi in range(n_g):
+            q = grp_res[gi]
+            s2 = scale[q] * scale[q]
+            t2 = scale[grp_scale[gi]] * scale[grp_scale[gi]]
+            coef[gi] = 1.0 / (s2 * (grp_n[gi] + s2 / t2))
+            inv_d[gi] = s2 * s2 * coef[gi]
+            s = scale[q]
+            width = grp_ptr[gi + 1] - grp_ptr[gi]
+            for p in range(grp_ptr[gi], grp_ptr[gi + 1]):
+                kp = grp_idx[p]
+                fp = s if col_std[kp] > 0 else 1.0
+                rhs[kp, 0] -= coef[gi] * fp * grp_zb[p]
+                base = grp_mptr[gi] + (p - grp_ptr[gi]) * width
+                for pp in range(grp_ptr[gi], grp_ptr[gi + 1]):
+                    kq = grp_idx[pp]
+                    fq = s if col_std[kq] > 0 else 1.0
+                    m[kp, kq] -= coef[gi] * fp * fq * grp_gram[base + pp - grp_ptr[gi]]
+                if grp_set[gi] >= 0:  # -Q_wa Q_aa^-1 A_a of the row's zero-sum set
+                    rhs[kp, 1 + grp_set[gi]] -= s2 * coef[gi] * fp * grp_bsum[p]
+        for k in range(n_k):
+            if col_scale[k] < 0:
+                m[k, k] += col_prior_prec[k]
+                rhs[k, 0] += col_prior_mu[k] * col_prior_prec[k]
+            else:
+                sk = scale[col_scale[k]]
+                m[k, k] += 1.0 / (sk * sk)
+        for c in range(n_cs):
+            for p in range(cset_ptr[c], cset_ptr[c + 1]):
+                rhs[cset_idx[p], 1 + n_row_sets + c] = 1.0
+        _cholesky(m, chol)
+        for k in range(n_k):
+            z[k] = np.random.standard_normal()
+        for k in range(n_k):
+            acc = 0.0
+            for j in range(k + 1):
+                acc += chol[k, j] * z[j]
+            rhs[k, 0] += acc
+        _cholesky_solve(chol, rhs)  # rhs = M^-1 [h + L z | A_w - Q_wa Q_aa^-1 A_a]
+        # ---- the rows' noise, the constraint sums A x and A U
+        for r in range(n_r):
+            zr[r] = np.random.standard_normal() * math.sqrt(inv_d[row_group[r]])
+        for i in range(n_c):
+            ax[i] = 0.0
+            for j in range(n_c):
+                au[i, j] = 0.0
+        for r in range(n_r):
+            if row_set[r] >= 0:
+                ax[row_set[r]] += zr[r]
+        for gi in range(n_g):
+            sg = grp_set[gi]
+            if sg < 0:
+                continue
+            s = scale[grp_res[gi]]
+            s2c = s * s * coef[gi]
+            ax[sg] += s2c * grp_ysum[gi]
+            au[sg, sg] += grp_rows[gi] * inv_d[gi]
+            for p in range(grp_ptr[gi], grp_ptr[gi + 1]):
+                kp = grp_idx[p]
+                fb = (s if col_std[kp] > 0 else 1.0) * grp_bsum[p] * s2c
+                ax[sg] -= fb * rhs[kp, 0]
+                for j in range(n_c):
+                    au[sg, j] -= fb * rhs[kp, 1 + j]
+        for c in range(n_cs):
+            i = n_row_sets + c
+            for p in range(cset_ptr[c], cset_ptr[c + 1]):
+                kp = cset_idx[p]
+                ax[i] += rhs[kp, 0]
+                for j in range(n_c):
+                    au[i, j] += rhs[kp, 1 + j]
+        if n_c > 0:  # A U = A Q^-1 A^T is symmetric positive definite
+            _cholesky(au, au_chol)
+            for i in range(n_c):
+                lam[i, 0] = ax[i]
+            _cholesky_solve(au_chol, lam)
+        for k in range(n_k):
+            acc = rhs[k, 0]
+            for j in range(n_c):
+                acc -= rhs[k, 1 + j] * lam[j, 0]
+            w[k] = acc
+        # ---- rows given the columns (conditioned on their sums), and the residuals
+        for r in range(n_r):
+            q = cell_res[row_ptr[r]]
+            s = scale[q]
+            bw = 0.0
+            for i in range(row_ptr[r], row_ptr[r + 1]):
+                acc = 0.0
+                for jj in range(n_j):
+                    kp = cell_cols[i, jj]
+                    acc += (s if col_std[kp] > 0 else 1.0) * w[kp]
+                cfit[i] = acc
+                bw += acc
+            gi = row_group[r]
+            val = (row_y[r] - bw) * w8[q] * inv_d[gi] + zr[r]
+            if row_set[r] >= 0:
+                val -= lam[row_set[r], 0] * inv_d[gi]
+            a[r] = val
+            for i in range(row_ptr[r], row_ptr[r + 1]):
+                e[i] = y[i] - val - cfit[i]
+        # ---- scale expansion of the rows' term
+        for p in range(n_p):
+            vv[p] = 0.0
+            uv[p] = 0.0
+            g[p] = 1.0
+        for r in range(n_r):
+            p = row_scale[r]
+            for i in range(row_ptr[r], row_ptr[r + 1]):
+                wq = w8[cell_res[i]]
+                vv[p] += a[r] * a[r] * wq
+                uv[p] += e[i] * a[r] * wq
+        for p in range(row_scale0, row_scale0 + row_nscale):
+            g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
+            scale[p] *= g[p]
+        for r in range(n_r):
+            gr = g[row_scale[r]]
+            for i in range(row_ptr[r], row_ptr[r + 1]):
+                e[i] -= (gr - 1.0) * a[r]
+            a[r] *= gr
+        # ---- scale expansion of each random column term
+        for t in range(term_first.size):
+            k0 = term_first[t]
+            jj = term_j[t]
+            for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
+                vv[p] = 0.0
+                uv[p] = 0.0
+            for i in range(n):
+                kp = cell_cols[i, jj]
+                q = cell_res[i]
+                v = (scale[q] if col_std[kp] > 0 else 1.0) * w[kp]
+                p = col_scale[kp]
+                vv[p] += v * v * w8[q]
+                uv[p] += e[i] * v * w8[q]
+            for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
+                g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
+                scale[p] *= g[p]
+            for i in range(n):
+                kp = cell_cols[i, jj]
+                v = (scale[cell_res[i]] if col_std[kp] > 0 else 1.0) * w[kp]
+                e[i] -= (g[col_scale[kp]] - 1.0) * v
+            for k in range(k0, k0 + term_ncol[t]):
+                w[k] *= g[col_scale[k]]
+        # ---- sums of squares: residual groups (A, B) and every term's scale group
+        for q in range(n_e):
+            aa[q] = 0.0
+            bb[q] = 0.0
+        for i in range(n):
+            q = cell_res[i]
+            d = 0.0
+            if has_std:
+                for jj in range(n_j):
+                    kp = cell_cols[i, jj]
+                    if col_std[kp] > 0:
+                        d += w[kp]
+            u = e[i] + scale[q] * d
+            aa[q] += u * u
+            bb[q] += u * d
+        for p in range(n_p):
+            ss[p] = 0.0
+        for r in range(n_r):
+            ss[row_scale[r]] += a[r] * a[r]
+        for k in range(n_k):
+            if col_scale[k] >= 0:
+                ss[col_scale[k]] += w[k] * w[k]
+        # ---- every scale given the effects
+        keep = it >= tune
+        for q in range(n_e):
+            if has_std:
+                scale[q], ok = _residual_scale(scale[q], aa[q], bb[q], res_n[q], scale_rate[q])
+            else:
+                scale[q], ok = _mh_scale(scale[q], aa[q], res_n[q], scale_rate[q])
+            if keep:
+                accepted[q] += ok
+        for p in range(n_e, n_p):
+            scale[p], ok = _mh_scale(scale[p], ss[p], scale_m[p], scale_rate[p])
+            if keep:
+                accepted[p] += ok
+        if keep:
+            i = it - tune
+            for p in range(n_p):
+                out_scales[i, p] = scale[p]
+            for k in range(n_k):
+                out_cols[i, k] = w[k]
+            if keep_rows:
+                for r in range(n_r):
+                    out_rows[i, r] = a[r]
+    for p in range(n_p):
+        state[p] = scale[p]

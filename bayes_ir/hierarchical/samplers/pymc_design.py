@@ -1,0 +1,208 @@
+r"""The PyMC twin of a crossed design's Gaussian model, sampled by NUTS (nutpie or PyMC).
+
+The same model as :mod:`bayes_ir.hierarchical.samplers.blocked_gibbs` samples:
+
+.. math::
+
+    y_i \sim N\Big(b_{0,c(i)} + \sum_j f_{j,i}\,\theta^{(j)}_{\ell_j(i)},\
+    \sigma^2_{c(i)}\Big),\quad b_{0c} \sim N(m_c, v_c^2),\quad
+    \theta^{(j)} \sim \mathrm{ZSN}(s^{(j)}_{h}) \text{ within each zero-sum set},
+
+with Exponential priors on every scale (:mod:`bayes_ir.hierarchical.design.priors`).
+A zero-sum set's effects are written :math:`\theta = s\,(z - \bar z_{\text{set}})`
+(non-centred, :math:`z \sim N(0, 1)`) or :math:`\theta = x - \bar x_{\text{set}}`,
+:math:`x \sim N(0, s^2)` (centred): an i.i.d. normal minus its mean has the
+covariance :math:`s^2 (I - \tfrac1n 11^\top)` of ``ZeroSumNormal(s)``, and the mean
+left out is a free direction the likelihood does not see. A term is centred when its
+effects are well identified by the data (:func:`centred_terms`; Papaspiliopoulos et
+al. 2007).
+
+It is the reference the blocked Gibbs sampler is tested against, and the peer it is
+benchmarked against (nutpie, ``benchmarks/bench_collections.py``).
+
+References
+----------
+Papaspiliopoulos, O., Roberts, G. O., Skold, M. (2007). A general framework for the
+parametrization of hierarchical models. *Statistical Science* 22(1), 59-73.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from bayes_ir import validate
+from bayes_ir.errors import OptionError
+from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors, Term
+from bayes_ir.hierarchical.model import CENTRED_RATIO
+from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample, pymc_nuts
+
+__all__ = ["build_design_model", "centred_terms", "sample_design_nuts"]
+
+
+def centred_terms(design: CrossedDesign) -> dict[str, bool]:
+    r"""Whether each random term is centred in the PyMC twin (see the module docstring).
+
+    Centred when a level's noise variance :math:`\sigma^2/n` (``n`` its mean number of
+    cells) is below :data:`bayes_ir.hierarchical.model.CENTRED_RATIO` times the
+    variance of the effects, both from moment estimates (the spread of the level
+    means, less their noise, for the effects).
+    """
+    from bayes_ir.hierarchical.samplers.blocked_gibbs import moment_scales
+
+    scales = moment_scales(design)
+    n_e = design.residual.n_levels
+    noise = float(np.mean(scales[:n_e] ** 2))
+    unit = float(np.exp(np.mean(np.log(scales[:n_e]))))
+    out = {}
+    p = n_e
+    for t in design.terms:
+        if t.kind != "random":
+            continue
+        s = scales[p : p + t.n_scales] * (unit if t.standardized else 1.0)
+        p += t.n_scales
+        per_level = noise / t.cells_per_level().mean()
+        out[t.name] = bool(per_level < CENTRED_RATIO * (float(np.mean(s**2)) - per_level))
+    return out
+
+
+def _zero_sum(x, term: Term):
+    """``x`` less its mean over each zero-sum set of ``term`` (unconstrained levels kept)."""
+    import pytensor.tensor as pt
+
+    sets = term.zero_sum
+    if not (sets >= 0).any():
+        return x
+    n_sets = int(sets.max() + 1)
+    idx = np.where(sets >= 0, sets, n_sets)
+    sizes = np.bincount(idx, minlength=n_sets + 1).astype(float)
+    means = pt.zeros(n_sets + 1)
+    means = pt.inc_subtensor(means[idx], x) / sizes
+    means = pt.set_subtensor(means[n_sets], 0.0)
+    return x - means[idx]
+
+
+def build_design_model(
+    design: CrossedDesign, priors: DesignPriors, *, centred: dict[str, bool] | None = None
+):
+    """Build (do not sample) the PyMC model of ``design``'s Gaussian model.
+
+    Parameters
+    ----------
+    design, priors
+        The design and its resolved priors.
+    centred
+        ``{term name: centred?}``; default :func:`centred_terms`.
+
+    Returns
+    -------
+    pymc.Model
+        Free variables ``b0`` (dim: the intercept's levels), ``sigma`` (residual SDs),
+        each random term's scale ``sigma_<term>`` and its effects through
+        ``<term>_z`` (non-centred) or ``<term>_raw`` (centred); deterministics
+        ``<term>_effect`` (dim ``<term>``).
+    """
+    import pymc as pm
+
+    centred = centred_terms(design) if centred is None else centred
+    b0t = design.terms[0]
+    coords: dict[str, Any] = {
+        "b0_level": list(b0t.levels),
+        "sigma_group": list(design.residual.levels),
+    }
+    for t in design.terms[1:]:
+        coords[t.dim] = list(t.levels)
+        coords[f"{t.scale_name}_group"] = list(t.scale_names)
+    with pm.Model(coords=coords) as model:
+        b0 = pm.Normal("b0", mu=priors.intercept_mu, sigma=priors.intercept_sd, dims="b0_level")
+        sigma = pm.Exponential("sigma", lam=priors.residual_rate, dims="sigma_group")
+        res = design.residual.index
+        mu = b0[b0t.index]
+        for t in design.terms[1:]:
+            scale = pm.Exponential(
+                t.scale_name, lam=priors.rates[t.name], dims=f"{t.scale_name}_group"
+            )
+            s = scale[t.scale_group]
+            if centred.get(t.name, False):
+                raw = pm.Normal(f"{t.dim}_raw", mu=0.0, sigma=s, dims=t.dim)
+                effect = _zero_sum(raw, t)
+            else:
+                z = pm.Normal(f"{t.dim}_z", mu=0.0, sigma=1.0, dims=t.dim)
+                effect = s * _zero_sum(z, t)
+            effect = pm.Deterministic(f"{t.dim}_effect", effect, dims=t.dim)
+            term_mean = effect[t.index]
+            mu = mu + (sigma[res] * term_mean if t.standardized else term_mean)
+        pm.Normal("y", mu=mu, sigma=sigma[res], observed=design.y)
+    return model
+
+
+def sample_design_nuts(
+    design: CrossedDesign,
+    priors: DesignPriors,
+    *,
+    chains: int,
+    draws: int,
+    tune: int,
+    seed: int,
+    target_accept: float = 0.8,
+    sampler: str = "nutpie",
+    centred: dict[str, bool] | None = None,
+) -> tuple[dict[str, np.ndarray], xr.Dataset | None]:
+    """Sample the PyMC twin of ``design`` with NUTS.
+
+    Parameters
+    ----------
+    design, priors
+        The design and its resolved priors.
+    chains, draws, tune, seed, target_accept
+        NUTS settings (the same seed, the same draws).
+    sampler
+        ``"nutpie"`` (the model compiled with numba) or ``"pymc"``.
+    centred
+        See :func:`build_design_model`.
+
+    Returns
+    -------
+    posterior, sample_stats
+        Draws in the layout of :func:`~bayes_ir.hierarchical.samplers.blocked_gibbs.
+        sample_design_gibbs` (``{term name: (chains, draws, levels)}`` and the
+        scales) and NUTS's sample statistics.
+    """
+    validate.choice("sampler", sampler, ("nutpie", "pymc"))
+    model = build_design_model(design, priors, centred=centred)
+    if sampler == "nutpie":
+        import nutpie
+
+        if tune < NUTPIE_MIN_TUNE:
+            raise OptionError(f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE}")
+        compiled = nutpie.compile_pymc_model(model)
+        trace = nutpie_sample(
+            compiled,
+            label="sampling (NUTS)",
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=chains,
+            seed=seed,
+            progress_bar=False,
+            save_warmup=False,
+            target_accept=target_accept,
+        )
+    else:
+        trace = pymc_nuts(model, draws=draws, tune=tune, chains=chains, seed=seed,
+                          target_accept=target_accept)  # fmt: skip
+    post = trace["posterior"].to_dataset()
+    stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
+
+    def arr(name: str) -> np.ndarray:
+        return np.asarray(post[name].transpose("chain", "draw", ...).values, dtype=float)
+
+    out = {"b0": arr("b0"), "sigma": arr("sigma")}
+    for t in design.terms[1:]:
+        out[t.name] = arr(f"{t.dim}_effect")
+        out[t.scale_name] = arr(t.scale_name)
+    if stats is not None:
+        stats.attrs = {}
+    return out, stats

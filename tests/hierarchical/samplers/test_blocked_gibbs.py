@@ -1,0 +1,178 @@
+"""The blocked Gibbs sampler of any crossed design, and its PyMC twin.
+
+References: the exact collapsed sampler and the two-way Gibbs sampler on two-way
+designs (the special case), an independent numpy/scipy log density for the PyMC twin,
+and NUTS on the twin for designs across collections (slow).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from agreement import agree
+from fixed_priors import PRIORS
+from scipy import stats
+
+from bayes_ir.hierarchical.design import (
+    DesignPriors,
+    collections_design,
+    design_priors,
+    two_way_design,
+)
+from bayes_ir.hierarchical.exact import sample_exact
+from bayes_ir.hierarchical.gibbs import sample_gibbs
+from bayes_ir.hierarchical.samplers.blocked_gibbs import GibbsLayout, sample_design_gibbs
+from bayes_ir.hierarchical.samplers.pymc_design import build_design_model, sample_design_nuts
+from bayes_ir.table import ScoreTable
+
+SCALES = ("sigma", "sigma_topic", "sigma_system")
+
+
+def _two_way(n_t, n_s, *, missing=0.0, seed=3):
+    rng = np.random.default_rng(seed)
+    y = 0.3 + rng.normal(0, 0.15, (n_t, 1)) + rng.normal(0, 0.03, (1, n_s))
+    y = y + rng.normal(0, 0.1, (n_t, n_s))
+    if missing:
+        drop = rng.uniform(size=y.shape) < missing
+        drop[np.arange(n_t), np.arange(n_t) % n_s] = False
+        drop[np.arange(n_s) % n_t, np.arange(n_s)] = False
+        y[drop] = np.nan
+    systems = [f"s{i:02d}" for i in range(n_s)]
+    topics = [f"t{i:03d}" for i in range(n_t)]
+    table = ScoreTable.from_matrix(y, systems=systems, topics=topics, missing="keep")
+    return y, table.with_roles(champion="s00", challengers=["s01"], artifacts=systems[2:])
+
+
+def _in_matrix_order(post, design, y_shape):
+    """The design sampler's draws relabelled as the two-way samplers' (matrix order)."""
+    topics = [int(lab[1:]) for lab in design.term("topic").levels]
+    systems = [int(lab[1:]) for lab in design.term("system").levels]
+    out = {"b0": post["b0"][..., 0], "sigma": post["sigma"][..., 0]}
+    out["sigma_topic"] = post["sigma_topic"][..., 0]
+    out["sigma_system"] = post["sigma_system"][..., 0]
+    t_eff = np.empty(post["topic"].shape[:2] + (y_shape[0],))
+    t_eff[..., topics] = post["topic"]
+    s_eff = np.empty(post["system"].shape[:2] + (y_shape[1],))
+    s_eff[..., systems] = post["system"]
+    out["topic_effect"], out["system_effect"] = t_eff, s_eff
+    return out
+
+
+def test_two_way_complete_agrees_with_the_exact_sampler():
+    y, table = _two_way(30, 8)
+    d = two_way_design(table)
+    g, info = sample_design_gibbs(
+        d, DesignPriors.from_priors(d, PRIORS), chains=4, draws=4000, tune=200, seed=1
+    )
+    e, _, _ = sample_exact(y, PRIORS, chains=4, draws=4000, seed=2)
+    names = ("b0", *SCALES, "topic_effect", "system_effect")
+    agree(_in_matrix_order(g, d, y.shape), e, names=names)
+    assert all(0.5 < rate <= 1 for rate in info.values())
+
+
+def test_two_way_with_gaps_and_more_systems_agrees_with_the_two_way_gibbs_sampler():
+    y, table = _two_way(8, 20, missing=0.2)
+    d = two_way_design(table)
+    layout = GibbsLayout.of(d, design_priors(d))
+    assert d.terms[layout.rows].name == "system"  # the larger term is the rows
+    g, _ = sample_design_gibbs(
+        d, DesignPriors.from_priors(d, PRIORS), chains=4, draws=4000, tune=200, seed=1
+    )
+    t, s = np.nonzero(np.isfinite(y))
+    ref, _ = sample_gibbs(
+        t, s, y[t, s], y.shape, PRIORS.resolve(y), chains=4, draws=4000, tune=200, seed=2
+    )
+    agree(
+        _in_matrix_order(g, d, y.shape), ref, names=("b0", *SCALES, "topic_effect", "system_effect")
+    )
+
+
+def _collections(*, measures=("AP", "AP", "AP", "AP"), missing=0.1, seed=3):
+    rng = np.random.default_rng(seed)
+    rows = []
+    beta = rng.normal(0, 0.03, 4)
+    for c, (n_t, sig) in enumerate(zip((15, 25, 40, 20), (0.1, 0.15, 0.08, 0.2), strict=True)):
+        a = rng.normal(0, 0.12, n_t)
+        g = rng.normal(0, 0.02, 4)
+        for t in range(n_t):
+            for s in range(4):
+                if s > 1 and rng.uniform() < missing:
+                    continue
+                score = 0.4 + a[t] + beta[s] + g[s] + rng.normal(0, sig)
+                rows.append((f"c{c}", measures[c], f"s{s}", f"t{t}", score))
+    frame = pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"])
+    table = ScoreTable.from_frame(frame, missing="keep", check_range=False)
+    return table.with_roles(champion="s0", challengers=["s1"])
+
+
+@pytest.mark.parametrize("scale", ["measure", "sd"])
+def test_zero_sum_sets_hold_exactly_and_seeds_reproduce(scale):
+    d = collections_design(_collections(), scale=scale)
+    pri = design_priors(d)
+    a, _ = sample_design_gibbs(d, pri, chains=2, draws=200, tune=20, seed=5)
+    b, _ = sample_design_gibbs(d, pri, chains=2, draws=200, tune=20, seed=5)
+    c, _ = sample_design_gibbs(d, pri, chains=2, draws=200, tune=20, seed=6)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])
+    assert not np.allclose(a["b0"], c["b0"])
+    for term in d.terms[1:]:
+        for s in np.unique(term.zero_sum):
+            total = a[term.name][..., term.zero_sum == s].sum(axis=-1)
+            np.testing.assert_allclose(total, 0, atol=1e-9, err_msg=term.name)
+    assert a["topic"].shape == (2, 200, d.term("topic").n_levels)
+    assert a["sigma"].shape == (2, 200, 4) and a["sigma_system"].shape == (2, 200, 1)
+
+
+@pytest.mark.parametrize("scale", ["measure", "sd"])
+def test_the_pymc_twin_has_the_stated_log_density(scale):
+    """The twin's log density equals the model's, written with scipy at a random point."""
+    d = collections_design(_collections(), scale=scale)
+    pri = design_priors(d)
+    centred = {"topic": True, "system": False, "system:collection": True}
+    model = build_design_model(d, pri, centred=centred)
+    rng = np.random.default_rng(0)
+    point = {}
+    for rv in model.free_RVs:
+        value = model.rvs_to_values[rv]
+        point[value.name] = rng.normal(
+            -1.5 if value.name.endswith("_log__") else 0.0,
+            0.3,
+            size=model.initial_point()[value.name].shape,
+        )
+    logp = model.compile_logp(jacobian=False)(point)
+    b0 = point["b0"]
+    sigma = np.exp(point["sigma_log__"])
+    ref = stats.norm.logpdf(b0, pri.intercept_mu, pri.intercept_sd).sum()
+    ref += stats.expon.logpdf(sigma, scale=1 / pri.residual_rate).sum()
+    mu = b0[d.terms[0].index]
+    for t in d.terms[1:]:
+        s = np.exp(point[f"{t.scale_name}_log__"])
+        ref += stats.expon.logpdf(s, scale=1 / pri.rates[t.name]).sum()
+        if centred[t.name]:
+            x = point[f"{t.dim}_raw"]
+            ref += stats.norm.logpdf(x, 0, s[t.scale_group]).sum()
+        else:
+            z = point[f"{t.dim}_z"]
+            ref += stats.norm.logpdf(z, 0, 1).sum()
+            x = s[t.scale_group] * z
+        effect = x.copy()
+        for k in np.unique(t.zero_sum):
+            effect[t.zero_sum == k] -= x[t.zero_sum == k].mean()
+        part = effect[t.index]
+        mu = mu + (sigma[d.residual.index] * part if t.standardized else part)
+    ref += stats.norm.logpdf(d.y, mu, sigma[d.residual.index]).sum()
+    assert logp == pytest.approx(ref, rel=1e-10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scale", ["measure", "sd"])
+def test_across_collections_agrees_with_nuts(scale):
+    """Four collections, gaps, one residual and topic SD per collection: Gibbs vs nutpie."""
+    d = collections_design(_collections(), scale=scale)
+    pri = design_priors(d)
+    g, _ = sample_design_gibbs(d, pri, chains=4, draws=5000, tune=300, seed=1)
+    n, st = sample_design_nuts(d, pri, chains=4, draws=4000, tune=2000, seed=2, target_accept=0.99)
+    assert int(st["diverging"].sum()) <= 10
+    names = [k for k in g if k != "topic"]
+    agree(g, n, names=names, sd_tol=0.1)
