@@ -462,7 +462,7 @@ def draw_diagnostics(
     Parameters
     ----------
     draws
-        A :class:`xarray.DataArray` with dims ``chain`` and ``draw`` (every other dim is
+        An ``xarray.DataArray`` with dims ``chain`` and ``draw`` (every other dim is
         a quantity), or an array ``(chain, draw, ...)``.
     prob
         Tail probability of the tail ESS (the smaller ESS of the ``prob`` and

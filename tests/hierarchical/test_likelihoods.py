@@ -372,13 +372,13 @@ def test_mean_difference_check_on_the_example(example_table, example_fit):
 
 def test_difference_variance_of_the_gaussian_models_is_the_two_residual_variances():
     """decide()'s new-topic variance: sigma_c^2 + sigma_h^2, per system with sigma='system'."""
-    from bayes_ir.hierarchical import difference_variance_draws
+    from bayes_ir.hierarchical.families import Gaussian
 
-    table, _ = simulated_table(sd=[0.03, 0.05, 0.08, 0.05], n_topics=20, n_systems=4, seed=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        f = fit(table, sigma="system", chains=2, draws=300, seed=1, model_check=False)
-    sig = residual_sd_draws(f).stack(sample=("chain", "draw")).transpose("sample", "system")
-    champ, chals = str(sig["system"].values[0]), [str(s) for s in sig["system"].values[1:]]
-    want = sig.sel(system=chals).values ** 2 + sig.sel(system=[champ]).values ** 2
-    np.testing.assert_allclose(difference_variance_draws(f, champ, chals), want, rtol=1e-6)
+    rng = np.random.default_rng(3)
+    per_system = {"sigma": rng.uniform(0.02, 0.1, (50, 4))}
+    got = Gaussian().difference_variance(per_system, 1, np.array([0, 2, 3]))
+    want = per_system["sigma"][:, [0, 2, 3]] ** 2 + per_system["sigma"][:, [1]] ** 2
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    pooled = {"sigma": rng.uniform(0.02, 0.1, 50)}
+    got = Gaussian().difference_variance(pooled, 0, np.array([1, 2]))
+    np.testing.assert_allclose(got, np.repeat(2 * pooled["sigma"][:, None] ** 2, 2, axis=1))
