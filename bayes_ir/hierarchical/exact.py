@@ -720,8 +720,6 @@ def sample_exact(
             chains=chains,
             cores=1,  # the log density is a Python callback: threads only fight for the GIL
             seed=seed,
-            progress_bar=False,
-            save_warmup=False,
             target_accept=target_accept,
         )
         post = trace["posterior"]

@@ -233,25 +233,18 @@ def sample_nuts(
         except ImportError:  # pragma: no cover - nutpie is a dependency
             sampler = "pymc"
     if sampler == "nutpie":
-        if tune < NUTPIE_MIN_TUNE:
-            raise OptionError(
-                f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE} warm-up draw "
-                "per chain to adapt its step size"
-            )
-        options = {"draws": draws, "tune": tune, "chains": chains, "cores": chains,
-                   "seed": seed, "progress_bar": False, "save_warmup": False,
-                   "target_accept": target_accept,
-                   "adaptation": _adaptation(design, likelihood)}  # fmt: skip
+        options: dict[str, Any] = {"draws": draws, "seed": seed, "target_accept": target_accept,
+                                   "adaptation": _adaptation(design, likelihood)}  # fmt: skip
         label = f"sampling the {likelihood.replace('_', '-')} model (NUTS)"
         kernel_model = likelihood == "skew_normal" and sigma == "pooled" and pooling == "all"
         if kernel_model:
             compiled = skewnormal_model(design, priors)
         else:
             compiled, _ = compiled_model(design, priors, likelihood, sigma, pooling)
-        trace = nutpie_sample(compiled, label=label, **options)
+        trace = nutpie_sample(compiled, label=label, tune=tune, chains=chains, **options)
         if kernel_model and not _sign_held(compiled.user_data, trace):
             compiled = _sign_summed(compiled)
-            trace = nutpie_sample(compiled, label=label, **options)
+            trace = nutpie_sample(compiled, label=label, tune=tune, chains=chains, **options)
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     else:  # "pymc"
@@ -347,14 +340,26 @@ def pymc_nuts(model, *, draws: int, tune: int, chains: int, seed: int, target_ac
         )
 
 
-def nutpie_sample(model, *, label: str = "sampling", **options):
-    """Run ``nutpie.sample(model, **options)``; an interrupt stops it and propagates.
+def nutpie_sample(model, *, label: str = "sampling", tune: int, chains: int, **options):
+    """Run ``nutpie.sample(model, ...)``, one chain per core unless ``cores`` is given.
 
+    An interrupt stops it and propagates.
+
+    ``tune`` below :data:`NUTPIE_MIN_TUNE` is refused in one line (nutpie needs warm-up
+    to adapt its step size); the warm-up is not saved and nutpie's own bar is off.
     ``nutpie.sample`` answers Ctrl-C by returning the draws made so far, which would be
     analysed as if complete; here the sampler is cancelled and the interrupt re-raised.
     The draws made are reported as the step ``label`` (:mod:`bayes_ir.progress`).
     """
     import nutpie
+
+    if tune < NUTPIE_MIN_TUNE:
+        raise OptionError(
+            f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE} warm-up draw "
+            "per chain to adapt its step size"
+        )
+    options = {"cores": chains, "progress_bar": False, "save_warmup": False} | options
+    options |= {"tune": tune, "chains": chains}
 
     with progress.task(label) as step:
 

@@ -151,24 +151,15 @@ def sample_kernel(
     The posterior is labelled by the design and passed through ``family.finish``
     (derived variables such as the score-scale ``system_mean``).
     """
-    from bayes_ir.errors import OptionError
-    from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample
+    from bayes_ir.hierarchical.sampling import nutpie_sample
 
-    if tune < NUTPIE_MIN_TUNE:
-        raise OptionError(
-            f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE} warm-up draw "
-            "per chain to adapt its step size"
-        )
     trace = nutpie_sample(
         model,
         label=f"sampling the {family.name} model (NUTS)",
         draws=draws,
         tune=tune,
         chains=chains,
-        cores=chains,
         seed=seed,
-        progress_bar=False,
-        save_warmup=False,
         target_accept=target_accept,
     )
     return _draws(trace, list(family.posterior_names), family, design)

@@ -34,10 +34,9 @@ import numpy as np
 import xarray as xr
 
 from bayes_ir import validate
-from bayes_ir.errors import OptionError
 from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors, Term
 from bayes_ir.hierarchical.model import CENTRED_RATIO
-from bayes_ir.hierarchical.sampling import NUTPIE_MIN_TUNE, nutpie_sample, pymc_nuts
+from bayes_ir.hierarchical.sampling import nutpie_sample, pymc_nuts
 
 __all__ = ["build_design_model", "centred_terms", "sample_design_nuts"]
 
@@ -175,8 +174,6 @@ def sample_design_nuts(
     if sampler == "nutpie":
         import nutpie
 
-        if tune < NUTPIE_MIN_TUNE:
-            raise OptionError(f"tune={tune}: NUTS (nutpie) needs at least {NUTPIE_MIN_TUNE}")
         compiled = nutpie.compile_pymc_model(model)
         trace = nutpie_sample(
             compiled,
@@ -184,10 +181,7 @@ def sample_design_nuts(
             draws=draws,
             tune=tune,
             chains=chains,
-            cores=chains,
             seed=seed,
-            progress_bar=False,
-            save_warmup=False,
             target_accept=target_accept,
         )
     else:
