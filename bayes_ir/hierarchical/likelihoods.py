@@ -391,8 +391,8 @@ def _rule_text(se_rule: float, mean_check_p: float, tolerance: float) -> str:
         f"the difference from the best one's (simplest first: {', '.join(MODELS)}); across "
         f"outcome spaces (PSIS-LOO cannot compare a density with a probability mass), the "
         f"space whose choice predicts the observed shares of exact 0s and 1s within "
-        f"{tolerance:.0%} and has the fewest systems flagged by the model check (ties: "
-        f"{', '.join(_SPACE_ORDER)})"
+        f"{tolerance:.0%} and whose model check flags the fewest of the champion and "
+        f"challengers, then the fewest systems (ties: {', '.join(_SPACE_ORDER)})"
     )
 
 
@@ -425,9 +425,10 @@ class LikelihoodComparison:
     fits, elpd
         The fitted candidates and their ELPD results (keyed by name).
     spaces
-        One row per outcome space: ``outcome_space, choice, n_flagged, zeros_observed,
-        zeros_predicted, ones_observed, ones_predicted, adequate, chosen`` (the checks
-        across spaces; see :func:`compare_likelihoods`).
+        One row per outcome space: ``outcome_space, choice, n_flagged, roles_flagged,
+        zeros_observed, zeros_predicted, ones_observed, ones_predicted, adequate,
+        chosen`` (the checks across spaces; ``roles_flagged`` counts the champion and
+        challengers among the flagged; see :func:`compare_likelihoods`).
     """
 
     frame: pd.DataFrame
@@ -513,7 +514,8 @@ class LikelihoodComparison:
                          "predicted):")  # fmt: skip
             for r in self.spaces.itertuples():
                 lines.append(
-                    f"    {r.outcome_space:<14} {r.choice:<26} flagged {r.n_flagged:3d}  "
+                    f"    {r.outcome_space:<14} {r.choice:<26} flagged {r.n_flagged:3d} "
+                    f"({r.roles_flagged} champion/challenger)  "
                     f"0s {r.zeros_observed:.3f}/{r.zeros_predicted:.3f}  "
                     f"1s {r.ones_observed:.3f}/{r.ones_predicted:.3f}  "
                     + ("adequate" if r.adequate else "inadequate")
@@ -567,10 +569,15 @@ def _point_mass_shares(fit: Any) -> tuple[float, float]:
     )
 
 
-def _n_flagged(fit: Any) -> int:
-    """Return the number of systems the fit's model check flags (0 without a check)."""
+def _n_flagged(fit: Any, among: tuple[str, ...] | None = None) -> int:
+    """Return the number of systems the fit's model check flags (0 without a check).
+
+    With ``among``, only those systems are counted.
+    """
     check = fit.model_check
-    return 0 if check is None else len(check.flagged)
+    if check is None:
+        return 0
+    return len(check.flagged if among is None else set(check.flagged) & set(among))
 
 
 def compare_likelihoods(
@@ -646,7 +653,8 @@ def compare_likelihoods(
     :data:`bayes_ir.defaults.POINT_MASS_TOLERANCE` (2 percentage points) of the
     observed shares (a continuous family predicts none); among the adequate (all, if
     none is), the one whose model check (:func:`~bayes_ir.hierarchical.check_model`)
-    flags the fewest systems is chosen, ties going to the first of continuous,
+    flags the fewest of the champion and challengers (the systems the decision is
+    about), then the fewest systems, is chosen, ties going to the first of continuous,
     unit_inflated, counts, binary. See ``docs/methods.md``.
 
     References
@@ -721,20 +729,21 @@ def compare_likelihoods(
     y = design_of(table).score
     observed = (float(np.mean(y == 0.0)), float(np.mean(y == 1.0)))
     tol = defaults.POINT_MASS_TOLERANCE
+    roles = () if table.roles is None else (table.champion, *table.challengers)
     rows = []
     for space in spaces:
         fitted = fits[choice[space]]
         predicted = _point_mass_shares(fitted)
         rows.append({
             "outcome_space": space, "choice": choice[space],
-            "n_flagged": _n_flagged(fitted),
+            "n_flagged": _n_flagged(fitted), "roles_flagged": _n_flagged(fitted, roles),
             "zeros_observed": observed[0], "zeros_predicted": predicted[0],
             "ones_observed": observed[1], "ones_predicted": predicted[1],
             "adequate": all(abs(o - p) <= tol for o, p in zip(observed, predicted, strict=True)),
         })  # fmt: skip
     across = pd.DataFrame(rows)
     pool = across[across["adequate"]] if across["adequate"].any() else across
-    best = pool.sort_values("n_flagged", kind="stable").iloc[0]
+    best = pool.sort_values(["roles_flagged", "n_flagged"], kind="stable").iloc[0]
     chosen = str(best["choice"])
     across["chosen"] = across["choice"] == chosen
     frame = pd.concat(frames)

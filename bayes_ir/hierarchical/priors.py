@@ -91,6 +91,11 @@ class Hyperparameters(NamedTuple):
     inflation_sd_rate: float
 
 
+#: The fields autoscaling sets from the observed scores (their mean and SD); the other fields
+#: have fixed defaults, so scores without variance can be resolved when these are all given.
+_SCALED_BY_THE_SCORES = ("b0_mu", "b0_sd", "sigma_rate", "sigma_topic_rate", "sigma_system_rate")
+
+
 @dataclass(frozen=True)
 class Priors:
     """Hyperparameters of the priors; ``None`` fields are filled from the data.
@@ -163,22 +168,23 @@ class Priors:
         Priors
             With every field set.
         """
-        y = np.asarray(scores, dtype=float)
-        y = y[np.isfinite(y)]
-        if y.size < 2:
-            raise InsufficientDataError("the priors need at least two observed scores to autoscale")
-        s_y = float(np.std(y, ddof=1))
-        if not s_y > 1e-12 * float(np.abs(y).max()):
-            raise InsufficientDataError(
-                f"every score is {y[0]:g}: with no variance the hierarchical model has nothing "
-                "to explain"
-            )
-        auto = {
-            "b0_mu": float(np.mean(y)),
-            "b0_sd": INTERCEPT_SCALE * s_y,
-            "sigma_rate": 1.0 / s_y,
-            "sigma_topic_rate": 1.0 / s_y,
-            "sigma_system_rate": 1.0 / s_y,
+        auto: dict[str, float] = {}
+        if any(getattr(self, f) is None for f in _SCALED_BY_THE_SCORES):
+            y = np.asarray(scores, dtype=float)
+            y = y[np.isfinite(y)]
+            if y.size < 2:
+                raise InsufficientDataError(
+                    "the priors need at least two observed scores to autoscale"
+                )
+            s_y = float(np.std(y, ddof=1))
+            if not s_y > 1e-12 * float(np.abs(y).max()):
+                raise InsufficientDataError(
+                    f"every score is {y[0]:g}: with no variance the hierarchical model has "
+                    "nothing to explain"
+                )
+            auto = {"b0_mu": float(np.mean(y)), "b0_sd": INTERCEPT_SCALE * s_y}
+            auto |= {f: 1.0 / s_y for f in _SCALED_BY_THE_SCORES if f.endswith("_rate")}
+        auto |= {
             "skewness_max": SKEWNESS_FRACTION * SKEWNESS_MAX,
             "sigma_log_sd_rate": SIGMA_LOG_SD_RATE,
             "phi_rate": PHI_RATE,

@@ -147,6 +147,7 @@ def test_sweep_with_unpooled_roles_refused_before_fitting(capsys):
     )
 
 
+@pytest.mark.slow
 def test_sweep_effects_option(tmp_path, monkeypatch):
     import importlib
 

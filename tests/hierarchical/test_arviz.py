@@ -195,6 +195,7 @@ def _loo_and_compare(exact, other):
     assert table.loc["other", "elpd"] == pytest.approx(loo(other, draws=200, seed=2).elpd)
 
 
+@pytest.mark.slow
 def test_loo_and_compare_two_gaussian_fits(exact, example_table):
     """Two exact fits (different seeds): compare's ELPDs are each fit's LOO."""
     _loo_and_compare(exact, _quiet_fit(example_table, chains=2, draws=500, model_check=False))

@@ -155,6 +155,7 @@ def _compare(exact, nuts) -> None:
         assert np.abs(qa - qb).max() / sd.min() < 0.2
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
 def test_exact_agrees_with_nuts_on_rb04(shared_data):
     from bayes_ir.readers import read_scores

@@ -67,7 +67,9 @@ def test_gaps_agree_with_nuts_on_a_pooled_design():
 
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
 @pytest.mark.parametrize(
-    ("n_s", "chi"), [(2, 0.03), (6, 0.002)], ids=["two systems", "near-identical systems"]
+    ("n_s", "chi"),
+    [(2, 0.03), pytest.param(6, 0.002, marks=pytest.mark.slow)],
+    ids=["two systems", "near-identical systems"],
 )
 def test_hard_scales_agree_with_nuts(n_s, chi):
     """A scale the data barely inform (two systems; effects far below the noise)."""

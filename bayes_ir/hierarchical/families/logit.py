@@ -79,6 +79,9 @@ class LogitFamily(Family):
             "b0_sd": INTERCEPT_SD,
             "sigma_topic_rate": SCALE_RATE,
             "sigma_system_rate": SCALE_RATE,
+            # no residual SD on the logit scale: set so that autoscaling needs no variance
+            # of the scores (a table of 0/1 outcomes may be all 1s: every item answered)
+            "sigma_rate": SCALE_RATE,
         }
         given = Priors() if priors is None else validate.instance("priors", priors, Priors)
         filled = replace(given, **{f: v for f, v in auto.items() if getattr(given, f) is None})

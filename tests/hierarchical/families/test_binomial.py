@@ -98,6 +98,22 @@ def test_no_residual_dispersion():
         fit(_table(8, 3, 1, seed=0), likelihood="bernoulli", sigma="system")
 
 
+def test_every_item_answered_right_is_data_not_an_error():
+    """All 1s: the logit priors need no score variance; the difference is 0, by symmetry.
+
+    With 40 items right for both systems the posterior of each accuracy is the prior pushed
+    towards 1, the same for both; a Gaussian model of the same table has nothing to explain.
+    """
+    table = ScoreTable.from_matrix(np.ones((40, 2)), systems=["a", "b"], measure="accuracy")
+    table = table.with_roles(champion="a", challengers=["b"])
+    res = fit(table, likelihood="bernoulli", chains=2, draws=1000, seed=3)
+    row = compare(res).conf_int(0.95).iloc[0]
+    assert row["ci_lower"] < 0 < row["ci_upper"] and row["ci_upper"] - row["ci_lower"] < 0.05
+    assert float(res.draws["system_mean"].mean()) > 0.97
+    with pytest.raises(BayesIRError, match="every score is 1: with no variance"):
+        fit(table, likelihood="gaussian")
+
+
 @pytest.mark.parametrize("sd", [0.0, 0.3, 1.0, 2.5, 6.0])
 def test_population_mean_equals_adaptive_quadrature(sd):
     for eta in (-4.0, -0.7, 0.0, 1.3, 5.0):

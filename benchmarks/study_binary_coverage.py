@@ -1,0 +1,59 @@
+"""Coverage of the Bernoulli family's 95% interval of an accuracy difference, whole grid.
+
+For every cell of ``results.families.BINARY_GRID`` (50, 100 and 200 items; accuracy pairs
+from (0.5, 0.55) to (0.95, 0.95)), 80 simulated tables with known truth
+(``tests/hierarchical/binary_coverage.py`` describes the simulation), one line per cell:
+the share of the Bernoulli family's 95% intervals of m_2 - m_1 that cover the truth, its
+binomial standard error, the same share for the normal-approximation interval of the paired
+differences (the reference the literature uses), and the mean width of the Bayesian interval.
+The slow test ``tests/hierarchical/families/test_binary_coverage.py`` checks three of the cells.
+
+Run from the repository root (1,200 fits; about an hour on one core):
+
+    .venv/bin/python benchmarks/study_binary_coverage.py [--trials 80] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "hierarchical")]
+
+from binary_coverage import coverage_study  # noqa: E402
+from results.families import BINARY_GRID  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=80, help="tables per cell")
+    parser.add_argument("--workers", type=int, default=1, help="processes")
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f}; {args.trials} tables per cell", flush=True)
+    print(f"{'items':>5}  {'accuracies':<12}  {'Bayes 95%':>9}  {'(SE)':>6}  "
+          f"{'normal':>6}  {'width':>6}", flush=True)  # fmt: skip
+    start = time.perf_counter()
+    everything = []
+    with ProcessPoolExecutor(args.workers) as pool:
+        for cell in BINARY_GRID:
+            rows = coverage_study([cell], args.trials, executor=pool)[cell]
+            everything.append(rows)
+            share = rows[:, 0].mean()
+            se = np.sqrt(share * (1 - share) / len(rows))
+            n, (a1, a2) = cell
+            print(f"{n:>5}  {a1:.2f}, {a2:.2f}    {share:>9.3f}  ({se:.3f})  "
+                  f"{rows[:, 1].mean():>6.3f}  {rows[:, 2].mean():>6.3f}", flush=True)  # fmt: skip
+    rows = np.concatenate(everything)
+    print(f"all {len(rows)} tables: Bayes {rows[:, 0].mean():.3f}, normal {rows[:, 1].mean():.3f}; "
+          f"{time.perf_counter() - start:.0f} s wall")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
