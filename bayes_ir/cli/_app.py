@@ -255,6 +255,7 @@ _CLI_WORDING = (
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
     (re.compile(r"pooling='(\w+)'"), r"--pooling \1"),
     (re.compile(r"\bm_values\b"), "--sweep"),
+    (re.compile(r"^top=(\d+) is more than"), r"--top \1 is more than"),
     (re.compile(r"\bscale='(\w+)'"), r"--scale \1"),
     (re.compile(r"pass \w+= \(CLI: (--[\w-]+)\)"), r"pass \1"),
     (

@@ -59,6 +59,7 @@ Demšar, J. (2006). Statistical comparisons of classifiers over multiple data se
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import BayesIRError, InsufficientDataError
+from bayes_ir.errors import BayesIRError, IgnoredOptionWarning, InsufficientDataError
 from bayes_ir.hierarchical.diagnostics import GateStatus
 
 if TYPE_CHECKING:
@@ -510,7 +511,14 @@ def leaderboard(
     order = np.argsort(-flat.mean(axis=0), kind="stable")
     x = np.ascontiguousarray(flat[:, order])
     board = [names[i] for i in order]
-    k_top = min(k_top, len(board))
+    if k_top > len(board):
+        warnings.warn(
+            f"top={k_top} is more than the {len(board)} systems: P(top {k_top}) would be 1 for "
+            f"every one, so P(top {len(board)}) is shown",
+            IgnoredOptionWarning,
+            stacklevel=2,
+        )
+        k_top = len(board)
     ranks = rank_summary(x, ci_prob=level, top=k_top)
     group, p_rule, borderline = tie_groups(
         x, rope=rope_value, p_min=p, ess=_system_ess(fit, board, x.shape[0])

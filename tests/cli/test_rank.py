@@ -53,6 +53,14 @@ def test_output_by_extension(run_cli, tmp_path, suffix):
         assert EXAMPLE.name in text  # the input, with its SHA-256, in the provenance
 
 
+def test_top_above_the_number_of_systems_is_said_and_shown_as_all(run_cli, tmp_path):
+    path = tmp_path / "board.csv"
+    code, out, err = run_cli([*BASE, "--top", "60", "-o", str(path)])
+    assert code == 0, err
+    assert "--top 60 is more than the 45 systems: P(top 60) would be 1" in err
+    assert (pd.read_csv(path)["p_top"] == 1.0).all()
+
+
 def test_figures(run_cli, tmp_path):
     folder = tmp_path / "figs"
     code, _, err = run_cli([*BASE, "--figures", str(folder)])

@@ -18,7 +18,7 @@ from leaderboard_truth import board, table_of, true_ranks
 from scipy import stats
 
 import bayes_ir
-from bayes_ir.errors import ModelCheckWarning, OptionError
+from bayes_ir.errors import IgnoredOptionWarning, ModelCheckWarning, OptionError
 from bayes_ir.hierarchical import Leaderboard, fit, leaderboard, rank_probabilities
 from bayes_ir.hierarchical.leaderboard import LEADERBOARD_COLUMNS, rank_summary, tie_groups
 
@@ -176,7 +176,8 @@ def test_options_are_checked(example_fit):
         leaderboard(example_fit, p_min=1.0)
     with pytest.raises(OptionError, match="ci_prob"):
         leaderboard(example_fit, ci_prob=1.2)
-    wide = leaderboard(example_fit, top=500, friedman=False)
+    with pytest.warns(IgnoredOptionWarning, match="top=500 is more than the 45 systems"):
+        wide = leaderboard(example_fit, top=500, friedman=False)
     assert wide.top == example_fit.n_systems and np.allclose(wide.frame["p_top"], 1.0)
 
 
