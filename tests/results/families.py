@@ -264,9 +264,12 @@ BINARY_GRID = [
     for pair in ((0.5, 0.55), (0.7, 0.8), (0.85, 0.9), (0.9, 0.95), (0.95, 0.95))
 ]
 # The slow test's part of the grid: the two cells where the normal approximation is worst and
-# one central cell, 30 tables each. 90 tables at a true coverage of 0.95 give 4.5 misses on
-# average; at least 0.90 (at most 9 misses) fails a sampler that covers as it should with
-# probability 0.015 (binomial tail) and one that covers 0.85 with probability 0.88.
+# one central cell, 30 tables each, against the requirement (at least 94% of the 95%
+# intervals cover the truth). Today 80 of the 90 cover (0.889): the test is a strict expected
+# failure 5 tables short of the requirement, a gap Monte Carlo noise across machines does
+# not bridge.
+# A sampler that covers 95% meets it on 90 tables with probability 0.70 (binomial), so whoever
+# removes the mark checks the whole grid (benchmarks/study_binary_coverage.py) as well.
 BINARY_CHECK_CELLS = [(50, (0.9, 0.95)), (50, (0.95, 0.95)), (100, (0.7, 0.8))]
 BINARY_CHECK_TRIALS = 30
-BINARY_CHECK_MIN = 0.90
+BINARY_CHECK_MIN = 0.94
