@@ -10,7 +10,7 @@ The slow test ``tests/hierarchical/families/test_binary_coverage.py`` checks thr
 
 Run from the repository root (1,200 fits; about an hour on one core):
 
-    .venv/bin/python benchmarks/study_binary_coverage.py [--trials 80] [--workers 2]
+    .venv/bin/python benchmarks/study_binary_coverage.py [--trials 80] [--workers 2] [--items 50]
 """
 
 from __future__ import annotations
@@ -35,14 +35,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=80, help="tables per cell")
     parser.add_argument("--workers", type=int, default=1, help="processes")
+    parser.add_argument("--items", type=int, nargs="*", help="only the cells of these sizes")
     args = parser.parse_args()
+    grid = [cell for cell in BINARY_GRID if not args.items or cell[0] in args.items]
     print(f"load average {os.getloadavg()[0]:.2f}; {args.trials} tables per cell", flush=True)
     print(f"{'items':>5}  {'accuracies':<12}  {'Bayes 95%':>9}  {'(SE)':>6}  "
           f"{'normal':>6}  {'width':>6}", flush=True)  # fmt: skip
     start = time.perf_counter()
     everything = []
     with ProcessPoolExecutor(args.workers) as pool:
-        for cell in BINARY_GRID:
+        for cell in grid:
             rows = coverage_study([cell], args.trials, executor=pool)[cell]
             everything.append(rows)
             share = rows[:, 0].mean()
