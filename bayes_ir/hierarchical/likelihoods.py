@@ -63,6 +63,7 @@ __all__ = [
     "LikelihoodComparison",
     "MeanDifferenceCheck",
     "arviz_data",
+    "choose_across_spaces",
     "compare_likelihoods",
     "default_candidates",
     "loo",
@@ -580,6 +581,18 @@ def _n_flagged(fit: Any, among: tuple[str, ...] | None = None) -> int:
     return len(check.flagged if among is None else set(check.flagged) & set(among))
 
 
+def choose_across_spaces(spaces: pd.DataFrame) -> str:
+    """Return the model chosen across outcome spaces from each space's choice and checks.
+
+    ``spaces`` has one row per outcome space (continuous, unit_inflated, counts, binary, in
+    that order) with ``choice``, ``adequate``, ``roles_flagged`` and ``n_flagged``. Among the
+    adequate rows (all, if none is), the fewest champion and challengers flagged, then the
+    fewest systems flagged, then the first space wins.
+    """
+    pool = spaces[spaces["adequate"]] if spaces["adequate"].any() else spaces
+    return str(pool.sort_values(["roles_flagged", "n_flagged"], kind="stable").iloc[0]["choice"])
+
+
 def compare_likelihoods(
     table: ScoreTable,
     *,
@@ -742,9 +755,7 @@ def compare_likelihoods(
             "adequate": all(abs(o - p) <= tol for o, p in zip(observed, predicted, strict=True)),
         })  # fmt: skip
     across = pd.DataFrame(rows)
-    pool = across[across["adequate"]] if across["adequate"].any() else across
-    best = pool.sort_values(["roles_flagged", "n_flagged"], kind="stable").iloc[0]
-    chosen = str(best["choice"])
+    chosen = choose_across_spaces(across)
     across["chosen"] = across["choice"] == chosen
     frame = pd.concat(frames)
     frame["mean_check_p"] = [check_p[m] for m in frame.index]

@@ -10,11 +10,17 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import special
 
 from bayes_ir.hierarchical import compare_likelihoods, fit
-from bayes_ir.hierarchical.likelihoods import CANDIDATES, default_candidates, model_name
+from bayes_ir.hierarchical.likelihoods import (
+    CANDIDATES,
+    choose_across_spaces,
+    default_candidates,
+    model_name,
+)
 from bayes_ir.table import ScoreTable
 
 
@@ -62,8 +68,36 @@ def test_the_density_and_the_mass_are_not_compared_by_loo_but_by_the_checks():
     assert spaces.loc["unit_inflated", "adequate"]
     assert abs(spaces.loc["unit_inflated", "ones_predicted"] - ones) < 0.02
     assert res.chosen == "zoib" and model_name(res.chosen_fit) == "zoib"
+    # the champion and challengers flagged by each space's choice, counted by hand
+    roles = {table.champion, *table.challengers}
+    for space, row in spaces.iterrows():
+        flagged = set(res.fits[row["choice"]].model_check.flagged)
+        assert row["roles_flagged"] == len(flagged & roles), space
+        assert row["n_flagged"] == len(flagged), space
     text = res.summary()
     assert "the only candidate of its outcome space" in text and "inadequate" in text
+
+
+def test_across_spaces_the_systems_the_decision_is_about_come_first():
+    def spaces(*rows):
+        cols = ["choice", "adequate", "roles_flagged", "n_flagged"]
+        return pd.DataFrame(rows, columns=cols)
+
+    # the example data: zoib misfits a challenger, the per-system SD model two artifacts
+    assert choose_across_spaces(spaces(
+        ("gaussian_sigma_by_system", True, 0, 2), ("zoib", True, 1, 1))
+    ) == "gaussian_sigma_by_system"  # fmt: skip
+    # equal on the champion and challengers: the fewest flagged; then the first space
+    assert choose_across_spaces(spaces(("gaussian", True, 0, 3), ("zoib", True, 0, 1))) == "zoib"
+    assert choose_across_spaces(spaces(("gaussian", True, 0, 1), ("zoib", True, 0, 1))) == (
+        "gaussian"
+    )
+    # an inadequate space (its shares of exact 0s and 1s are off) is not chosen ...
+    assert choose_across_spaces(spaces(("gaussian", False, 0, 0), ("zoib", True, 2, 9))) == "zoib"
+    # ... unless every space is inadequate
+    assert choose_across_spaces(spaces(("gaussian", False, 0, 0), ("zoib", False, 1, 0))) == (
+        "gaussian"
+    )
 
 
 def test_auto_fits_the_bernoulli_family_to_binary_items():
