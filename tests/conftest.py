@@ -7,10 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from bayes_ir.table import ScoreTable
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Property-based tests draw the same examples on every run and machine (CI included), so a
+# failure reproduces; HYPOTHESIS_PROFILE=explore draws new ones, to look for new failures.
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
 def shared_data_dir() -> Path | None:

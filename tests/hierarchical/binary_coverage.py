@@ -41,7 +41,12 @@ def _eta_for(accuracy: float) -> float:
 
 
 def coverage_trial(seed: int, *, n_items: int, accuracies: tuple[float, float]) -> tuple:
-    """One table: (Bayesian interval covers, normal interval covers, Bayesian width)."""
+    """One table: whether the Bayesian and the normal interval cover the truth, and more.
+
+    Returns (Bayesian interval covers, normal interval covers, Bayesian width, Bayesian
+    interval entirely below the truth, posterior mean of the difference, observed mean
+    difference).
+    """
     from bayes_ir.hierarchical import compare, fit
 
     rng = np.random.default_rng(seed)
@@ -55,12 +60,14 @@ def coverage_trial(seed: int, *, n_items: int, accuracies: tuple[float, float]) 
         warnings.simplefilter("ignore")
         res = fit(table, likelihood="bernoulli", chains=2, draws=1000, seed=seed,
                   model_check=False)  # fmt: skip
-    ci = compare(res).conf_int(0.95).iloc[0]
+    row = compare(res).to_frame().iloc[0]
     d = y[:, 1] - y[:, 0]
     half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(n_items)
     normal = abs(d.mean() - truth) <= half
-    bayes = ci["ci_lower"] <= truth <= ci["ci_upper"]
-    return bool(bayes), bool(normal), float(ci["ci_upper"] - ci["ci_lower"])
+    bayes = row["ci_lower"] <= truth <= row["ci_upper"]
+    width = float(row["ci_upper"] - row["ci_lower"])
+    below = bool(row["ci_upper"] < truth)
+    return bool(bayes), bool(normal), width, below, float(row["mean"]), float(d.mean())
 
 
 def coverage_study(
@@ -71,7 +78,7 @@ def coverage_study(
     executor: Executor | None = None,
     max_workers: int | None = 1,
 ) -> dict[Cell, np.ndarray]:
-    """Run :func:`coverage_trial` ``trials`` times per cell; one (trials, 3) array per cell.
+    """Run :func:`coverage_trial` ``trials`` times per cell; one (trials, 6) array per cell.
 
     Cell k uses the seeds ``seed + 1000 k`` onwards, so a cell's tables do not depend on
     which other cells are run.
