@@ -280,8 +280,8 @@ def print_pooling(pooling, *, explain: bool) -> None:
         console.print(
             f"mean is pulled about {pooling.share:.0%} of the way from observed to 0: the model "
             f"pools the {pooling.n_pooled} system effects ({pooling.n_artifacts} artifact runs "
-            "included) towards their mean (--explain says why; --pooling artifacts leaves the "
-            "champion and challengers unpooled)",
+            f"included) towards their mean (--explain says why; "
+            f"{pooling.way_out('--pooling artifacts')})",
             highlight=False,
             markup=False,
         )

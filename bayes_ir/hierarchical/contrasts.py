@@ -37,7 +37,7 @@ from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
 from bayes_ir.hierarchical.families import family_of
 from bayes_ir.hierarchical.intervals import hdi_bounds
-from bayes_ir.hierarchical.model import posterior_with_roles
+from bayes_ir.hierarchical.model import MIN_POOLED, posterior_with_roles
 
 __all__ = [
     "Comparison",
@@ -439,12 +439,34 @@ class Pooling:
     ci_prob: float
     link: str = "identity"
 
+    def way_out(self, option: str = "fit(..., pooling='artifacts')") -> str:
+        """Say how to leave the champion and challengers unpooled, or why that is not offered.
+
+        ``option`` names the unpooled setting in the caller's words (the command line
+        says ``--pooling artifacts``). Unpooled effects need the identity link and at
+        least :data:`~bayes_ir.hierarchical.model.MIN_POOLED` artifact runs to pool.
+        """
+        if self.link != "identity":
+            return (
+                f"models with a {self.link} link have no unpooled option yet: read the "
+                "observed difference beside the model's"
+            )
+        if self.n_artifacts < MIN_POOLED:
+            return (
+                f"{option} needs at least {MIN_POOLED} artifact runs to pool and this fit has "
+                f"{self.n_artifacts}: include other runs of the collection as artifacts, or "
+                "read the observed difference beside the model's"
+            )
+        return f"{option} leaves the champion and challengers unpooled"
+
     def summary(self) -> str:
         """Why the model's differences differ from the observed ones, in one sentence."""
         spread = (
             f"sigma_system = {self.sigma_system:.3f} [{self.sigma_system_lower:.3f}, "
             f"{self.sigma_system_upper:.3f}]"
         )
+        way_out = self.way_out()
+        way_out = way_out[:1].upper() + way_out[1:]
         if self.pooling == "artifacts":
             return (
                 "Pooling 'artifacts': the champion and challengers are unpooled, so their "
@@ -458,14 +480,14 @@ class Pooling:
                 f"scale their spread {spread} against a standard error of "
                 f"{self.standard_error:.3f} per system effect pulls each difference about "
                 f"{self.share:.0%} of the way to 0 (approximately; pooled_share is measured "
-                "on the score scale)."
+                f"on the score scale). {way_out}."
             )
         return (
             f"Pooling 'all': the {self.n_pooled} system effects, the {self.n_artifacts} "
             f"artifact runs included, are pulled towards their mean; their spread {spread} "
             f"against a standard error of {self.standard_error:.3f} per system mean pulls "
             f"each difference about {self.share:.0%} of the way to 0 (pooled_share). "
-            "fit(..., pooling='artifacts') leaves the champion and challengers unpooled."
+            f"{way_out}."
         )
 
     def __str__(self) -> str:

@@ -141,6 +141,34 @@ def test_observed_difference_beside_the_model_and_why_they_differ(tmp_path):
     assert "45 system effects (40 artifact runs included)" in result.output
 
 
+@pytest.mark.parametrize(
+    ("likelihood", "said"),
+    [
+        ("gaussian", "--pooling artifacts needs at least 2 artifact runs to pool and this fit "
+                     "has 0: include other runs"),
+        ("bernoulli", "models with a logit link have no unpooled option yet"),
+    ],
+)  # fmt: skip
+def test_the_pull_line_offers_no_way_out_that_is_refused(tmp_path, likelihood, said):
+    # two systems, no artifact runs: --pooling artifacts would be refused, so it is not offered
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    a = rng.normal(0, 1, (50, 1))
+    y = (rng.random((50, 2)) < 1 / (1 + np.exp(-(np.array([0.9, 1.7]) + a)))).astype(int)
+    rows = [("accuracy", s, f"q{t}", y[t, j]) for j, s in enumerate(("base", "new"))
+            for t in range(50)]  # fmt: skip
+    path = tmp_path / "two.csv"
+    pd.DataFrame(rows, columns=["measure", "system", "topic", "score"]).to_csv(path, index=False)
+    args = ["fit", str(path), "-c", "base", "-C", "new", "--likelihood", likelihood,
+            "--draws", "1000", "--chains", "2", "--seed", "1"]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    line = " ".join(result.output.split())  # the line may wrap on a narrow terminal
+    assert "mean is pulled about" in line and said in line
+    assert "leaves the champion and challengers unpooled" not in line
+
+
 def test_pooling_artifacts_leaves_the_champion_and_challengers_unpooled(tmp_path, run_cli):
     # flat priors on the champion and challengers of a complete Gaussian table: each
     # contrast's posterior mean is the observed difference (up to Monte Carlo error)

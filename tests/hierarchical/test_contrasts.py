@@ -392,6 +392,36 @@ def test_observed_is_the_paired_mean_difference_and_the_pull_is_explained(rb04_f
     assert f"about {expected:.0%} of the way to 0" in text
 
 
+def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
+    from dataclasses import replace
+
+    from bayes_ir.hierarchical.contrasts import Pooling
+    from bayes_ir.hierarchical.model import MIN_POOLED
+
+    base = Pooling("all", 45, 40, 0.02, 0.01, 0.03, 0.015, 0.4, 0.95)
+    assert (
+        base.way_out()
+        == "fit(..., pooling='artifacts') leaves the champion and challengers unpooled"
+    )
+    assert "Fit(..., pooling='artifacts') leaves" in base.summary()
+    few = replace(base, n_pooled=2, n_artifacts=MIN_POOLED - 1)
+    said = few.way_out("--pooling artifacts")
+    assert said.startswith(f"--pooling artifacts needs at least {MIN_POOLED} artifact runs")
+    assert f"this fit has {MIN_POOLED - 1}" in said and "leaves" not in said
+    logit = replace(base, link="logit")
+    assert logit.way_out() == (
+        "models with a logit link have no unpooled option yet: read the observed difference "
+        "beside the model's"
+    )
+    assert "pooling='artifacts'" not in logit.summary()
+    # what is offered is accepted: fit(pooling='artifacts') runs where it is named
+    table = ScoreTable.from_matrix(SCORES, systems=NAMES, topics=TOPICS).with_roles(
+        champion="champ", challengers=["chal_a"]
+    )
+    unpooled = fit(table, pooling="artifacts", seed=1, model_check=False)
+    assert pooling_of(unpooled).pooling == "artifacts"
+
+
 def test_pooled_share_is_nan_when_the_observed_difference_is_near_zero():
     from bayes_ir.hierarchical.contrasts import POOLED_SHARE_MCSE, _pooled_share
 
