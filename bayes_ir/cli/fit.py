@@ -279,8 +279,8 @@ def print_pooling(pooling, *, explain: bool) -> None:
     elif pooling.pooling == "all" and pooling.share >= POOLING_NOTE_SHARE:
         console.print(
             f"mean is pulled about {pooling.share:.0%} of the way from observed to 0: the model "
-            f"pools the {pooling.n_pooled} system effects ({pooling.n_artifacts} artifact runs "
-            f"included) towards their mean (--explain says why; "
+            f"pools the {pooling.n_pooled} system effects ({pooling.artifacts_among}) towards "
+            f"their mean (--explain says why; "
             f"{pooling.way_out('--pooling artifacts')})",
             highlight=False,
             markup=False,

@@ -439,6 +439,13 @@ class Pooling:
     ci_prob: float
     link: str = "identity"
 
+    @property
+    def artifacts_among(self) -> str:
+        """How many of the pooled systems are artifact runs, as a phrase for a sentence."""
+        if self.n_artifacts == 0:
+            return "no artifact runs among them"
+        return f"the {self.n_artifacts} artifact runs included"
+
     def way_out(self, option: str = "fit(..., pooling='artifacts')") -> str:
         """Say how to leave the champion and challengers unpooled, or why that is not offered.
 
@@ -466,7 +473,6 @@ class Pooling:
             f"{self.sigma_system_upper:.3f}]"
         )
         way_out = self.way_out()
-        way_out = way_out[:1].upper() + way_out[1:]
         if self.pooling == "artifacts":
             return (
                 "Pooling 'artifacts': the champion and challengers are unpooled, so their "
@@ -475,18 +481,18 @@ class Pooling:
             )
         if self.link != "identity":
             return (
-                f"Pooling 'all': the {self.n_pooled} system effects, the {self.n_artifacts} "
-                f"artifact runs included, are pulled towards their mean; on the {self.link} "
+                f"Pooling 'all': the {self.n_pooled} system effects, {self.artifacts_among}, "
+                f"are pulled towards their mean; on the {self.link} "
                 f"scale their spread {spread} against a standard error of "
                 f"{self.standard_error:.3f} per system effect pulls each difference about "
                 f"{self.share:.0%} of the way to 0 (approximately; pooled_share is measured "
-                f"on the score scale). {way_out}."
+                f"on the score scale); {way_out}."
             )
         return (
-            f"Pooling 'all': the {self.n_pooled} system effects, the {self.n_artifacts} "
-            f"artifact runs included, are pulled towards their mean; their spread {spread} "
+            f"Pooling 'all': the {self.n_pooled} system effects, {self.artifacts_among}, "
+            f"are pulled towards their mean; their spread {spread} "
             f"against a standard error of {self.standard_error:.3f} per system mean pulls "
-            f"each difference about {self.share:.0%} of the way to 0 (pooled_share). "
+            f"each difference about {self.share:.0%} of the way to 0 (pooled_share); "
             f"{way_out}."
         )
 

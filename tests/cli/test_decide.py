@@ -138,7 +138,7 @@ def test_observed_difference_beside_the_model_and_why_they_differ(tmp_path):
     share = 1 - frame.loc["chal_fusion", "mean"] / _observed("chal_fusion")
     said = re.search(r"mean is pulled about (\d+)% of the way from observed to 0", result.output)
     assert said and abs(int(said.group(1)) / 100 - share) < 0.02
-    assert "45 system effects (40 artifact runs included)" in result.output
+    assert "45 system effects (the 40 artifact runs included)" in result.output
 
 
 @pytest.mark.parametrize(
@@ -167,6 +167,7 @@ def test_the_pull_line_offers_no_way_out_that_is_refused(tmp_path, likelihood, s
     line = " ".join(result.output.split())  # the line may wrap on a narrow terminal
     assert "mean is pulled about" in line and said in line
     assert "leaves the champion and challengers unpooled" not in line
+    assert "pools the 2 system effects (no artifact runs among them)" in line
 
 
 def test_pooling_artifacts_leaves_the_champion_and_challengers_unpooled(tmp_path, run_cli):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -389,11 +390,11 @@ def test_observed_is_the_paired_mean_difference_and_the_pull_is_explained(rb04_f
     assert 0.45 < pooling.share < 0.5  # the "50% pull" of the issue
     text = compare(rb04_fit).summary()
     assert "observed" in text and "Pooling 'all': the 45 system effects, the 40 artifact" in text
+    assert "no artifact runs among them" in replace(pooling, n_artifacts=0).summary()
     assert f"about {expected:.0%} of the way to 0" in text
 
 
 def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
-    from dataclasses import replace
 
     from bayes_ir.hierarchical.contrasts import Pooling
     from bayes_ir.hierarchical.model import MIN_POOLED
@@ -403,7 +404,7 @@ def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
         base.way_out()
         == "fit(..., pooling='artifacts') leaves the champion and challengers unpooled"
     )
-    assert "Fit(..., pooling='artifacts') leaves" in base.summary()
+    assert "(pooled_share); fit(..., pooling='artifacts') leaves" in base.summary()
     few = replace(base, n_pooled=2, n_artifacts=MIN_POOLED - 1)
     said = few.way_out("--pooling artifacts")
     assert said.startswith(f"--pooling artifacts needs at least {MIN_POOLED} artifact runs")
