@@ -37,7 +37,7 @@ from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
 from bayes_ir.hierarchical.families import family_of
 from bayes_ir.hierarchical.intervals import hdi_bounds
-from bayes_ir.hierarchical.model import MIN_POOLED, posterior_with_roles
+from bayes_ir.hierarchical.model import MIN_POOLED, UNPOOLED_LINKS, posterior_with_roles
 
 __all__ = [
     "Comparison",
@@ -450,10 +450,11 @@ class Pooling:
         """Say how to leave the champion and challengers unpooled, or why that is not offered.
 
         ``option`` names the unpooled setting in the caller's words (the command line
-        says ``--pooling artifacts``). Unpooled effects need the identity link and at
-        least :data:`~bayes_ir.hierarchical.model.MIN_POOLED` artifact runs to pool.
+        says ``--pooling artifacts``). The rule is the one :func:`~bayes_ir.hierarchical.fit`
+        applies: a link of :data:`~bayes_ir.hierarchical.model.UNPOOLED_LINKS` and at least
+        :data:`~bayes_ir.hierarchical.model.MIN_POOLED` artifact runs to pool.
         """
-        if self.link != "identity":
+        if self.link not in UNPOOLED_LINKS:
             return (
                 f"models with a {self.link} link have no unpooled option yet: read the "
                 "observed difference beside the model's"

@@ -31,6 +31,7 @@ from bayes_ir.hierarchical.families import Family, family_of, get_family
 from bayes_ir.hierarchical.gibbs import sample_gibbs
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import (
+    UNPOOLED_LINKS,
     Design,
     check_likelihood,
     check_pooling,
@@ -897,7 +898,7 @@ def fit(
     family = get_family(likelihood).resolved(design).with_dispersion(opts["sigma"])
     opts["family"] = family.spec
     family.check_scores(design)
-    if opts["pooling"] != "all" and family.link != "identity":
+    if opts["pooling"] != "all" and family.link not in UNPOOLED_LINKS:
         raise OptionError(
             f"pooling={opts['pooling']!r} is available for the gaussian and skew_normal "
             f"likelihoods; the {family.name} model pools every system (pooling='all')"

@@ -142,6 +142,8 @@ SIGMAS: tuple[str, ...] = ("pooled", "system")
 POOLINGS: tuple[str, ...] = ("all", "artifacts")
 #: Fewest systems whose effects inform ``sigma_system`` under ``pooling="artifacts"``.
 MIN_POOLED: int = 2
+#: Links of the families that can leave systems unpooled (``pooling`` other than ``"all"``).
+UNPOOLED_LINKS: tuple[str, ...] = ("identity",)
 _LIKELIHOOD_ALIASES = {
     "gaussian": "gaussian",
     "normal": "gaussian",

@@ -395,7 +395,6 @@ def test_observed_is_the_paired_mean_difference_and_the_pull_is_explained(rb04_f
 
 
 def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
-
     from bayes_ir.hierarchical.contrasts import Pooling
     from bayes_ir.hierarchical.model import MIN_POOLED
 
