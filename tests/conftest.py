@@ -28,6 +28,21 @@ def shared_data_dir() -> Path | None:
     for path in candidates:
         if path.is_dir():
             return path
+
+
+@pytest.fixture(scope="session")
+def brms_rscript(rscript) -> str:
+    """``Rscript`` for re-running brms, which compiles Stan and takes 15 to 60 minutes a case:
+    only when asked (``BAYES_IR_LIVE_BRMS=1``) and brms is installed. The stored brms runs
+    (``tests/results``) are checked on every run; this re-run refreshes them."""
+    import subprocess
+
+    if os.environ.get("BAYES_IR_LIVE_BRMS") != "1":
+        pytest.skip("re-running brms takes 15-60 min a case: set BAYES_IR_LIVE_BRMS=1 to run it")
+    check = subprocess.run([rscript, "-e", "library(brms)"], capture_output=True, text=True)
+    if check.returncode != 0:
+        pytest.skip("R package brms is not installed (apt-get install r-cran-brms)")
+    return rscript
     return None
 
 

@@ -23,7 +23,6 @@ the scripts that made them; the live tests run R again.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -167,11 +166,10 @@ def test_lme4_live(all_cases, rscript, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", FAST)
-def test_brms_live(all_cases, rscript, name):
-    """brms again (compiles Stan; needs the BH headers): the same numbers within MC error."""
-    if shutil.which("Rscript") is None:
-        pytest.skip("no R")
-    new = _rerun(run_brms, all_cases[name], rscript, "brms")
+def test_brms_live(all_cases, brms_rscript, name):
+    """brms again (compiles Stan; needs the BH headers; ``BAYES_IR_LIVE_BRMS=1``): the same
+    numbers within MC error."""
+    new = _rerun(run_brms, all_cases[name], brms_rscript, "brms")
     old = _stored(name, "brms").set_index("quantity")
     for row in new.itertuples(index=False):
         ref = old.loc[row.quantity]

@@ -103,14 +103,11 @@ def test_the_rule_fails_on_a_shifted_contrast():
 
 
 @pytest.mark.slow
-def test_live_brms_agrees(rscript, shared_data, tmp_path):
-    """Re-run the R script (brms must be installed) and check its contrasts against ours."""
+def test_live_brms_agrees(brms_rscript, shared_data, tmp_path):
+    """Re-run the R script and check its contrasts against ours (``BAYES_IR_LIVE_BRMS=1``)."""
     script = tmp_path / "brms_families.R"
     script.write_text(BRMS_R_SCRIPT)
-    check = subprocess.run([rscript, "-e", "library(brms)"], capture_output=True, text=True)
-    if check.returncode != 0:
-        pytest.skip("R package brms is not installed (apt-get install r-cran-brms)")
-    done = subprocess.run([rscript, str(script), str(shared_data), str(tmp_path / "out")],
+    done = subprocess.run([brms_rscript, str(script), str(shared_data), str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=7200)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     for name in CASES:
