@@ -39,9 +39,17 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=80, help="tables per cell")
     parser.add_argument("--workers", type=int, default=1, help="processes")
     parser.add_argument("--items", type=int, nargs="*", help="only the cells of these sizes")
+    parser.add_argument("--pooling", default="auto", choices=("auto", "all", "none"),
+                        help="the fits' pooling of the systems (auto: none)")  # fmt: skip
+    parser.add_argument("--cells", type=int, nargs="*", help="only these cells (grid indices)")
     args = parser.parse_args()
-    grid = [cell for cell in BINARY_GRID if not args.items or cell[0] in args.items]
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.trials} tables per cell", flush=True)
+    grid = [
+        cell
+        for k, cell in enumerate(BINARY_GRID)
+        if (not args.items or cell[0] in args.items) and (not args.cells or k in args.cells)
+    ]
+    print(f"load average {os.getloadavg()[0]:.2f}; {args.trials} tables per cell; pooling "
+          f"{args.pooling!r}", flush=True)  # fmt: skip
     print(f"{'items':>5}  {'accuracies':<12}  {'Bayes 95%':>9}  {'(SE)':>6}  "
           f"{'normal':>6}  {'width':>6}  {'low':>5}  {'estimate':>8}  {'observed':>8}  "
           f"{'truth':>6}", flush=True)  # fmt: skip
@@ -49,7 +57,7 @@ def main() -> None:
     everything = []
     with ProcessPoolExecutor(args.workers) as pool:
         for cell in grid:
-            rows = coverage_study([cell], args.trials, executor=pool)[cell]
+            rows = coverage_study([cell], args.trials, pooling=args.pooling, executor=pool)[cell]
             everything.append(rows)
             share = rows[:, 0].mean()
             se = np.sqrt(share * (1 - share) / len(rows))

@@ -222,8 +222,10 @@ def _check_likelihood(value: str) -> str:
 
 
 def _check_pooling(value: str) -> str:
-    """Option callback: ``--pooling`` is ``all`` or ``artifacts``."""
-    return validate.choice("--pooling", value.strip().lower(), ("all", "artifacts"))
+    """Option callback: ``--pooling`` is one of ``auto``, ``all``, ``artifacts``, ``none``."""
+    from bayes_ir.hierarchical.model import POOLINGS
+
+    return validate.choice("--pooling", value.strip().lower(), POOLINGS)
 
 
 def _check_target_accept(value: float | None) -> float | None:
@@ -483,8 +485,11 @@ PoolingOption = Annotated[
     typer.Option(
         "--pooling",
         help="Which system effects share one spread and are pulled towards their mean: all "
-        "(the seed's model, artifact runs included) or artifacts (the champion and "
-        "challengers are left unpooled; the artifact runs still inform the topic effects).",
+        "(the seed's model, artifact runs included), artifacts (the champion and "
+        "challengers are left unpooled; the artifact runs still inform the topic effects; "
+        "gaussian, skew_normal), none (every system unpooled; bernoulli, binomial, zoib) "
+        "or auto (default: all, or none for bernoulli, binomial and zoib with fewer than 2 "
+        "artifact runs).",
         callback=_check_pooling,
     ),
 ]

@@ -224,7 +224,7 @@ class Sampler:
     """How to fit the Bayesian hierarchical model: likelihood and sampler settings."""
 
     likelihood: str = "gaussian"
-    pooling: str = "all"
+    pooling: str = "auto"
     chains: int = defaults.CHAINS
     draws: int | None = None
     tune: int | None = None
@@ -235,7 +235,7 @@ class Sampler:
     def options(self) -> dict[str, Any]:
         """Return the settings given, as keyword arguments of :func:`bayes_ir.hierarchical.fit`."""
         given = {"likelihood": self.likelihood, "chains": self.chains}
-        if self.pooling != "all":
+        if self.pooling != "auto":
             given["pooling"] = self.pooling
         for key in ("draws", "tune", "target_accept"):
             if getattr(self, key) is not None:
@@ -255,7 +255,7 @@ class Sampler:
         if saved is not None:
             return ["--fit", str(saved)]
         words = [] if self.likelihood == "gaussian" else ["--likelihood", self.likelihood]
-        words += [] if self.pooling == "all" else ["--pooling", self.pooling]
+        words += [] if self.pooling == "auto" else ["--pooling", self.pooling]
         if self.chains != defaults.CHAINS:
             words += ["--chains", str(self.chains)]
         for key in ("draws", "tune", "target_accept"):
@@ -307,7 +307,7 @@ class Sampler:
             if source is None or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
                 continue
             saved = provenance.get(key)
-            if value != saved:
+            if value != saved and not (key == "pooling" and value == "auto"):  # auto: any
                 option = "--" + key.replace("_", "-")
                 out.append(f"{option} {value} differs from the saved fit's {saved}")
         return out
@@ -387,7 +387,7 @@ _ROLES = [
 ]
 _SAMPLER = [
     _option("likelihood", Likelihood, "gaussian"),
-    _option("pooling", PoolingOption, "all"),
+    _option("pooling", PoolingOption, "auto"),
     _option("chains", Chains, defaults.CHAINS),
     _option("draws", Draws, None),
     _option("tune", Tune, None),

@@ -281,7 +281,7 @@ def print_pooling(pooling, *, explain: bool) -> None:
             f"mean is pulled about {pooling.share:.0%} of the way from observed to 0: the model "
             f"pools the {pooling.n_pooled} system effects ({pooling.artifacts_among}) towards "
             f"their mean (--explain says why; "
-            f"{pooling.way_out('--pooling artifacts')})",
+            f"{pooling.way_out(cli=True)})",
             highlight=False,
             markup=False,
         )

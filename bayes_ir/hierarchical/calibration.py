@@ -195,7 +195,7 @@ def _family_trial(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = fit(table, likelihood=family.spec, priors=priors, chains=chains, draws=draws,
-                  tune=draws, seed=seed, model_check=False)  # fmt: skip
+                  tune=draws, seed=seed, model_check=False, pooling="all")  # fmt: skip
     post = res.draws
     scalars = family.prior_scalars
     columns = [post[name].transpose("chain", "draw").values[..., None] for name in scalars]

@@ -37,7 +37,7 @@ from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
 from bayes_ir.hierarchical.families import family_of
 from bayes_ir.hierarchical.intervals import hdi_bounds
-from bayes_ir.hierarchical.model import MIN_POOLED, UNPOOLED_LINKS, posterior_with_roles
+from bayes_ir.hierarchical.model import MIN_POOLED, POOLINGS_BY_LINK, posterior_with_roles
 
 __all__ = [
     "Comparison",
@@ -400,9 +400,10 @@ class Pooling:
     Attributes
     ----------
     pooling
-        ``"all"`` (every system effect shares ``sigma_system``, the seed's model) or
-        ``"artifacts"`` (the artifact runs only; champion and challengers unpooled), as
-        in :func:`bayes_ir.hierarchical.fit`.
+        ``"all"`` (every system effect shares ``sigma_system``, the seed's model),
+        ``"artifacts"`` (the artifact runs only; champion and challengers unpooled) or
+        ``"none"`` (no system pooled; no ``sigma_system``: its fields are NaN), as in
+        :func:`bayes_ir.hierarchical.fit`.
     n_pooled
         Number of systems whose effects share ``sigma_system``.
     n_artifacts
@@ -446,19 +447,20 @@ class Pooling:
             return "no artifact runs among them"
         return f"the {self.n_artifacts} artifact runs included"
 
-    def way_out(self, option: str = "fit(..., pooling='artifacts')") -> str:
+    def way_out(self, *, cli: bool = False) -> str:
         """Say how to leave the champion and challengers unpooled, or why that is not offered.
 
-        ``option`` names the unpooled setting in the caller's words (the command line
-        says ``--pooling artifacts``). The rule is the one :func:`~bayes_ir.hierarchical.fit`
-        applies: a link of :data:`~bayes_ir.hierarchical.model.UNPOOLED_LINKS` and at least
-        :data:`~bayes_ir.hierarchical.model.MIN_POOLED` artifact runs to pool.
+        In the caller's words: ``--pooling none`` on the command line (``cli``), else
+        ``fit(..., pooling='none')``. The rule is the one :func:`~bayes_ir.hierarchical.fit`
+        applies: the poolings of the link (:data:`~bayes_ir.hierarchical.model.POOLINGS_BY_LINK`),
+        and at least :data:`~bayes_ir.hierarchical.model.MIN_POOLED` artifact runs to pool
+        for ``"artifacts"``.
         """
-        if self.link not in UNPOOLED_LINKS:
-            return (
-                f"models with a {self.link} link have no unpooled option yet: read the "
-                "observed difference beside the model's"
-            )
+        offered = POOLINGS_BY_LINK[self.link]
+        unpooled = "none" if "none" in offered else "artifacts"
+        option = f"--pooling {unpooled}" if cli else f"fit(..., pooling='{unpooled}')"
+        if unpooled == "none":
+            return f"{option} leaves every system unpooled"
         if self.n_artifacts < MIN_POOLED:
             return (
                 f"{option} needs at least {MIN_POOLED} artifact runs to pool and this fit has "
@@ -474,6 +476,11 @@ class Pooling:
             f"{self.sigma_system_upper:.3f}]"
         )
         way_out = self.way_out()
+        if self.pooling == "none":
+            return (
+                f"Pooling 'none': every system effect is unpooled (a fixed weak prior on the "
+                f"{self.link} scale, no sigma_system), so differences are not pulled towards 0."
+            )
         if self.pooling == "artifacts":
             return (
                 "Pooling 'artifacts': the champion and challengers are unpooled, so their "
@@ -553,6 +560,11 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
     u = system_draws(fit)
     roles = [str(r) for r in u["role"].values]
     pooling = str(getattr(fit, "pooling", "all"))
+    family = family_of(fit) if hasattr(fit, "provenance") else None
+    link = "identity" if family is None else family.link
+    if pooling == "none":
+        nan = float("nan")
+        return Pooling("none", 0, roles.count("artifact"), nan, nan, nan, nan, 0.0, p, link)
     pooled = np.array([pooling == "all" or r == "artifact" for r in roles])
     scores = _observed_scores(fit)
     n_topics = post.sizes["topic"]
@@ -563,7 +575,6 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
         else np.isfinite(scores[systems].to_numpy()).sum(axis=0).astype(float)
     )
     chi = np.asarray(post["sigma_system"].values, dtype=float).ravel()
-    family = family_of(fit) if hasattr(fit, "provenance") else None
     if family is None or family.link == "identity":
         sig2 = residual_sd_draws(post).transpose("chain", "draw", "system").values ** 2
         se2 = (sig2.astype(float)[..., pooled] / per_system[pooled]).mean(axis=-1).ravel()
@@ -591,7 +602,7 @@ def pooling_of(fit: Any, *, ci_prob: float | None = None) -> Pooling:
         standard_error=float(np.mean(np.sqrt(se2))),
         share=share,
         ci_prob=p,
-        link="identity" if family is None else family.link,
+        link=link,
     )
 
 

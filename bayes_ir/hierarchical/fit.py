@@ -16,7 +16,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
-from bayes_ir.errors import BayesIRError, IgnoredOptionWarning, OptionError
+from bayes_ir.errors import BayesIRError, IgnoredOptionWarning
 from bayes_ir.hierarchical.adequacy import ModelCheck, check_model
 from bayes_ir.hierarchical.diagnostics import (
     HYPERPARAMETERS,
@@ -28,16 +28,17 @@ from bayes_ir.hierarchical.diagnostics import (
 )
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.families import Family, family_of, get_family
+from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
 from bayes_ir.hierarchical.gibbs import sample_gibbs
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import (
-    UNPOOLED_LINKS,
     Design,
     check_likelihood,
     check_pooling,
     check_sigma,
     design_of,
     posterior_with_roles,
+    resolve_pooling,
 )
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.sampling import sample_nuts
@@ -120,6 +121,8 @@ _POOLING_LINE = {
     "mean, with SD sigma_system",
     "artifacts": "pooling 'artifacts': champion and challengers unpooled (flat priors); the "
     "artifact runs share sigma_system",
+    "none": "pooling 'none': every system effect unpooled (zero-sum, prior "
+    f"N(0, {UNPOOLED_SD:g}^2) on the logit scale): no sigma_system, no pull towards the mean",
 }
 
 
@@ -748,7 +751,7 @@ def fit(
     sampler: Literal["nutpie", "pymc"] | None = None,
     model_check: bool = True,
     sigma: str = "pooled",
-    pooling: str = "all",
+    pooling: str = "auto",
 ) -> HierarchicalFit:
     r"""Fit the Bayesian crossed topic x system model of Benham et al. (2020).
 
@@ -815,8 +818,13 @@ def fit(
     pooling
         Which system effects are partially pooled, i.e. share the prior
         :math:`N(0, \sigma_{system}^2)` and are pulled towards the mean of that group:
-        ``"all"`` (default; the model of Benham et al. 2020): every system, champion,
-        challengers and artifact runs alike; ``"artifacts"``: the artifact runs only.
+        ``"all"`` (the model of Benham et al. 2020): every system, champion,
+        challengers and artifact runs alike; ``"artifacts"``: the artifact runs only;
+        ``"none"`` (the logit families: bernoulli, binomial, zoib): no system, each
+        effect with the fixed prior ``N(0, 2.5^2)`` on the logit scale; ``"auto"``
+        (default): ``"all"``, or ``"none"`` for a logit family with fewer than two
+        artifact runs (:func:`~bayes_ir.hierarchical.model.resolve_pooling` says why).
+        ``fit.pooling`` is the one used.
         The champion's and the challengers' means then have flat priors (unpooled,
         fixed effects, as in ``lme4::lmer(score ~ 0 + system_of_interest + (1 | topic)
         + (0 + is_artifact | system))``), while the artifacts still inform the topic
@@ -898,11 +906,7 @@ def fit(
     family = get_family(likelihood).resolved(design).with_dispersion(opts["sigma"])
     opts["family"] = family.spec
     family.check_scores(design)
-    if opts["pooling"] != "all" and family.link not in UNPOOLED_LINKS:
-        raise OptionError(
-            f"pooling={opts['pooling']!r} is available for the gaussian and skew_normal "
-            f"likelihoods; the {family.name} model pools every system (pooling='all')"
-        )
+    opts["pooling"] = resolve_pooling(family, design, opts["pooling"])
     opts["pooled"] = design.pooled(opts["pooling"])
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
     pri = family.resolve_priors(design, priors)
@@ -1115,6 +1119,7 @@ def _draw_family(
             tune=opts["tune"],
             target_accept=float(opts["target_accept"]),
             seed=opts["seed"],
+            pooling=opts["pooling"],
         )
 
     post, stats, info = draw()

@@ -37,7 +37,8 @@ from bayes_ir.files import atomic_path, check_input, check_output_path
 from bayes_ir.hierarchical.adequacy import check_model
 from bayes_ir.hierarchical.diagnostics import Thresholds, diagnose
 from bayes_ir.hierarchical.exact import SCALES, effects_given_scales
-from bayes_ir.hierarchical.model import LIKELIHOODS, Design, design_of, table_from_observed
+from bayes_ir.hierarchical.families import FAMILIES
+from bayes_ir.hierarchical.model import Design, design_of, table_from_observed
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.table import ScoreTable
 
@@ -201,7 +202,7 @@ def load_fit(path: str | Path, table: ScoreTable | None = None):
 
 
 #: What a saved fit may hold: the likelihoods, samplers and residual SDs this version fits.
-_KNOWN = {"likelihood": LIKELIHOODS, "method": ("exact", "gibbs", "nuts"),
+_KNOWN = {"likelihood": tuple(FAMILIES), "method": ("exact", "gibbs", "nuts"),
           "sigma": ("pooled", "system")}  # fmt: skip
 
 

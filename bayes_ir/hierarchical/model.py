@@ -120,6 +120,7 @@ __all__ = [
     "build_model",
     "centred_systems",
     "check_pooling",
+    "resolve_pooling",
     "check_sigma",
     "design_of",
     "draw_skewness_sign",
@@ -128,6 +129,7 @@ __all__ = [
     "NO_ROLE",
     "MIN_POOLED",
     "POOLINGS",
+    "POOLINGS_BY_LINK",
     "SIGN_LOGODDS",
     "SIGMAS",
 ]
@@ -137,13 +139,23 @@ LIKELIHOODS: tuple[str, ...] = ("gaussian", "skew_normal")
 #: Residual-scale structures: one ``sigma`` for all systems, or one per system.
 SIGMAS: tuple[str, ...] = ("pooled", "system")
 #: Which system effects share the prior :math:`N(0, \sigma_{system}^2)`: every system
-#: (``"all"``, the model of Benham et al. 2020) or the artifact runs only (``"artifacts"``:
-#: the champion and the challengers are unpooled, fixed effects with flat priors).
-POOLINGS: tuple[str, ...] = ("all", "artifacts")
+#: (``"all"``, the model of Benham et al. 2020), the artifact runs only (``"artifacts"``:
+#: the champion and the challengers are unpooled, fixed effects with flat priors), or none
+#: (``"none"``: every system unpooled, with a fixed weak prior; the logit families);
+#: ``"auto"`` chooses (:func:`resolve_pooling`).
+POOLINGS: tuple[str, ...] = ("auto", "all", "artifacts", "none")
 #: Fewest systems whose effects inform ``sigma_system`` under ``pooling="artifacts"``.
 MIN_POOLED: int = 2
-#: Links of the families that can leave systems unpooled (``pooling`` other than ``"all"``).
-UNPOOLED_LINKS: tuple[str, ...] = ("identity",)
+#: The poolings the families of each link offer.
+POOLINGS_BY_LINK: dict[str, tuple[str, ...]] = {
+    "identity": ("all", "artifacts"),
+    "logit": ("all", "none"),
+}
+_POOLING_PHRASE = {
+    "all": "every system (pooling='all')",
+    "artifacts": "the artifact runs only (pooling='artifacts')",
+    "none": "no system (pooling='none')",
+}
 _LIKELIHOOD_ALIASES = {
     "gaussian": "gaussian",
     "normal": "gaussian",
@@ -190,8 +202,40 @@ def check_sigma(sigma: str) -> str:
 
 
 def check_pooling(pooling: str) -> str:
-    """Return ``"all"`` or ``"artifacts"`` or raise one :class:`~bayes_ir.errors.OptionError`."""
+    """Return one of :data:`POOLINGS` or raise one :class:`~bayes_ir.errors.OptionError`."""
     return validate.choice("pooling", pooling, POOLINGS)
+
+
+def resolve_pooling(family, design: Design, pooling: str) -> str:
+    """Return the pooling a fit of ``design`` by ``family`` uses.
+
+    ``"auto"``: ``"all"`` (the seed's model), except for a family with a logit link when
+    the table has fewer than :data:`MIN_POOLED` artifact runs: then ``"none"``. There
+    ``sigma_system`` would be learnt from the champion and challengers alone (two systems:
+    one degree of freedom), and it pulls a real difference in accuracy towards 0 by 20-50%
+    with 50-200 items, enough for the 95% intervals to miss the truth more than 5% of the
+    time (``benchmarks/study_binary_coverage.py``); unpooled, they do not. The Gaussian
+    model keeps ``"all"``: its intervals cover there. Any other value is returned when the
+    family offers it (:data:`POOLINGS_BY_LINK`).
+
+    Raises
+    ------
+    OptionError
+        A pooling the family does not offer, naming those it does.
+    """
+    from bayes_ir.errors import OptionError
+
+    if check_pooling(pooling) == "auto":
+        artifacts = sum(role == "artifact" for role in design.roles)
+        return "none" if family.link == "logit" and artifacts < MIN_POOLED else "all"
+    offered = POOLINGS_BY_LINK[family.link]
+    if pooling not in offered:
+        pools = " or ".join(_POOLING_PHRASE[p] for p in offered)
+        raise OptionError(
+            f"pooling={pooling!r} does not apply to the {family.name} likelihood, which "
+            f"pools {pools}"
+        )
+    return pooling
 
 
 @dataclass(frozen=True)
@@ -234,16 +278,17 @@ class Design:
     def pooled(self, pooling: str = "all") -> np.ndarray:
         """Mask of the systems whose effects share ``sigma_system`` under ``pooling``.
 
-        Every system for ``"all"``; the artifact runs for ``"artifacts"``, of which there
-        must be at least :data:`MIN_POOLED` (they alone inform ``sigma_system``).
+        Every system for ``"all"``, none for ``"none"``; the artifact runs for
+        ``"artifacts"``, of which there must be at least :data:`MIN_POOLED` (they alone
+        inform ``sigma_system``).
 
         Raises
         ------
         InsufficientDataError
             ``pooling="artifacts"`` with fewer than :data:`MIN_POOLED` artifact runs.
         """
-        if check_pooling(pooling) == "all":
-            return np.ones(len(self.systems), dtype=bool)
+        if check_pooling(pooling) != "artifacts":
+            return np.full(len(self.systems), pooling == "all", dtype=bool)
         mask = np.array([role == "artifact" for role in self.roles], dtype=bool)
         if mask.sum() < MIN_POOLED:
             raise InsufficientDataError(
@@ -430,7 +475,9 @@ def build_model(
         (flat) plus a ZeroSumNormal ``artifact_effect`` with scale ``sigma_system``;
         ``b0`` (the mean of all system means) and ``system_effect`` (each mean minus
         ``b0``) are deterministics, so the posterior has the same variables and meaning
-        either way (see :func:`~bayes_ir.hierarchical.fit`).
+        either way (see :func:`~bayes_ir.hierarchical.fit`). ``"none"`` (the logit
+        families): no ``sigma_system``; every system effect has a fixed weak prior
+        (:func:`~bayes_ir.hierarchical.families.logit.pymc_crossed_effects`).
 
     Returns
     -------
@@ -484,8 +531,9 @@ def build_model(
     from bayes_ir.hierarchical.families import get_family
 
     family = get_family(likelihood).resolved(design)
+    pooling = resolve_pooling(family, design, pooling)
     if family.kernel:  # a family of bayes_ir.hierarchical.families: its own PyMC model
-        return family.build_pymc_model(design, family.resolve_priors(design, priors))
+        return family.build_pymc_model(design, family.resolve_priors(design, priors), pooling)
     likelihood = check_likelihood(likelihood)
     pri = autoscale_priors(design.score, priors)
     validate.choice("loglik", loglik, ("auto", "sufficient", "full"))
@@ -722,4 +770,7 @@ def table_from_observed(
     champion = [s for s, r in zip(systems, roles, strict=True) if r == "champion"][0]
     challengers = [s for s, r in zip(systems, roles, strict=True) if r == "challenger"]
     artifacts = [s for s, r in zip(systems, roles, strict=True) if r == "artifact"]
-    return table.with_roles(champion=champion, challengers=challengers, artifacts=artifacts)
+    # no artifact runs: the default selection (every other system) selects none
+    return table.with_roles(
+        champion=champion, challengers=challengers, artifacts=artifacts if artifacts else None
+    )

@@ -146,11 +146,12 @@ def test_observed_difference_beside_the_model_and_why_they_differ(tmp_path):
     [
         ("gaussian", "--pooling artifacts needs at least 2 artifact runs to pool and this fit "
                      "has 0: include other runs"),
-        ("bernoulli", "models with a logit link have no unpooled option yet"),
+        ("bernoulli", "--pooling none leaves every system unpooled"),
     ],
 )  # fmt: skip
 def test_the_pull_line_offers_no_way_out_that_is_refused(tmp_path, likelihood, said):
-    # two systems, no artifact runs: --pooling artifacts would be refused, so it is not offered
+    # two systems, no artifact runs: --pooling artifacts would be refused, so it is not
+    # offered; the logit families' --pooling none is offered, and runs
     import numpy as np
 
     rng = np.random.default_rng(5)
@@ -162,12 +163,19 @@ def test_the_pull_line_offers_no_way_out_that_is_refused(tmp_path, likelihood, s
     pd.DataFrame(rows, columns=["measure", "system", "topic", "score"]).to_csv(path, index=False)
     args = ["fit", str(path), "-c", "base", "-C", "new", "--likelihood", likelihood,
             "--draws", "1000", "--chains", "2", "--seed", "1"]  # fmt: skip
-    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    pooled = ["--pooling", "all"] if likelihood == "bernoulli" else []  # auto: none
+    result = CliRunner().invoke(app, [*args, *pooled], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     line = " ".join(result.output.split())  # the line may wrap on a narrow terminal
     assert "mean is pulled about" in line and said in line
     assert "leaves the champion and challengers unpooled" not in line
     assert "pools the 2 system effects (no artifact runs among them)" in line
+    if likelihood == "bernoulli":  # the way out runs; it is the default here
+        for extra in (["--pooling", "none"], []):
+            result = CliRunner().invoke(app, [*args, *extra], catch_exceptions=False)
+            assert result.exit_code == 0, result.output
+            assert "mean is pulled" not in result.output and "decide" in result.output
+            assert ("--pooling none" in result.output) == bool(extra)  # the next steps
 
 
 def test_pooling_artifacts_leaves_the_champion_and_challengers_unpooled(tmp_path, run_cli):

@@ -40,8 +40,13 @@ def _eta_for(accuracy: float) -> float:
     return optimize.brentq(lambda e: _accuracy(e) - accuracy, -15, 15, xtol=1e-12)
 
 
-def coverage_trial(seed: int, *, n_items: int, accuracies: tuple[float, float]) -> tuple:
+def coverage_trial(
+    seed: int, *, n_items: int, accuracies: tuple[float, float], pooling: str = "auto"
+) -> tuple:
     """One table: whether the Bayesian and the normal interval cover the truth, and more.
+
+    ``pooling`` is the fit's (``"auto"``, the default: here ``"none"``, unpooled; ``"all"``:
+    the two system effects share ``sigma_system``).
 
     Returns (Bayesian interval covers, normal interval covers, Bayesian width, Bayesian
     interval entirely below the truth, posterior mean of the difference, observed mean
@@ -59,7 +64,7 @@ def coverage_trial(seed: int, *, n_items: int, accuracies: tuple[float, float]) 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = fit(table, likelihood="bernoulli", chains=2, draws=1000, seed=seed,
-                  model_check=False)  # fmt: skip
+                  model_check=False, pooling=pooling)  # fmt: skip
     row = compare(res).to_frame().iloc[0]
     d = y[:, 1] - y[:, 0]
     half = 1.959963984540054 * d.std(ddof=1) / np.sqrt(n_items)
@@ -75,6 +80,7 @@ def coverage_study(
     trials: int,
     *,
     seed: int = 0,
+    pooling: str = "auto",
     executor: Executor | None = None,
     max_workers: int | None = 1,
 ) -> dict[Cell, np.ndarray]:
@@ -86,7 +92,7 @@ def coverage_study(
     out = {}
     for n_items, accuracies in grid:
         k = _GRID_INDEX[(n_items, accuracies)]
-        func = partial(coverage_trial, n_items=n_items, accuracies=accuracies)
+        func = partial(coverage_trial, n_items=n_items, accuracies=accuracies, pooling=pooling)
         seeds = range(seed + 1000 * k, seed + 1000 * k + trials)
         rows = sweep(func, seeds, executor=executor, max_workers=max_workers)
         out[(n_items, accuracies)] = np.array(rows)

@@ -41,10 +41,22 @@ def logp_callback(kernel, theta: np.ndarray, data: np.ndarray) -> tuple[int, flo
     return int(status), float(value[0]), grad
 
 
-def assert_callbacks_equal(kernel, model, data, points, to_point, names, n_out, tol) -> None:
-    """The C callbacks equal ``logp_and_grad`` and PyMC's values of ``names`` (the expansion)."""
-    graphs = model.replace_rvs_by_values([model[name] for name in names])
-    deterministics = model.compile_fn(graphs, inputs=model.value_vars)
+def assert_callbacks_equal(
+    kernel, model, data, points, to_point, names, n_out, tol, fixed=None
+) -> None:
+    """The C callbacks equal ``logp_and_grad`` and PyMC's values of ``names`` (the expansion).
+
+    ``fixed``: names the model has no variable for, with the constant the kernel writes
+    (the scale of unpooled system effects).
+    """
+    fixed = fixed or {}
+    graphs = model.replace_rvs_by_values([model[name] for name in names if name not in fixed])
+    compiled = model.compile_fn(graphs, inputs=model.value_vars)
+
+    def deterministics(point):
+        values = iter(compiled(point))
+        return [fixed[name] if name in fixed else next(values) for name in names]
+
     for theta in points:
         status, value, grad = logp_callback(kernel, theta, data)
         ref_value, ref_grad = kernel.logp_and_grad(theta, data)

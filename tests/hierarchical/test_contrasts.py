@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from synthetic_posterior import ROLES, SYSTEMS, FakeDiagnostics, make_posterior, synthetic_fit
 
-from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
+from bayes_ir.errors import InsufficientDataError, OptionError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical import fit
 from bayes_ir.hierarchical.contrasts import (
     COMPARISON_COLUMNS,
@@ -405,14 +405,12 @@ def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
     )
     assert "(pooled_share); fit(..., pooling='artifacts') leaves" in base.summary()
     few = replace(base, n_pooled=2, n_artifacts=MIN_POOLED - 1)
-    said = few.way_out("--pooling artifacts")
+    said = few.way_out(cli=True)
     assert said.startswith(f"--pooling artifacts needs at least {MIN_POOLED} artifact runs")
     assert f"this fit has {MIN_POOLED - 1}" in said and "leaves" not in said
-    logit = replace(base, link="logit")
-    assert logit.way_out() == (
-        "models with a logit link have no unpooled option yet: read the observed difference "
-        "beside the model's"
-    )
+    logit = replace(base, link="logit", n_artifacts=0)
+    assert logit.way_out() == "fit(..., pooling='none') leaves every system unpooled"
+    assert logit.way_out(cli=True) == "--pooling none leaves every system unpooled"
     assert "pooling='artifacts'" not in logit.summary()
     # what is offered is accepted: fit(pooling='artifacts') runs where it is named
     table = ScoreTable.from_matrix(SCORES, systems=NAMES, topics=TOPICS).with_roles(
@@ -420,6 +418,21 @@ def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
     )
     unpooled = fit(table, pooling="artifacts", seed=1, model_check=False)
     assert pooling_of(unpooled).pooling == "artifacts"
+    # and pooling='none' where a logit family names it: no sigma_system, no pull
+    binary = ScoreTable.from_matrix(
+        (SCORES[:, :3] > np.median(SCORES)).astype(float), systems=NAMES[:3], topics=TOPICS
+    ).with_roles(champion="champ", challengers=["chal_a"])
+    none = fit(binary, likelihood="bernoulli", pooling="none", seed=1, draws=500, chains=2,
+               model_check=False)  # fmt: skip
+    said = pooling_of(none)
+    assert (said.pooling, said.n_pooled, said.share, said.link) == ("none", 0, 0.0, "logit")
+    assert np.isnan(said.sigma_system) and "sigma_system" not in none.draws
+    assert said.summary().startswith("Pooling 'none': every system effect is unpooled")
+    assert "pooling 'none'" in none.summary() and "sigma_system " not in none.summary()
+    with pytest.raises(OptionError, match="pooling='none' does not apply to the gaussian"):
+        fit(table, pooling="none")
+    with pytest.raises(OptionError, match="'artifacts' does not apply to the bernoulli"):
+        fit(binary, likelihood="bernoulli", pooling="artifacts")
 
 
 def test_pooled_share_is_nan_when_the_observed_difference_is_near_zero():

@@ -71,6 +71,26 @@ def test_skew_normal_round_trip(small_fit, tmp_path):
     assert back.summary() == skew.summary() and "skew-normal shape" in back.summary()
 
 
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")  # pooled: sigma_system
+@pytest.mark.parametrize("pooling", ["all", "none"])
+def test_family_fit_without_artifacts_round_trip(tmp_path, pooling):
+    """A Bernoulli fit of two systems (no artifact run; unpooled or pooled) loads back whole.
+
+    The next steps ``fit --save`` prints (``decide --fit PATH``) read it.
+    """
+    rng = np.random.default_rng(4)
+    y = (rng.random((30, 2)) < [0.6, 0.75]).astype(float)
+    table = ScoreTable.from_matrix(y, systems=["base", "new"], measure="accuracy")
+    table = table.with_roles(champion="base", challengers=["new"])
+    ours = fit(table, likelihood="bernoulli", chains=2, draws=1000, seed=5,
+               pooling=pooling)  # fmt: skip
+    back = HierarchicalFit.load(ours.save(tmp_path / "bernoulli.nc"))
+    assert back.posterior.identical(ours.posterior)
+    assert back.table.roles == ours.table.roles and back.pooling == pooling
+    assert back.summary() == ours.summary()
+    assert ("sigma_system" in back.draws) == (pooling == "all")
+
+
 def test_default_path_under_models(small_fit, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = small_fit.save()

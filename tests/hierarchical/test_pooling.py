@@ -71,7 +71,9 @@ def test_unpooled_contrast_is_the_observed_difference_on_a_complete_table():
 
 def test_pooling_is_checked_and_needs_two_artifacts():
     y = simulated_matrix(10, 3, seed=1)
-    with pytest.raises(OptionError, match="pooling must be one of 'all', 'artifacts'"):
+    with pytest.raises(OptionError, match="pooling must be one of 'auto', 'all', 'artifacts'"):
+        fit(simulated_table(y), pooling="some")
+    with pytest.raises(OptionError, match="'none' does not apply to the gaussian likelihood"):
         fit(simulated_table(y), pooling="none")
     with pytest.raises(InsufficientDataError, match="needs at least 2 artifact runs"):
         fit(simulated_table(y), pooling="artifacts")

@@ -10,8 +10,13 @@ Gaussian model (:mod:`bayes_ir.hierarchical.priors`) stated on that scale:
     \chi \sim \mathrm{Exp}(\lambda_\chi), \quad
     a \sim \mathrm{ZeroSumNormal}(\tau), \quad c \sim \mathrm{ZeroSumNormal}(\chi).
 
-Unconstrained coordinates (the order of ``theta``): ``b0, log tau, log chi``, the
-family's own scalars, the ``T - 1`` free coordinates of the topic effects, the
+Unpooled systems (``fit(pooling="none")``): :math:`c \sim \mathrm{ZeroSumNormal}(s_c)`
+with a fixed scale :math:`s_c` (:data:`~.logit.UNPOOLED_SD`), so no :math:`\chi` to learn
+from the system effects themselves.
+
+Unconstrained coordinates (the order of ``theta``): ``b0, log tau``, ``log chi`` (pooled
+systems only: :func:`n_crossed` counts these scalars), the family's own scalars, the
+``T - 1`` free coordinates of the topic effects, the
 ``S - 1`` of the system effects, then the family's own vectors. PyMC's zero-sum
 transform (an isometry, :func:`_extend`)
 maps free coordinates to effects; each effect vector is *centred* (the coordinates
@@ -19,8 +24,9 @@ are the effects, prior :math:`N(0, \tau)`) or *non-centred* (the effects are
 :math:`\tau` times standard coordinates), as the data block says.
 
 Data block header (:data:`N_CROSSED_HEADER` values): ``T, S, b0_mu, b0_sd,
-rate_topic, rate_system, centred_topic, centred_system``; the family's own header and
-matrices follow.
+rate_topic, rate_system, centred_topic, centred_system, system_sd`` (``system_sd`` 0:
+pooled; else the fixed scale :math:`s_c` of unpooled systems, whose effects are then
+non-centred); the family's own header and matrices follow.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ __all__ = [
     "free_vector_prior",
     "lgamma_digamma",
     "logistic_prior",
+    "n_crossed",
     "nutpie_status",
     "pieces_pair",
     "pack_header",
@@ -49,10 +56,11 @@ __all__ = [
     "with_gradient",
 ]
 
-#: Unconstrained scalars of the crossed part: ``b0, log sigma_topic, log sigma_system``.
+#: Unconstrained scalars of the crossed part: ``b0, log sigma_topic, log sigma_system``
+#: (pooled systems; :func:`n_crossed` gives the count of a data block).
 N_CROSSED = 3
 #: Values of the crossed part of the data block header.
-N_CROSSED_HEADER = 8
+N_CROSSED_HEADER = 9
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 # IEEE division (a zero scale is a non-finite density, reported to nutpie, never an
 # exception, which cannot leave a C callback); FMA contraction, as the skew-normal kernel.
@@ -107,14 +115,24 @@ def chebyshev_pieces(values, lo: float, hi: float, width: float, degree: int) ->
 
 
 @jit
+def n_crossed(data):
+    """Unconstrained scalars of the crossed part: 3, or 2 when the systems are unpooled."""
+    return N_CROSSED if data[8] == 0.0 else N_CROSSED - 1
+
+
+@jit
 def crossed_effects(theta, data, n_scalars, topic, system):
-    """Fill ``topic`` (T) and ``system`` (S) with the effects of ``theta``; return tau, chi."""
+    """Fill ``topic`` (T) and ``system`` (S) with the effects of ``theta``; return tau, chi.
+
+    ``chi`` is the fixed scale ``system_sd`` when the systems are unpooled.
+    """
     n_t, n_s = int(data[0]), int(data[1])
     tau = math.exp(theta[1])
-    chi = math.exp(theta[2])
-    start = N_CROSSED + n_scalars
+    pooled = data[8] == 0.0
+    chi = math.exp(theta[2]) if pooled else data[8]
+    start = n_crossed(data) + n_scalars
     _extend(theta, start, n_t, 1.0 if data[6] != 0.0 else tau, topic)
-    _extend(theta, start + n_t - 1, n_s, 1.0 if data[7] != 0.0 else chi, system)
+    _extend(theta, start + n_t - 1, n_s, 1.0 if pooled and data[7] != 0.0 else chi, system)
     return tau, chi
 
 
@@ -151,7 +169,8 @@ def crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau,
     ``g_topic`` and ``g_system`` are the gradients of the log-likelihood with respect to
     the topic and system effects; the one with respect to ``b0`` is their sum (every
     cell's predictor holds ``b0``, its topic's effect and its system's effect). Writes
-    ``grad`` at ``b0``, ``log tau``, ``log chi`` and every effect coordinate.
+    ``grad`` at ``b0``, ``log tau``, ``log chi`` (pooled systems) and every effect
+    coordinate.
     """
     n_t, n_s = int(data[0]), int(data[1])
     b0_mu, b0_sd = data[2], data[3]
@@ -162,11 +181,15 @@ def crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau,
     z = (b0 - b0_mu) / b0_sd
     logp = -0.5 * z * z - math.log(b0_sd) - _LOG_SQRT_2PI
     grad[0] = g_b0 - z / b0_sd
-    start = N_CROSSED + n_scalars
+    start = n_crossed(data) + n_scalars
     logp += _effect_prior(theta, start, n_t, tau, data[6] != 0.0, data[4], g_topic, topic,
                           grad, 1)  # fmt: skip
-    logp += _effect_prior(theta, start + n_t - 1, n_s, chi, data[7] != 0.0, data[5], g_system,
-                          system, grad, 2)  # fmt: skip
+    if data[8] == 0.0:
+        logp += _effect_prior(theta, start + n_t - 1, n_s, chi, data[7] != 0.0, data[5],
+                              g_system, system, grad, 2)  # fmt: skip
+    else:  # unpooled: a standard ZeroSumNormal of the coordinates, times the fixed scale
+        prior, _ = free_vector_prior(theta, start + n_t - 1, n_s, chi, g_system, system, grad)
+        logp += prior
     return logp
 
 
@@ -229,9 +252,13 @@ def with_gradient(logp_grad, theta: np.ndarray, data: np.ndarray) -> tuple[float
 
 
 def pack_header(shape: tuple[int, int], b0: tuple[float, float], rates: tuple[float, float],
-                centred: tuple[bool, bool]) -> np.ndarray:  # fmt: skip
-    """Return the crossed part of the data block header (:data:`N_CROSSED_HEADER` values)."""
-    return np.array([*shape, *b0, *rates, float(centred[0]), float(centred[1])], dtype=float)
+                centred: tuple[bool, bool], system_sd: float = 0.0) -> np.ndarray:  # fmt: skip
+    """Return the crossed part of the data block header (:data:`N_CROSSED_HEADER` values).
+
+    ``system_sd``: 0 for pooled systems, else the fixed prior scale of unpooled ones.
+    """
+    return np.array([*shape, *b0, *rates, float(centred[0]), float(centred[1]), system_sd],
+                    dtype=float)  # fmt: skip
 
 
 @jit

@@ -351,7 +351,7 @@ class Family(abc.ABC):
         """Draw the posterior (kernel families); returns posterior, sample stats, info."""
         raise NotImplementedError(f"the {self.name} family is sampled by bayes_ir.fit's samplers")
 
-    def build_pymc_model(self, design: Any, priors: Any) -> Any:
+    def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all") -> Any:
         """Return the family's PyMC model (kernel families: the definition their kernel equals)."""
         raise NotImplementedError(f"the {self.name} model is built by build_model")
 

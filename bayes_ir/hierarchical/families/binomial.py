@@ -50,7 +50,7 @@ from scipy import special
 from bayes_ir import validate
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
-from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects
+from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
 from bayes_ir.hierarchical.families.sampler import (
     centred_by_information,
     kernel_model,
@@ -205,7 +205,7 @@ class Binomial(LogitFamily):
                 source=design.source,
             )
 
-    def data_block(self, design: Any, priors: Any) -> np.ndarray:
+    def data_block(self, design: Any, priors: Any, pooling: str = "all") -> np.ndarray:
         """Return the kernel's data block (:func:`~binomial_kernel.pack`) for ``design``."""
         from bayes_ir.hierarchical.families import binomial_kernel as kernel
         from bayes_ir.hierarchical.families._kernel import pack_header
@@ -217,6 +217,7 @@ class Binomial(LogitFamily):
             (hyper.b0_mu, hyper.b0_sd),
             (hyper.sigma_topic_rate, hyper.sigma_system_rate),
             centred_effects(k, n),
+            system_sd(pooling),
         )
         return kernel.pack(k, n, header)
 
@@ -230,20 +231,23 @@ class Binomial(LogitFamily):
         k, n = self.counts(design)
         return float(np.nansum(k) / np.nansum(n))
 
-    def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
+    def sample_kernel(
+        self, design: Any, priors: Any, *, pooling: str = "all", **options: Any
+    ) -> tuple[Any, Any, dict]:
         """Sample :mod:`~.binomial_kernel` with nutpie."""
         from bayes_ir.hierarchical.families import binomial_kernel as kernel
-        from bayes_ir.hierarchical.families._kernel import N_CROSSED
+        from bayes_ir.hierarchical.families._kernel import n_crossed
 
-        data = self.data_block(design, priors)
+        data = self.data_block(design, priors, pooling)
         n_t, n_s = design.shape
         names, shapes = kernel.expanded_layout(n_t, n_s)
-        model = kernel_model(kernel, data, design, names, shapes, n_dim=N_CROSSED + n_t + n_s - 2)
-        return sample_kernel(model, self, design, **options)
+        n_dim = n_crossed(data) + n_t + n_s - 2
+        model = kernel_model(kernel, data, design, names, shapes, n_dim=n_dim)
+        return sample_kernel(model, self, design, keep=self.kept(pooling), **options)
 
-    def build_pymc_model(self, design: Any, priors: Any):
+    def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all"):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
-        return build_pymc_model(design, self, priors)
+        return build_pymc_model(design, self, priors, pooling)
 
     def mean_note(self) -> str:
         """How the system means are computed (one sentence)."""
@@ -285,7 +289,7 @@ class Bernoulli(Binomial):
         return 1
 
 
-def build_pymc_model(design: Any, family: Binomial, priors: Any):
+def build_pymc_model(design: Any, family: Binomial, priors: Any, pooling: str = "all"):
     """Build the binomial model in PyMC: the definition the kernel is tested against.
 
     Parameters
@@ -296,11 +300,14 @@ def build_pymc_model(design: Any, family: Binomial, priors: Any):
         The :class:`Binomial` or :class:`Bernoulli` family (its trials).
     priors
         Resolved priors (:meth:`Binomial.resolve_priors`).
+    pooling
+        ``"all"`` or ``"none"`` (unpooled systems: no ``sigma_system``;
+        :func:`~.logit.pymc_crossed_effects`).
 
     Returns
     -------
     pymc.Model
-        Free ``b0``, ``sigma_topic``, ``sigma_system`` and ``topic_effect`` /
+        Free ``b0``, ``sigma_topic``, ``sigma_system`` (pooled) and ``topic_effect`` /
         ``system_effect`` (ZeroSumNormal; non-centred ones as the deterministic of a
         standard ``topic_z`` / ``system_z``, as :func:`centred_effects` decides), and
         the observed ``y ~ Binomial(n, logit_p = b0 + topic + system)`` of every
@@ -313,7 +320,7 @@ def build_pymc_model(design: Any, family: Binomial, priors: Any):
     obs = np.isfinite(k)
     t_idx, s_idx = np.nonzero(obs)
     with pm.Model(coords={"topic": list(design.topics), "system": list(design.systems)}) as model:
-        b0, topic, system = pymc_crossed_effects(design, priors.values(), centred)
+        b0, topic, system = pymc_crossed_effects(design, priors.values(), centred, pooling)
         eta = b0 + topic[t_idx] + system[s_idx]
         pm.Binomial("y", n=n[obs], logit_p=eta, observed=k[obs])
     return model

@@ -13,6 +13,15 @@ parameter          prior                                        note
 ``sigma_system``   Exponential(rate = :data:`SCALE_RATE`)       multiplies the odds by e
 =================  ===========================================  =========================
 
+Unpooled systems (``fit(pooling="none")``): no ``sigma_system``; the system effects are
+``ZeroSumNormal(UNPOOLED_SD)`` with :data:`UNPOOLED_SD` = 2.5 on the logit scale, the
+scale of rstanarm's default prior on a logistic regression's coefficients (Gelman et al.
+2008 recommend 2.5 for a coefficient of a binary predictor): weak enough that a
+difference in accuracy of 0.1 at 50 items is pulled by about 2%, proper so that a system
+right (or wrong) on every item keeps a proper posterior. With two systems and no other
+runs, pooling learns ``sigma_system`` from one degree of freedom and pulls a real
+difference towards 0 (``benchmarks/study_binary_coverage.py``); unpooled, it does not.
+
 ``ybar`` is the family's mean score (successes per trial; the mean interior score for
 zoib). The fields of :class:`~bayes_ir.hierarchical.Priors` set by the user are kept.
 
@@ -44,12 +53,26 @@ from bayes_ir import validate
 from bayes_ir.hierarchical.families.base import Family, population_mean
 from bayes_ir.hierarchical.families.sampler import sample_pymc, topic_population_sd
 
-__all__ = ["INTERCEPT_SD", "SCALE_RATE", "LogitFamily", "pymc_crossed_effects"]
+__all__ = [
+    "INTERCEPT_SD",
+    "SCALE_RATE",
+    "UNPOOLED_SD",
+    "LogitFamily",
+    "pymc_crossed_effects",
+    "system_sd",
+]
 
 #: Prior SD of ``b0`` on the logit scale.
 INTERCEPT_SD: float = 2.5
 #: Rate of the Exponential priors of ``sigma_topic`` and ``sigma_system`` (logit scale).
 SCALE_RATE: float = 1.0
+#: Prior SD of each unpooled system effect (logit scale; ``pooling="none"``).
+UNPOOLED_SD: float = 2.5
+
+
+def system_sd(pooling: str) -> float:
+    """Return the fixed prior SD of the system effects: 0 (pooled: learnt) or UNPOOLED_SD."""
+    return 0.0 if pooling == "all" else UNPOOLED_SD
 
 
 class LogitFamily(Family):
@@ -93,19 +116,43 @@ class LogitFamily(Family):
         return int(min(self.max_draws, max(self.min_draws, draws))), self.tune
 
     def sample(
-        self, design: Any, priors: Any, *, sampler: str = "nutpie", **options: Any
+        self,
+        design: Any,
+        priors: Any,
+        *,
+        sampler: str = "nutpie",
+        pooling: str = "all",
+        **options: Any,
     ) -> tuple[Any, Any, dict]:
         """NUTS on the kernel (nutpie) or on :meth:`build_pymc_model` (``sampler="pymc"``).
 
-        Returns the posterior, the sample statistics and an info dict.
+        ``pooling`` is ``"all"`` (system effects share ``sigma_system``) or ``"none"``
+        (unpooled: :data:`UNPOOLED_SD`). Returns the posterior, the sample statistics and
+        an info dict.
         """
         if sampler == "pymc":
-            return sample_pymc(self, design, priors, **options)
-        return self.sample_kernel(design, priors, **options)
+            return sample_pymc(self, design, priors, pooling=pooling, **options)
+        return self.sample_kernel(design, priors, pooling=pooling, **options)
 
-    def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
+    def sample_kernel(
+        self, design: Any, priors: Any, *, pooling: str = "all", **options: Any
+    ) -> tuple[Any, Any, dict]:
         """Sample the family's numba kernel with nutpie."""
         raise NotImplementedError
+
+    @property
+    def posterior_names(self) -> tuple[str, ...]:
+        """Variables of the posterior (before :meth:`finish` adds ``system_mean``)."""
+        raise NotImplementedError
+
+    def kept(self, pooling: str) -> list[str]:
+        """Return the posterior variables a fit keeps.
+
+        :attr:`posterior_names`, less ``sigma_system`` when the systems are unpooled (the
+        kernel writes its fixed value).
+        """
+        names = list(self.posterior_names)
+        return names if pooling == "all" else [n for n in names if n != "sigma_system"]
 
     def finish(self, post: xr.Dataset, design: Any) -> xr.Dataset:
         """Add ``system_mean``, the score-scale mean over the topic population."""
@@ -175,18 +222,23 @@ class LogitFamily(Family):
         return self.score_mean(own, inverse_link_mean)
 
 
-def pymc_crossed_effects(design: Any, hyper: Any, centred: tuple[bool, bool]):
+def pymc_crossed_effects(design: Any, hyper: Any, centred: tuple[bool, bool], pooling: str = "all"):
     """Declare ``b0``, the scales and the effects of the crossed model in the current PyMC model.
 
     Each effect vector is centred (``ZeroSumNormal(scale)``) or non-centred (the
     deterministic ``scale * z`` of a standard ``ZeroSumNormal`` named ``topic_z`` /
-    ``system_z``), as ``centred`` says. Returns ``b0`` and the two effect vectors.
+    ``system_z``), as ``centred`` says. Unpooled systems (``pooling="none"``) have no
+    ``sigma_system``: their effects are :data:`UNPOOLED_SD` times a standard
+    ``system_z``. Returns ``b0`` and the two effect vectors.
     """
     import pymc as pm
 
     b0 = pm.Normal("b0", mu=np.float64(hyper.b0_mu), sigma=np.float64(hyper.b0_sd))
     tau = pm.Exponential("sigma_topic", lam=np.float64(hyper.sigma_topic_rate))
-    chi = pm.Exponential("sigma_system", lam=np.float64(hyper.sigma_system_rate))
+    if pooling == "all":
+        chi = pm.Exponential("sigma_system", lam=np.float64(hyper.sigma_system_rate))
+    else:
+        chi, centred = np.float64(UNPOOLED_SD), (centred[0], False)
     effects = []
     for kind, scale, is_centred in (("topic", tau, centred[0]), ("system", chi, centred[1])):
         if is_centred:

@@ -108,12 +108,13 @@ def kernel_model(
     """
     from nutpie.compile_pymc import CompiledPyMCModel
 
-    from bayes_ir.hierarchical.families._kernel import N_CROSSED
+    from bayes_ir.hierarchical.families._kernel import n_crossed
 
     if initial_point is None and start is None:
         start = np.zeros(n_dim)
         start[0] = data[2]  # b0_mu
-        start[1:N_CROSSED] = -np.log(data[4:6])  # log of the prior means 1 / rate
+        scales = n_crossed(data) - 1  # sigma_topic, and sigma_system when pooled
+        start[1 : 1 + scales] = -np.log(data[4 : 4 + scales])  # log prior means 1 / rate
     sizes = [int(np.prod(shape)) for shape in shapes]
     ends = np.cumsum(sizes)
     slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]
@@ -140,6 +141,7 @@ def sample_kernel(
     family: Any,
     design: Any,
     *,
+    keep: list[str],
     chains: int,
     draws: int,
     tune: int,
@@ -148,8 +150,8 @@ def sample_kernel(
 ) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
     """Sample a kernel model with nutpie; returns posterior, sample statistics, info.
 
-    The posterior is labelled by the design and passed through ``family.finish``
-    (derived variables such as the score-scale ``system_mean``).
+    The posterior (the variables ``keep``) is labelled by the design and passed through
+    ``family.finish`` (derived variables such as the score-scale ``system_mean``).
     """
     from bayes_ir.hierarchical.sampling import nutpie_sample
 
@@ -162,7 +164,7 @@ def sample_kernel(
         seed=seed,
         target_accept=target_accept,
     )
-    return _draws(trace, list(family.posterior_names), family, design)
+    return _draws(trace, keep, family, design)
 
 
 def _draws(
@@ -184,6 +186,7 @@ def sample_pymc(
     design: Any,
     priors: Any,
     *,
+    pooling: str,
     chains: int,
     draws: int,
     tune: int,
@@ -196,7 +199,7 @@ def sample_pymc(
     """
     import pymc as pm
 
-    model = family.build_pymc_model(design, priors)
+    model = family.build_pymc_model(design, priors, pooling=pooling)
     keep = [v for v in family.posterior_names if v in model.named_vars]
     with model:
         trace = pm.sample(draws=draws, tune=tune, chains=chains, cores=1, random_seed=seed,

@@ -53,7 +53,7 @@ from scipy import special
 from bayes_ir import validate
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
-from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects
+from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
 from bayes_ir.hierarchical.families.sampler import kernel_model, sample_kernel
 
 __all__ = ["PHI_RATE", "ZOIB", "ZOIBCells", "build_pymc_model", "centred_effects"]
@@ -237,7 +237,7 @@ class ZOIB(LogitFamily):
 
         return tuple(kernel.expanded_layout(2, 2, self.phi_by_system, self.inflation_by_system)[0])
 
-    def data_block(self, design: Any, priors: Any) -> np.ndarray:
+    def data_block(self, design: Any, priors: Any, pooling: str = "all") -> np.ndarray:
         """Return the kernel's data block (:func:`~zoib_kernel.pack`) for ``design``."""
         from bayes_ir.hierarchical.families import zoib_kernel as kernel
         from bayes_ir.hierarchical.families._kernel import pack_header
@@ -248,6 +248,7 @@ class ZOIB(LogitFamily):
             (hyper.b0_mu, hyper.b0_sd),
             (hyper.sigma_topic_rate, hyper.sigma_system_rate),
             centred_effects(design.matrix),
+            system_sd(pooling),
         )
         return kernel.pack(
             design.matrix,
@@ -257,28 +258,32 @@ class ZOIB(LogitFamily):
             inflation_by_system=self.inflation_by_system,
         )
 
-    def sample_kernel(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:
+    def sample_kernel(
+        self, design: Any, priors: Any, *, pooling: str = "all", **options: Any
+    ) -> tuple[Any, Any, dict]:
         """Sample :mod:`~.zoib_kernel` with nutpie (starting near the observed inflation)."""
         from bayes_ir.hierarchical.families import zoib_kernel as kernel
+        from bayes_ir.hierarchical.families._kernel import n_crossed
 
         n_t, n_s = design.shape
         flags = (self.phi_by_system, self.inflation_by_system)
         names, shapes = kernel.expanded_layout(n_t, n_s, *flags)
-        data = self.data_block(design, priors)
-        start = np.zeros(kernel.n_coordinates(n_t, n_s, *flags))
+        data = self.data_block(design, priors, pooling)
+        c = n_crossed(data)  # b0, log sigma_topic (, log sigma_system)
+        start = np.zeros(kernel.n_coordinates(n_t, n_s, *flags, pooling == "all"))
         start[0] = data[2]
-        start[1:3] = -np.log(data[4:6])
-        start[3] = -np.log(priors.values().phi_rate)  # log of the prior mean of phi
+        start[1:c] = -np.log(data[4 : 3 + c])
+        start[c] = -np.log(priors.values().phi_rate)  # log of the prior mean of phi
         inside = design.matrix[np.isfinite(design.matrix)]
         share = float(np.mean((inside == 0) | (inside == 1)))
-        start[4] = special.logit(min(max(share, 0.01), 0.99))
+        start[c + 1] = special.logit(min(max(share, 0.01), 0.99))
         model = kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start,
                              dims=kernel.dims(*flags))  # fmt: skip
-        return sample_kernel(model, self, design, **options)
+        return sample_kernel(model, self, design, keep=self.kept(pooling), **options)
 
-    def build_pymc_model(self, design: Any, priors: Any):
+    def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all"):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
-        return build_pymc_model(design, self, priors)
+        return build_pymc_model(design, self, priors, pooling)
 
     prior_scalars: ClassVar[tuple[str, ...]] = (
         "b0", "sigma_topic", "sigma_system", "phi", "zoi", "coi"
@@ -340,7 +345,7 @@ class ZOIB(LogitFamily):
         return ZOIBCells(mu, per("phi"), per("zoi"), per("coi"))
 
 
-def build_pymc_model(design: Any, family: ZOIB, priors: Any):
+def build_pymc_model(design: Any, family: ZOIB, priors: Any, pooling: str = "all"):
     """Build the zoib model in PyMC: the definition the kernel is tested against.
 
     Parameters
@@ -376,7 +381,7 @@ def build_pymc_model(design: Any, family: ZOIB, priors: Any):
     hyper = type(priors.values())(*(np.float64(v) for v in priors.values()))  # float64 consts
     coords = {"topic": list(design.topics), "system": list(design.systems)}
     with pm.Model(coords=coords) as model:
-        b0, topic, system = pymc_crossed_effects(design, hyper, centred)
+        b0, topic, system = pymc_crossed_effects(design, hyper, centred, pooling)
         if family.phi_by_system:
             typical = pm.Exponential("phi_typical", lam=hyper.phi_rate)
             log_sd = pm.Exponential("phi_log_sd", lam=hyper.sigma_log_sd_rate)

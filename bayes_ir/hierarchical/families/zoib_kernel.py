@@ -71,6 +71,7 @@ from bayes_ir.hierarchical.families._kernel import (
     jit,
     lgamma_digamma,
     logistic_prior,
+    n_crossed,
     nutpie_status,
     softplus_expit,
     with_gradient,
@@ -115,8 +116,9 @@ def _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff):
     ``p_eff``, ``z_eff``, ``k_eff`` receive the per-system deviations (zero when pooled).
     """
     n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
-    start = N_CROSSED + n_scalars + n_t - 1 + n_s - 1
-    slot = N_CROSSED + 3
+    c = n_crossed(data)
+    start = c + n_scalars + n_t - 1 + n_s - 1
+    slot = c + 3
     lam = zsd = ksd = 0.0
     for s in range(n_s):
         p_eff[s] = z_eff[s] = k_eff[s] = 0.0
@@ -131,9 +133,9 @@ def _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff):
         _extend(theta, start, n_s, zsd, z_eff)
         _extend(theta, start + n_s - 1, n_s, ksd, k_eff)
     for s in range(n_s):
-        log_phi[s] = theta[N_CROSSED] + p_eff[s]
-        zoi_x[s] = theta[N_CROSSED + 1] + z_eff[s]
-        coi_x[s] = theta[N_CROSSED + 2] + k_eff[s]
+        log_phi[s] = theta[c] + p_eff[s]
+        zoi_x[s] = theta[c + 1] + z_eff[s]
+        coi_x[s] = theta[c + 2] + k_eff[s]
     return lam, zsd, ksd
 
 
@@ -223,13 +225,14 @@ def _logp_grad(theta, data, grad):
     ll = _interior_loglik(data, theta[0], topic, system, phi, g_topic, g_system, g_phi)
     ll += _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
     lp = crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau, chi, grad)
-    lp += _exponential_log(theta, N_CROSSED, data[_H], grad, g_phi.sum())
-    for i, g in ((N_CROSSED + 1, g_zoi), (N_CROSSED + 2, g_coi)):
+    c = n_crossed(data)
+    lp += _exponential_log(theta, c, data[_H], grad, g_phi.sum())
+    for i, g in ((c + 1, g_zoi), (c + 2, g_coi)):
         prior, d_prior = logistic_prior(theta[i])
         lp += prior
         grad[i] = g.sum() + d_prior
-    slot = N_CROSSED + 3
-    start = N_CROSSED + n_scalars + n_t - 1 + n_s - 1
+    slot = c + 3
+    start = c + n_scalars + n_t - 1 + n_s - 1
     if phi_sys:
         prior, dot = free_vector_prior(theta, start, n_s, lam, g_phi, p_eff, grad)
         lp += prior + _exponential_log(theta, slot, data[_H + 1], grad, dot)
@@ -273,9 +276,12 @@ def pack(
     return np.ascontiguousarray(np.concatenate([np.asarray(p, dtype=float) for p in parts]))
 
 
-def n_coordinates(n_t: int, n_s: int, phi_by_system: bool, inflation_by_system: bool) -> int:
+def n_coordinates(
+    n_t: int, n_s: int, phi_by_system: bool, inflation_by_system: bool, pooled: bool = True
+) -> int:
     """Return the number of unconstrained coordinates (``theta``'s length)."""
-    scalars = N_CROSSED + 3 + int(phi_by_system) + 2 * int(inflation_by_system)
+    crossed = N_CROSSED if pooled else N_CROSSED - 1
+    scalars = crossed + 3 + int(phi_by_system) + 2 * int(inflation_by_system)
     vectors = int(phi_by_system) + 2 * int(inflation_by_system)
     return scalars + n_t - 1 + (n_s - 1) * (1 + vectors)
 
@@ -314,7 +320,7 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     out[0], out[1], out[2] = theta[0], tau, chi
     i = 3
     if phi_sys:
-        out[i], out[i + 1] = math.exp(theta[N_CROSSED]), lam
+        out[i], out[i + 1] = math.exp(theta[n_crossed(data)]), lam
         i += 2
         for s in range(n_s):
             out[i + s] = math.exp(log_phi[s])
@@ -323,8 +329,9 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
         out[i] = math.exp(log_phi[0])
         i += 1
     if infl_sys:
-        out[i], out[i + 1] = expit(theta[N_CROSSED + 1]), zsd
-        out[i + 2], out[i + 3] = expit(theta[N_CROSSED + 2]), ksd
+        c = n_crossed(data)
+        out[i], out[i + 1] = expit(theta[c + 1]), zsd
+        out[i + 2], out[i + 3] = expit(theta[c + 2]), ksd
         i += 4
         for s in range(n_s):
             out[i + s] = expit(zoi_x[s])

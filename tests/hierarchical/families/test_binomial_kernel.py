@@ -17,6 +17,7 @@ from bayes_ir.hierarchical import build_model
 from bayes_ir.hierarchical.families import _kernel, get_family
 from bayes_ir.hierarchical.families import binomial_kernel as kernel
 from bayes_ir.hierarchical.families.binomial import centred_effects
+from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -35,17 +36,29 @@ def _table(n_t: int, n_s: int, trials: int, *, topic_sd: float, seed: int) -> Sc
 
 @pytest.fixture(
     scope="module",
-    params=[("bernoulli", 1, 0.3), ("binomial", 10, 1.5), ("bernoulli", 1, 2.5)],
-    ids=["bernoulli-noncentred", "binomial-centred-topics", "bernoulli-wide-topics"],
+    params=[
+        ("bernoulli", 1, 0.3, "all"),
+        ("binomial", 10, 1.5, "all"),
+        ("bernoulli", 1, 2.5, "all"),
+        ("bernoulli", 1, 0.3, "none"),
+        ("binomial", 10, 1.5, "none"),
+    ],
+    ids=[
+        "bernoulli-noncentred",
+        "binomial-centred-topics",
+        "bernoulli-wide-topics",
+        "bernoulli-unpooled",
+        "binomial-unpooled",
+    ],
 )
 def case(request):
-    name, trials, topic_sd = request.param
+    name, trials, topic_sd, pooling = request.param
     table = _table(40, 6, trials, topic_sd=topic_sd, seed=4)
     design = design_of(table)
     family = get_family(name).resolved(design)
     priors = family.resolve_priors(design, None)
-    model = build_model(design, likelihood=name, priors=priors)
-    return design, family, priors, model, family.data_block(design, priors)
+    model = build_model(design, likelihood=name, priors=priors, pooling=pooling)
+    return design, family, priors, model, family.data_block(design, priors, pooling)
 
 
 def test_the_cases_cover_both_forms_of_the_topic_effects():
@@ -60,21 +73,22 @@ def test_the_cases_cover_both_forms_of_the_topic_effects():
 def _pymc_point(theta: np.ndarray, n_t: int, model) -> dict[str, np.ndarray]:
     topic = "topic_z" if "topic_z" in model.named_vars else "topic_effect"
     system = "system_z" if "system_z" in model.named_vars else "system_effect"
+    c = 3 if "sigma_system" in model.named_vars else 2  # unpooled systems: no sigma_system
     return {
         "b0": theta[0],
         "sigma_topic_log__": theta[1],
-        "sigma_system_log__": theta[2],
-        f"{topic}_zerosum__": theta[3 : 3 + n_t - 1],
-        f"{system}_zerosum__": theta[3 + n_t - 1 :],
+        **({"sigma_system_log__": theta[2]} if c == 3 else {}),
+        f"{topic}_zerosum__": theta[c : c + n_t - 1],
+        f"{system}_zerosum__": theta[c + n_t - 1 :],
     }
 
 
-def _points(design, priors, n: int = 5) -> list[np.ndarray]:
+def _points(design, priors, data, n: int = 5) -> list[np.ndarray]:
     n_t, n_s = design.shape
     rng = np.random.default_rng(7)
     points = []
     for _ in range(n):
-        theta = rng.uniform(-1.5, 1.5, 3 + n_t + n_s - 2)
+        theta = rng.uniform(-1.5, 1.5, _kernel.n_crossed(data) + n_t + n_s - 2)
         theta[0] += priors.b0_mu
         points.append(theta)
     far = points[0].copy()
@@ -85,7 +99,7 @@ def _points(design, priors, n: int = 5) -> list[np.ndarray]:
 def test_log_density_and_gradient_equal_pymc(case):
     design, _, priors, model, data = case
     n_t = design.shape[0]
-    points = _points(design, priors)
+    points = _points(design, priors, data)
     assert_equals_pymc(kernel, model, data, points, lambda x: _pymc_point(x, n_t, model))
 
 
@@ -93,17 +107,19 @@ def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
     design, _, priors, model, data = case
     n_t, n_s = design.shape
     names, _ = kernel.expanded_layout(n_t, n_s)
+    unpooled = "sigma_system" not in model.named_vars
     assert_callbacks_equal(
-        kernel, model, data, _points(design, priors, n=3),
+        kernel, model, data, _points(design, priors, data, n=3),
         lambda x: _pymc_point(x, n_t, model), names, 3 + n_t + n_s, 1e-12,
+        fixed={"sigma_system": UNPOOLED_SD} if unpooled else None,
     )  # fmt: skip
 
 
 def test_non_finite_density_is_reported_to_the_sampler(case):
     design, *_, data = case
     n_t, n_s = design.shape
-    for index in (1, 2):  # a scale of exp(800) overflows
-        theta = np.zeros(3 + n_t + n_s - 2)
+    for index in range(1, _kernel.n_crossed(data)):  # a scale of exp(800) overflows
+        theta = np.zeros(_kernel.n_crossed(data) + n_t + n_s - 2)
         theta[index] = 800.0
         assert logp_callback(kernel, theta, data)[0] in (3, 4), index
 

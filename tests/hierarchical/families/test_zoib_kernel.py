@@ -16,6 +16,7 @@ from scipy import special
 from bayes_ir.hierarchical import build_model
 from bayes_ir.hierarchical.families import _kernel, get_family
 from bayes_ir.hierarchical.families import zoib_kernel as kernel
+from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -36,27 +37,34 @@ def _table(n_t: int = 15, n_s: int = 5, seed: int = 3) -> ScoreTable:
 @pytest.fixture(
     scope="module",
     params=[
-        "zoib",
-        "zoib(phi=system)",
-        "zoib(inflation=system)",
-        "zoib(inflation=system, phi=system)",
+        ("zoib", "all"),
+        ("zoib(phi=system)", "all"),
+        ("zoib(inflation=system)", "all"),
+        ("zoib(inflation=system, phi=system)", "all"),
+        ("zoib", "none"),
+        ("zoib(inflation=system, phi=system)", "none"),
     ],  # fmt: skip
+    ids=lambda p: f"{p[0]}-{p[1]}",
 )
 def case(request):
+    spec, pooling = request.param
     design = design_of(_table())
-    family = get_family(request.param).resolved(design)
+    family = get_family(spec).resolved(design)
     priors = family.resolve_priors(design, None)
-    model = build_model(design, likelihood=request.param, priors=priors)
-    return design, family, model, family.data_block(design, priors)
+    model = build_model(design, likelihood=spec, priors=priors, pooling=pooling)
+    return design, family, model, family.data_block(design, priors, pooling)
 
 
 def _pymc_point(theta: np.ndarray, design, family, model) -> dict[str, np.ndarray]:
     n_t, n_s = design.shape
     names = [v.name for v in model.value_vars]
-    out = {"b0": theta[0], "sigma_topic_log__": theta[1], "sigma_system_log__": theta[2]}
-    out["phi_typical_log__" if family.phi_by_system else "phi_log__"] = theta[3]
-    out["zoi_logit"], out["coi_logit"] = theta[4], theta[5]
-    i = 6
+    out = {"b0": theta[0], "sigma_topic_log__": theta[1]}
+    c = 2
+    if "sigma_system" in model.named_vars:  # pooled systems
+        out["sigma_system_log__"], c = theta[2], 3
+    out["phi_typical_log__" if family.phi_by_system else "phi_log__"] = theta[c]
+    out["zoi_logit"], out["coi_logit"] = theta[c + 1], theta[c + 2]
+    i = c + 3
     if family.phi_by_system:
         out["phi_log_sd_log__"] = theta[i]
         i += 1
@@ -74,18 +82,23 @@ def _pymc_point(theta: np.ndarray, design, family, model) -> dict[str, np.ndarra
     return out
 
 
-def _points(design, family, n: int = 4) -> list[np.ndarray]:
-    size = kernel.n_coordinates(*design.shape, family.phi_by_system, family.inflation_by_system)
+def _size(design, family, data) -> int:
+    flags = (family.phi_by_system, family.inflation_by_system)
+    return kernel.n_coordinates(*design.shape, *flags, _kernel.n_crossed(data) == 3)
+
+
+def _points(design, family, data, n: int = 4) -> list[np.ndarray]:
     rng = np.random.default_rng(5)
-    points = [rng.normal(0, 0.7, size) for _ in range(n)]
+    points = [rng.normal(0, 0.7, _size(design, family, data)) for _ in range(n)]
     far = points[0].copy()
-    far[0], far[3] = 12.0, 6.0  # means near 1, precision 400: Stirling's branch, 1 - mu tiny
+    # means near 1, precision 400: Stirling's branch, 1 - mu tiny
+    far[0], far[_kernel.n_crossed(data)] = 12.0, 6.0
     return [*points, far]
 
 
 def test_log_density_and_gradient_equal_pymc(case):
     design, family, model, data = case
-    points = _points(design, family)
+    points = _points(design, family, data)
     assert_equals_pymc(kernel, model, data, points, lambda x: _pymc_point(x, design, family, model))
 
 
@@ -94,18 +107,19 @@ def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
     names, shapes = kernel.expanded_layout(
         *design.shape, family.phi_by_system, family.inflation_by_system
     )
+    unpooled = "sigma_system" not in model.named_vars
     assert_callbacks_equal(
-        kernel, model, data, _points(design, family, n=2),
+        kernel, model, data, _points(design, family, data, n=2),
         lambda x: _pymc_point(x, design, family, model), names,
         int(sum(np.prod(s) for s in shapes)), 1e-12,
+        fixed={"sigma_system": UNPOOLED_SD} if unpooled else None,
     )  # fmt: skip
 
 
 def test_non_finite_density_is_reported_to_the_sampler(case):
     design, family, _, data = case
-    size = kernel.n_coordinates(*design.shape, family.phi_by_system, family.inflation_by_system)
-    for index in (1, 3):  # a topic SD or a precision of exp(800) overflows
-        theta = np.zeros(size)
+    for index in (1, _kernel.n_crossed(data)):  # a topic SD or a precision of exp(800)
+        theta = np.zeros(_size(design, family, data))
         theta[index] = 800.0
         assert logp_callback(kernel, theta, data)[0] in (3, 4), index
 
