@@ -25,6 +25,7 @@ from scipy import stats
 from bayes_ir.hierarchical.calibration import CalibrationResult, simulation_based_calibration
 
 
+@pytest.mark.slow
 def test_every_parameter_is_calibrated():
     res = simulation_based_calibration(
         PRIORS,

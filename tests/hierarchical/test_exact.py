@@ -172,6 +172,7 @@ def test_exact_agrees_with_nuts_on_rb04(shared_data):
     assert a.posterior["posterior"].identical(b.posterior["posterior"])
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
 def test_exact_agrees_with_nuts_on_simulated_data():
     # 50 x 45 like rb04, so the compiled NUTS model is reused (no second compilation)
@@ -188,6 +189,7 @@ def test_exact_agrees_with_nuts_on_simulated_data():
     assert abs(float(other.draws["sigma_system"].mean()) - 0.05) < 0.02
 
 
+@pytest.mark.slow
 def test_rejection_sampler_agrees_with_nuts_on_the_scales():
     """Rejection sampling and nutpie draw the same marginal posterior of the three scales."""
     table = _simulated(30, 12, seed=21, chi=0.01)  # small sigma_system: a skewed marginal

@@ -65,10 +65,11 @@ def test_gaps_agree_with_nuts_on_a_pooled_design():
     _agree(post, ref, sd_tol=0.07, names=(*SCALARS, "system_effect"))
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
 @pytest.mark.parametrize(
     ("n_s", "chi"),
-    [(2, 0.03), pytest.param(6, 0.002, marks=pytest.mark.slow)],
+    [(2, 0.03), (6, 0.002)],
     ids=["two systems", "near-identical systems"],
 )
 def test_hard_scales_agree_with_nuts(n_s, chi):
@@ -92,6 +93,7 @@ def test_hard_scales_agree_with_nuts(n_s, chi):
     _agree(post, ref, sd_tol=0.08, names=names)
 
 
+@pytest.mark.slow
 def test_simulation_based_calibration_with_missing_cells():
     """Known truth: ranks of the true parameters uniform, 90% intervals cover 90%."""
     res = simulation_based_calibration(

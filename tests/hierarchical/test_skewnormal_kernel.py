@@ -195,7 +195,7 @@ def test_a_fixed_sign_block_gives_that_branch(case):
 @pytest.mark.parametrize(
     "shape",
     [
-        pytest.param((15, 5, 8, 0.0), id="sign-summed"),  # the two modes 5.5 nats apart
+        pytest.param((15, 5, 8, 0.0), id="sign-summed", marks=pytest.mark.slow),  # 5.5 nats
         pytest.param((40, 8, 4, 1.0), id="sign-fixed", marks=pytest.mark.slow),  # 39 nats
     ],
 )
