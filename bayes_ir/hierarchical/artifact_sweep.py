@@ -65,6 +65,9 @@ from bayes_ir.hierarchical.contrasts import (
     system_mean_draws,
 )
 from bayes_ir.hierarchical.diagnostics import GateStatus
+from bayes_ir.hierarchical.families import get_family
+from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
+from bayes_ir.hierarchical.model import design_of, resolve_pooling
 from bayes_ir.sweep import sweep
 from bayes_ir.table import ScoreTable
 
@@ -110,6 +113,19 @@ def _intercept_deviation(
     return zero_sum + shift[..., None]
 
 
+def _system_scale(fit: Any) -> np.ndarray:
+    """Return draws (chain, draw) of the scale of the system effects' prior.
+
+    ``sigma_system``, or the fixed :data:`~bayes_ir.hierarchical.families.logit.UNPOOLED_SD`
+    of unpooled systems (``pooling="none"``), whose zero-sum effects are the centred i.i.d.
+    N(0, UNPOOLED_SD^2).
+    """
+    post = _posterior(fit)
+    if "sigma_system" in post:
+        return np.asarray(post["sigma_system"].values, dtype=float)
+    return np.full((post.sizes["chain"], post.sizes["draw"]), UNPOOLED_SD)
+
+
 def system_effect_draws(
     fit: Any, *, effects: Effects = "zero_sum", seed: int | None = None
 ) -> xr.DataArray:
@@ -137,8 +153,9 @@ def system_effect_draws(
     -----
     .. math:: b_s = c_s + \frac{\chi}{\sqrt S} z,\quad z \sim N(0, 1),
 
-    with :math:`\chi` the posterior draw of ``sigma_system`` and :math:`S` the number of
-    systems in the fit (see the module notes for why this is rstanarm's posterior).
+    with :math:`\chi` the posterior draw of ``sigma_system`` (the fixed prior scale of
+    unpooled systems, ``pooling="none"``) and :math:`S` the number of systems in the fit
+    (see the module notes for why this is rstanarm's posterior).
 
     References
     ----------
@@ -151,7 +168,7 @@ def system_effect_draws(
     c = system_draws(fit)
     if effects == "zero_sum":
         return c
-    sigma = np.asarray(_posterior(fit)["sigma_system"].values, dtype=float)
+    sigma = _system_scale(fit)
     rng = np.random.default_rng(defaults.SEED if seed is None else seed)
     values = _intercept_deviation(np.asarray(c.values, dtype=float), sigma, c.sizes["system"], rng)
     return c.copy(data=values)
@@ -194,7 +211,7 @@ def _fit_point(m: int, *, table: ScoreTable, fit_options: dict[str, Any]) -> _Po
     diff = diff.drop_vars("role", errors="ignore").rename(system="challenger")
     gate = _gate(result, _draw_diagnostics(diff, "challenger"), "challenger - champion")
     c = system_draws(result)
-    sigma = np.asarray(_posterior(result)["sigma_system"].values, dtype=float)
+    sigma = _system_scale(result)
     return _Point(m, diff, means, gate, c.sel(system=reported), sigma / np.sqrt(c.sizes["system"]))
 
 
@@ -419,8 +436,16 @@ def artifact_sweep(
             DataWarning,
             stacklevel=2,
         )
-    check_sweep_pooling(capped, fit_options.get("pooling", "all"))
     options = dict(fit_options)
+    likelihood = str(options.get("likelihood", "gaussian"))
+    if options.get("pooling", "auto") == "auto" and likelihood != "auto":
+        # one model for the whole sweep, chosen on the full table: "auto" per fit would
+        # switch a logit family from unpooled to pooled where m reaches 2
+        design = design_of(table)
+        options["pooling"] = resolve_pooling(
+            get_family(likelihood).resolved(design), design, "auto"
+        )
+    check_sweep_pooling(capped, options.get("pooling", "auto"))
     options["seed"] = validate.seed(seed)
     points = sweep(
         partial(_fit_point, table=table, fit_options=options),

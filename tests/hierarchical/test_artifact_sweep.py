@@ -231,3 +231,41 @@ def test_sweep_effects_option(table, patched):
     assert res.system_frame(effects="intercept_deviation").equals(dev)  # seeded
     with pytest.raises(OptionError, match="effects must be one of"):
         res.system_frame(effects="centred")
+
+
+@pytest.mark.parametrize(
+    ("likelihood", "artifacts", "pooling"),
+    [("bernoulli", 8, "all"), ("bernoulli", 1, "none"), ("gaussian", 1, "all")],
+)
+def test_auto_pooling_is_one_model_for_the_whole_sweep(table, patched, likelihood, artifacts,
+                                                       pooling):  # fmt: skip
+    """``pooling="auto"`` is decided once, on the full table: every refit uses the same model.
+
+    Decided per refit, a logit family would be unpooled below m = 2 and pooled from there.
+    """
+    binary = ScoreTable.from_matrix(
+        (table.wide().to_numpy() > 0.4).astype(float), systems=list(table.wide().columns),
+        measure="accuracy",
+    ).with_roles(champion="champ", challengers="chal_*")  # fmt: skip
+    keep = ["champ", "chal_x", "chal_y", *[f"run{i}" for i in range(artifacts)]]
+    binary = binary.select(systems=keep)
+    artifact_sweep(binary, m_values=(0, 1), seed=1, likelihood=likelihood, max_workers=1)
+    assert [options["pooling"] for _, options in CALLS] == [pooling, pooling]
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")
+def test_unpooled_logit_fit_has_intercept_deviations():
+    """No sigma_system: the i.i.d. deviations use the fixed prior scale of unpooled systems."""
+    from bayes_ir.hierarchical.artifact_sweep import system_effect_draws
+    from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
+
+    rng = np.random.default_rng(3)
+    y = (rng.random((40, 3)) < [0.5, 0.6, 0.7]).astype(float)
+    t = ScoreTable.from_matrix(y, systems=["a", "b", "c"], measure="accuracy")
+    res = hier.fit(t.with_roles(champion="a", challengers=["b"]), likelihood="bernoulli",
+                   pooling="none", chains=2, draws=300, seed=2, model_check=False)  # fmt: skip
+    zero_sum = system_effect_draws(res, effects="zero_sum")
+    iid = system_effect_draws(res, effects="intercept_deviation", seed=5)
+    z = np.random.default_rng(5).standard_normal(zero_sum.shape[:2])
+    expected = zero_sum.values + (UNPOOLED_SD / np.sqrt(3) * z)[..., None]
+    np.testing.assert_allclose(iid.values, expected)
