@@ -36,6 +36,7 @@ from bayes_ir.decision.rules import MISFIT_VERDICT, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
 from bayes_ir.hierarchical.families import family_of
+from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import MIN_POOLED, POOLINGS_BY_LINK, posterior_with_roles
 
@@ -478,8 +479,9 @@ class Pooling:
         way_out = self.way_out()
         if self.pooling == "none":
             return (
-                f"Pooling 'none': every system effect is unpooled (a fixed weak prior on the "
-                f"{self.link} scale, no sigma_system), so differences are not pulled towards 0."
+                "Pooling 'none': every system effect is unpooled (the fixed prior "
+                f"N(0, {UNPOOLED_SD:g}^2) on the {self.link} scale, no sigma_system), so "
+                "differences are not pulled towards 0."
             )
         if self.pooling == "artifacts":
             return (
