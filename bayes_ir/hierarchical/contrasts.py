@@ -472,17 +472,17 @@ class Pooling:
 
     def summary(self) -> str:
         """Why the model's differences differ from the observed ones, in one sentence."""
-        spread = (
-            f"sigma_system = {self.sigma_system:.3f} [{self.sigma_system_lower:.3f}, "
-            f"{self.sigma_system_upper:.3f}]"
-        )
-        way_out = self.way_out()
-        if self.pooling == "none":
+        if self.pooling == "none":  # no sigma_system to report
             return (
                 "Pooling 'none': every system effect is unpooled (the fixed prior "
                 f"N(0, {UNPOOLED_SD:g}^2) on the {self.link} scale, no sigma_system), so "
                 "differences are not pulled towards 0."
             )
+        spread = (
+            f"sigma_system = {self.sigma_system:.3f} [{self.sigma_system_lower:.3f}, "
+            f"{self.sigma_system_upper:.3f}]"
+        )
+        way_out = self.way_out()
         if self.pooling == "artifacts":
             return (
                 "Pooling 'artifacts': the champion and challengers are unpooled, so their "

@@ -819,19 +819,18 @@ def fit(
         Which system effects are partially pooled, i.e. share the prior
         :math:`N(0, \sigma_{system}^2)` and are pulled towards the mean of that group:
         ``"all"`` (the model of Benham et al. 2020): every system, champion,
-        challengers and artifact runs alike; ``"artifacts"``: the artifact runs only;
-        ``"none"`` (the logit families: bernoulli, binomial, zoib): no system, each
-        effect with the fixed prior ``N(0, 2.5^2)`` on the logit scale; ``"auto"``
-        (default): ``"all"``, or ``"none"`` for a logit family with fewer than two
-        artifact runs (:func:`~bayes_ir.hierarchical.model.resolve_pooling` says why).
-        ``fit.pooling`` is the one used.
-        The champion's and the challengers' means then have flat priors (unpooled,
-        fixed effects, as in ``lme4::lmer(score ~ 0 + system_of_interest + (1 | topic)
-        + (0 + is_artifact | system))``), while the artifacts still inform the topic
-        effects, the residual SD and ``sigma_system``; at least two artifact runs are
-        needed. The name says which systems are pooled. Every sampler serves both (the
-        skew-normal is then sampled on its PyMC model instead of the compiled kernel).
-        See Notes for the trade-off.
+        challengers and artifact runs alike; ``"artifacts"`` (gaussian, skew_normal): the
+        artifact runs only. The champion's and the challengers' means then have flat
+        priors (unpooled, fixed effects, as in ``lme4::lmer(score ~ 0 +
+        system_of_interest + (1 | topic) + (0 + is_artifact | system))``), while the
+        artifacts still inform the topic effects, the residual SD and ``sigma_system``;
+        at least two artifact runs are needed. Every sampler serves it (the skew-normal
+        is then sampled on its PyMC model instead of the compiled kernel). ``"none"``
+        (the logit families: bernoulli, binomial, zoib): no system, each effect with the
+        fixed prior ``N(0, 2.5^2)`` on the logit scale. ``"auto"`` (default): ``"all"``,
+        or ``"none"`` for a logit family with fewer than two artifact runs
+        (:func:`~bayes_ir.hierarchical.model.resolve_pooling` says why). ``fit.pooling``
+        is the one used. See Notes for the trade-off.
 
     Returns
     -------
