@@ -904,8 +904,8 @@ def fit(
     design = design_of(table)
     family = get_family(likelihood).resolved(design).with_dispersion(opts["sigma"])
     opts["family"] = family.spec
+    opts["pooling"] = resolve_pooling(family, design, opts["pooling"])  # the option first
     family.check_scores(design)
-    opts["pooling"] = resolve_pooling(family, design, opts["pooling"])
     opts["pooled"] = design.pooled(opts["pooling"])
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
     pri = family.resolve_priors(design, priors)

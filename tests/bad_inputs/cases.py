@@ -880,6 +880,8 @@ for option, value, match in (
     ("--ci-prob", "-0.5", "ci"),
     ("--min-gain", "abc", "min-gain"),
     ("--likelihood", "poisson", "likelihood"),
+    ("--pooling", "some", "pooling"),
+    ("--pooling", "none", r"pooling none does not apply to the gaussian"),
     ("--top-m", "-2", "top-m"),
     ("--drop-bottom", "1.5", "drop-bottom"),
     ("--drop-bottom", "-0.1", "drop-bottom"),
@@ -1474,6 +1476,13 @@ for slug, options, match in (
     ("tune-neg", {"tune": -1}, "tune"),
     ("target-accept-2", {"target_accept": 2.0}, "target_accept"),
     ("likelihood-bogus", {"likelihood": "poisson"}, "likelihood"),
+    ("pooling-bogus", {"pooling": "some"}, "pooling"),
+    ("pooling-none-gaussian", {"pooling": "none"}, "'none' does not apply to the gaussian"),
+    (
+        "pooling-artifacts-bernoulli",
+        {"pooling": "artifacts", "likelihood": "bernoulli"},
+        "does not apply to the bernoulli",
+    ),  # fmt: skip
     ("method-bogus", {"method": "magic"}, "method"),
 ):
     api(f"api-fit-{slug}", "api", fit_with(**options), OptionError, match)
