@@ -17,7 +17,9 @@ designs the package fits:
   differences, with topics crossed with systems inside each collection);
 * :func:`segments_design`: one collection whose topics fall in segments,
   :math:`y_{ts} = b_{0g} + a_t + \beta_s + \gamma_{sg} + e_{ts}` with :math:`g = g(t)`
-  (an intercept per segment, topics within segments).
+  (an intercept per segment, topics within segments);
+* :func:`replicates_design`: one collection with several runs (seeds, folds, samples)
+  per system, :math:`y_{tsr} = b_0 + a_t + \beta_s + (a\beta)_{ts} + \rho_{sr} + e_{tsr}`.
 
 The system x collection (segment) effects sum to zero over the systems within each
 collection, as the topic effects within a collection and the system effects do:
@@ -55,7 +57,9 @@ __all__ = [
     "SCALES",
     "SIGMAS",
     "CrossedDesign",
+    "REPLICATE_SIGMAS",
     "collections_design",
+    "replicates_design",
     "segments_design",
     "two_way_design",
 ]
@@ -65,6 +69,8 @@ __all__ = [
 SCALES: tuple[str, ...] = ("auto", "measure", "sd")
 #: Residual and topic SDs: one per collection, or one for all.
 SIGMAS: tuple[str, ...] = ("collection", "pooled")
+#: Run-to-run (replicate) SD: one for all systems, or one per system.
+REPLICATE_SIGMAS: tuple[str, ...] = ("pooled", "system")
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,9 +170,17 @@ class CrossedDesign:
 
 
 def _long(
-    table: ScoreTable, measure: str | Mapping[str, str] | None, *, what: str
+    table: ScoreTable,
+    measure: str | Mapping[str, str] | None,
+    *,
+    what: str,
+    replicates: bool = False,
 ) -> tuple[pd.DataFrame, list[str], list[str]]:
-    """One measure per collection: the long frame, the systems and their roles."""
+    """One measure per collection: the long frame, the systems and their roles.
+
+    ``replicates``: the table must have a ``replicate`` column (several runs per cell);
+    otherwise it must not.
+    """
     validate.instance("table", table, ScoreTable)
     if table.roles is None:
         raise ScoreTableError(
@@ -220,7 +234,17 @@ def _long(
     )
     topic_rank = {t: i for i, t in enumerate(natural_sorted(long["topic"].unique()))}
     long = long.assign(_t=long["topic"].map(topic_rank))
-    long = long.sort_values(["_c", "_t", "_s"]).drop(columns=["_c", "_t", "_s"])
+    keys = ["_c", "_t", "_s"]
+    if replicates:
+        if "replicate" not in long.columns:
+            raise ScoreTableError(
+                f"{what} needs several runs per system: a 'replicate' (or 'seed', 'fold') column",
+                source=table.source,
+            )
+        rank = {r: i for i, r in enumerate(natural_sorted(long["replicate"].unique()))}
+        long = long.assign(_r=long["replicate"].map(rank))
+        keys.append("_r")
+    long = long.sort_values(keys).drop(columns=keys)
     return long.reset_index(drop=True), systems, roles
 
 
@@ -416,3 +440,80 @@ def segments_design(
     residual = intercept_term(cells["collection"])
     return _crossed(long, cells, terms, (systems, roles), residual=residual, by="segment",
                     groups=tuple(groups), scale="measure", source=str(table.source))  # fmt: skip
+
+
+def replicates_design(
+    table: ScoreTable,
+    *,
+    sigma_replicate: str = "pooled",
+    measure: str | None = None,
+) -> CrossedDesign:
+    r"""Build the design of systems with several runs each (seeds, folds, samples).
+
+    .. math::
+
+        y_{tsr} = b_0 + a_t + \beta_s + (a\beta)_{ts} + \rho_{sr} + e_{tsr}, \qquad
+        a \sim \mathrm{ZSN}(\tau),\ \beta \sim \mathrm{ZSN}(\chi),\
+        (a\beta)_{ts} \sim N(0, \psi^2),\ \rho_{sr} \sim N(0, \kappa_s^2),\
+        e_{tsr} \sim N(0, \sigma^2),
+
+    with :math:`r` the replicate (seed) of system :math:`s`: :math:`\rho_{sr}` shifts
+    every topic of that run (a lucky seed), :math:`(a\beta)_{ts}` is the topic x system
+    interaction (identifiable once a cell has two runs), and :math:`\kappa_s = \kappa`
+    (``sigma_replicate="pooled"``) or one run-to-run SD per system (``"system"``). The
+    interaction and the replicate effects are i.i.d. (not zero-sum): :math:`\beta_s`
+    is the system's expected score over the population of seeds and topics, and a
+    new run of system :math:`s` has effect :math:`\beta_s + \rho_{s,\text{new}}`
+    (lme4's ``score ~ system + (1|topic) + (1|topic:system) + (1|system:replicate)``).
+
+    Parameters
+    ----------
+    table
+        Scores of one collection and measure with a ``replicate`` column and roles.
+    sigma_replicate
+        ``"pooled"`` (default): one run-to-run SD; ``"system"``: one per system (each
+        system needs at least 2 runs).
+    measure
+        The measure, when the table holds several.
+
+    Returns
+    -------
+    CrossedDesign
+    """
+    validate.choice("sigma_replicate", sigma_replicate, REPLICATE_SIGMAS)
+    long, systems, roles = _long(table, measure, what="the replicate model", replicates=True)
+    if long["collection"].nunique() > 1:
+        raise ScoreTableError(
+            "replicates are compared within one collection: use table.select(collection=...) first",
+            source=table.source,
+        )
+    runs = long.groupby("system", sort=False)["replicate"].nunique()
+    if int(runs.max()) < 2:
+        raise InsufficientDataError(
+            f"the replicate model needs a system with 2 or more runs; every system of "
+            f"{table.source} has one"
+        )
+    if sigma_replicate == "system" and int(runs.min()) < 2:
+        single = [s for s in systems if runs[s] < 2]
+        raise InsufficientDataError(
+            f"sigma_replicate='system' needs 2 or more runs of every system; "
+            f"{', '.join(map(repr, single[:5]))} {'has' if len(single) == 1 else 'have'} one: "
+            "use sigma_replicate='pooled'"
+        )
+    cells = long[["collection", "measure", "topic", "system", "replicate"]].reset_index(drop=True)
+    order = {"system": systems}
+    terms = (
+        intercept_term(cells["collection"]),
+        random_term("topic", cells, zero_sum_by=True),
+        random_term("system", cells, zero_sum_by=True, order=order),
+        random_term("topic:system", cells, order=order),
+        random_term(
+            "replicate",
+            cells,
+            factors=("system", "replicate"),
+            scale_by="system" if sigma_replicate == "system" else None,
+            order=order,
+        ),
+    )
+    return _crossed(long, cells, terms, (systems, roles), by=None, groups=(), scale="measure",
+                    source=str(table.source))  # fmt: skip
