@@ -73,6 +73,9 @@ from bayes_ir.hierarchical.likelihoods import (
 from bayes_ir.hierarchical.model import build_model
 from bayes_ir.hierarchical.predictive import PredictiveIntervals, posterior_predictive
 from bayes_ir.hierarchical.priors import Priors, prior_predictive
+from bayes_ir.hierarchical.replicate_check import ReplicateModelCheck, check_replicates
+from bayes_ir.hierarchical.replicate_effects import ReplicateContrasts, contrasts_replicates
+from bayes_ir.hierarchical.replicates import ReplicateFit, fit_replicates
 from bayes_ir.hierarchical.skewnormal import skewnormal_location_scale, skewnormal_moments
 
 __all__ = [
@@ -83,6 +86,13 @@ __all__ = [
     "check_across",
     "contrasts_across",
     "fit_across",
+    # systems with several runs (seeds, folds, samples)
+    "ReplicateContrasts",
+    "ReplicateFit",
+    "ReplicateModelCheck",
+    "check_replicates",
+    "contrasts_replicates",
+    "fit_replicates",
     "Diagnostics",
     "GateStatus",
     "HierarchicalFit",

@@ -32,6 +32,7 @@ from bayes_ir.hierarchical.design import (
     design_priors,
     segments_design,
 )
+from bayes_ir.hierarchical.design_posterior import posterior_dataset
 from bayes_ir.hierarchical.diagnostics import Diagnostics, GateStatus, Thresholds, diagnose_columns
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
@@ -176,35 +177,6 @@ class AcrossFit:
     def gate(self) -> GateStatus:
         """Return whether the posterior passed its diagnostics gate."""
         return GateStatus.of(self)
-
-
-def _dataset(post: dict[str, np.ndarray], design: CrossedDesign) -> xr.Dataset:
-    """Return the draws as a labelled Dataset (see :class:`AcrossFit`)."""
-    b0t = design.terms[0]
-    b0_dim = next(iter(b0t.components))  # "collection", or "segment" (an intercept each)
-    per_collection = design.residual.n_levels > 1
-    data: dict[str, Any] = {
-        "b0": (("chain", "draw", b0_dim), post["b0"]),
-        "sigma": (("chain", "draw", "collection"), post["sigma"])
-        if per_collection
-        else (("chain", "draw"), post["sigma"][..., 0]),
-    }
-    coords: dict[str, Any] = {b0_dim: list(b0t.levels)}
-    if per_collection:
-        coords["collection"] = list(design.residual.levels)
-    for t in design.terms[1:]:
-        if t.name in post:
-            data[f"{t.dim}_effect"] = (("chain", "draw", t.dim), post[t.name])
-            coords[t.dim] = list(t.levels)
-        scale = post[t.scale_name]
-        if t.scale_dim is None:
-            data[t.scale_name] = (("chain", "draw"), scale[..., 0])
-        else:
-            data[t.scale_name] = (("chain", "draw", t.scale_dim), scale)
-            coords.setdefault(t.scale_dim, list(t.scale_names))
-    chains, draws = post["b0"].shape[:2]
-    coords.update(chain=np.arange(chains), draw=np.arange(draws))
-    return xr.Dataset(data, coords=coords)
 
 
 def _diagnose(
@@ -392,7 +364,7 @@ def fit_across(
         info = {}
     diag = _diagnose(post, design, stats, th)
     tree = xr.DataTree.from_dict(
-        {"posterior": _dataset(post, design)}
+        {"posterior": posterior_dataset(post, design)}
         | ({"sample_stats": stats} if stats is not None else {})
     )
     provenance = {
