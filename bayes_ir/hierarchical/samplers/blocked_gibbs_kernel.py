@@ -17,7 +17,7 @@ import math
 import numba
 import numpy as np
 
-from bayes_ir.hierarchical.gibbs_kernel import _cholesky_solve, _expansion, _mh_scale
+from bayes_ir.hierarchical.gibbs_kernel import _expansion, _mh_scale
 
 __all__ = ["run_design_chain"]
 
@@ -25,29 +25,56 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def _cholesky(m: np.ndarray, out: np.ndarray) -> None:
+def _cholesky(m: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
     """Lower Cholesky factor of the symmetric positive definite ``m`` into ``out``.
 
+    ``first[i]``: the first nonzero column of row ``i`` of ``m``'s lower triangle; the
+    factor has no nonzero left of it (the envelope), so those products are skipped.
     Hand-written rather than ``np.linalg.cholesky``: LAPACK through a threaded BLAS
     spins its threads on every call, which cost 50x the arithmetic on a shared
     machine once the matrix passed BLAS's threading threshold (about 100 columns).
     """
     n = m.shape[0]
     for j in range(n):
+        fj = first[j]
         s = m[j, j]
-        for k in range(j):
+        for k in range(fj, j):
             s -= out[j, k] * out[j, k]
         if not s > 0.0:
             raise ValueError("the precision matrix is not positive definite")
         d = math.sqrt(s)
         out[j, j] = d
         for i in range(j + 1, n):
+            fi = first[i]
+            if fi > j:
+                out[i, j] = 0.0
+                continue
             s = m[i, j]
-            for k in range(j):
+            for k in range(max(fi, fj), j):
                 s -= out[i, k] * out[j, k]
             out[i, j] = s / d
         for i in range(j):
             out[i, j] = 0.0
+
+
+@_jit
+def _envelope_solve(chol: np.ndarray, rhs: np.ndarray, first: np.ndarray) -> None:
+    """Solve ``chol chol^T x = rhs`` in place (``rhs``: (n, m)).
+
+    The zeros left of each row's ``first`` column (see :func:`_cholesky`) are skipped.
+    """
+    n, m = rhs.shape
+    for j in range(m):
+        for i in range(n):
+            s = rhs[i, j]
+            for k in range(first[i], i):
+                s -= chol[i, k] * rhs[k, j]
+            rhs[i, j] = s / chol[i, i]
+        for i in range(n - 1, -1, -1):  # chol^T x = v, column by column of chol^T
+            x = rhs[i, j] / chol[i, i]
+            rhs[i, j] = x
+            for k in range(first[i], i):
+                rhs[k, j] -= chol[i, k] * x
 
 
 @_jit
@@ -95,6 +122,7 @@ def _residual_scale(sigma: float, a: float, b: float, n: int, rate: float) -> tu
 
 @_jit
 def run_design_chain(
+    col_first,
     y,
     cell_cols,
     cell_res,
@@ -151,6 +179,8 @@ def run_design_chain(
 
     Parameters
     ----------
+    col_first
+        First nonzero column of every row of the columns' precision (its envelope).
     y, cell_cols, cell_res, row_ptr
         Cells sorted by row: score, global column of each column term (n, J), residual
         group; the cells of row ``r`` are ``row_ptr[r]:row_ptr[r + 1]``.
@@ -206,6 +236,7 @@ def run_design_chain(
     zr = np.empty(n_r)
     au = np.empty((n_c, n_c))
     au_chol = np.empty((n_c, n_c))
+    au_first = np.zeros(n_c, dtype=np.int64)
     lam = np.empty((n_c, 1))
     chol = np.empty((n_k, n_k))
     ax = np.empty(n_c)
@@ -270,15 +301,15 @@ def run_design_chain(
         for c in range(n_cs):
             for p in range(cset_ptr[c], cset_ptr[c + 1]):
                 rhs[cset_idx[p], 1 + n_row_sets + c] = 1.0
-        _cholesky(m, chol)
+        _cholesky(m, chol, col_first)
         for k in range(n_k):
             z[k] = np.random.standard_normal()
         for k in range(n_k):
             acc = 0.0
-            for j in range(k + 1):
+            for j in range(col_first[k], k + 1):
                 acc += chol[k, j] * z[j]
             rhs[k, 0] += acc
-        _cholesky_solve(chol, rhs)  # rhs = M^-1 [h + L z | A_w - Q_wa Q_aa^-1 A_a]
+        _envelope_solve(chol, rhs, col_first)  # rhs = M^-1 [h + L z | A_w - Q_wa Q_aa^-1 A_a]
         # ---- the rows' noise, the constraint sums A x and A U
         for r in range(n_r):
             zr[r] = np.random.standard_normal() * math.sqrt(inv_d[row_group[r]])
@@ -311,10 +342,10 @@ def run_design_chain(
                 for j in range(n_c):
                     au[i, j] += rhs[kp, 1 + j]
         if n_c > 0:  # A U = A Q^-1 A^T is symmetric positive definite
-            _cholesky(au, au_chol)
+            _cholesky(au, au_chol, au_first)
             for i in range(n_c):
                 lam[i, 0] = ax[i]
-            _cholesky_solve(au_chol, lam)
+            _envelope_solve(au_chol, lam, au_first)
         for k in range(n_k):
             acc = rhs[k, 0]
             for j in range(n_c):
