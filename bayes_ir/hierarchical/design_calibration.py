@@ -1,9 +1,10 @@
-"""Simulation-based calibration of the model across collections or segments.
+"""Simulation-based calibration of the models of crossed designs (collections, segments, runs).
 
 Draw every parameter of a design's model from its priors, simulate scores on the
 design's cells, sample the posterior with the blocked Gibbs sampler and record, for
-every parameter and for the quantities reported (each challenger's overall contrast,
-the between-group SD of the contrast, each group's contrast), the rank of the truth
+every parameter and for the quantities reported (each challenger's contrast; across
+groups also the between-group SD of the contrast and each group's contrast), the rank
+of the truth
 among ``n_ranks`` posterior draws and whether the central interval covers it (Talts
 et al. 2018; :class:`~bayes_ir.hierarchical.CalibrationResult`).
 
@@ -28,7 +29,7 @@ from bayes_ir.hierarchical.design.simulate import draw_parameters, simulate_scor
 from bayes_ir.hierarchical.group_effects import group_contrast_draws
 from bayes_ir.sweep import sweep
 
-__all__ = ["across_calibration_trial", "across_parameter_names", "calibrate_across"]
+__all__ = ["calibrate_design", "design_calibration_trial", "design_parameter_names"]
 
 
 def _quantities(
@@ -39,6 +40,12 @@ def _quantities(
     for t in design.terms[1:]:
         out.append((t.scale_name, values[t.scale_name]))
         out.append((f"{t.dim}_effect", values[t.name]))
+    if design.by is None:  # one group: the contrasts of the system effects
+        beta = np.asarray(values["system"])
+        h = design.systems.index(design.champion)
+        idx = [design.systems.index(c) for c in design.challengers]
+        out.append(("contrast", beta[..., idx] - beta[..., h : h + 1]))
+        return out
     overall, groups, _ = group_contrast_draws(values, design)
     omega = values[f"sigma_system_{design.by}"]
     out.append(("contrast", overall))
@@ -47,7 +54,7 @@ def _quantities(
     return out
 
 
-def across_parameter_names(design: CrossedDesign) -> list[str]:
+def design_parameter_names(design: CrossedDesign) -> list[str]:
     """Names of the checked quantities, in the order of a trial's output."""
     names = [f"b0[{c}]" for c in design.terms[0].levels]
     names += [f"sigma[{c}]" for c in design.residual.levels]
@@ -55,12 +62,14 @@ def across_parameter_names(design: CrossedDesign) -> list[str]:
         names += [f"{t.scale_name}[{g}]" for g in t.scale_names]
         names += [f"{t.dim}_effect[{lev}]" for lev in t.levels]
     names += [f"{c} - {design.champion}" for c in design.challengers]
+    if design.by is None:
+        return names
     names.append(f"between-{design.by} SD")
     names += [f"{c} - {design.champion} [{g}]" for c in design.challengers for g in design.groups]
     return names
 
 
-def across_calibration_trial(
+def design_calibration_trial(
     seed: int,
     *,
     design: CrossedDesign,
@@ -88,7 +97,7 @@ def across_calibration_trial(
     Returns
     -------
     ranks, covered
-        Arrays over :func:`across_parameter_names`.
+        Arrays over :func:`design_parameter_names`.
     """
     from bayes_ir.hierarchical.samplers.blocked_gibbs import sample_design_gibbs
 
@@ -109,7 +118,7 @@ def across_calibration_trial(
     return ranks, (lo <= truth_vec) & (truth_vec <= hi)
 
 
-def calibrate_across(
+def calibrate_design(
     design: CrossedDesign,
     priors: DesignPriors,
     *,
@@ -123,7 +132,7 @@ def calibrate_across(
     executor: Executor | None = None,
     max_workers: int | None = None,
 ) -> CalibrationResult:
-    """Check the calibration of the model across collections (or segments) on ``design``.
+    """Check the calibration of the model of ``design`` (across groups, or of runs).
 
     Parameters
     ----------
@@ -143,11 +152,12 @@ def calibrate_across(
     Returns
     -------
     CalibrationResult
-        Over :func:`across_parameter_names`: every intercept, scale and effect, each
-        overall contrast, the between-group SD and each group's contrast.
+        Over :func:`design_parameter_names`: every intercept, scale and effect, each
+        challenger's contrast and, across groups, the between-group SD and each group's
+        contrast.
     """
     func = partial(
-        across_calibration_trial,
+        design_calibration_trial,
         design=design,
         priors=priors,
         ci_prob=ci_prob,
@@ -158,9 +168,9 @@ def calibrate_across(
     )
     items: Iterable[int] = range(seed, seed + n_datasets)
     results = sweep(func, items, executor=executor, max_workers=max_workers,
-                    label="simulation-based calibration across groups")  # fmt: skip
+                    label="simulation-based calibration")  # fmt: skip
     return CalibrationResult(
-        parameters=tuple(across_parameter_names(design)),
+        parameters=tuple(design_parameter_names(design)),
         ranks=np.array([r[0] for r in results]),
         covered=np.array([r[1] for r in results]),
         n_ranks=n_ranks,

@@ -18,7 +18,7 @@ from bayes_ir.hierarchical.design import (
     collections_design,
     segments_design,
 )
-from bayes_ir.hierarchical.design_calibration import across_parameter_names, calibrate_across
+from bayes_ir.hierarchical.design_calibration import calibrate_design, design_parameter_names
 from bayes_ir.table import ScoreTable
 
 #: Datasets of the slow checks of coverage (one quantity's coverage SD: 0.67 points; with
@@ -76,7 +76,7 @@ def _segments():
 
 def _reported(res, design):
     """Coverage of the overall contrasts, the between-group SD and each group's contrast."""
-    names = across_parameter_names(design)
+    names = design_parameter_names(design)
     start = names.index(f"{design.challengers[0]} - {design.champion}")
     frame = res.to_frame(bins=SBC_BINS_SLOW).iloc[start:]
     return frame.set_index("parameter")["coverage"]
@@ -84,7 +84,7 @@ def _reported(res, design):
 
 def test_a_quick_calibration_across_collections():
     design, priors = _collections("measure")
-    res = calibrate_across(design, priors, n_datasets=60, seed=100, max_workers=2)
+    res = calibrate_design(design, priors, n_datasets=60, seed=100, max_workers=2)
     assert res.failures(alpha=SBC_ALPHA, bins=SBC_BINS) == [], res.summary(bins=SBC_BINS)
     assert len(res.parameters) == 76
 
@@ -97,7 +97,7 @@ def test_a_quick_calibration_across_collections():
 )  # fmt: skip
 def test_calibration_and_coverage(case, n_reported):
     design, priors = _segments() if case == "segments" else _collections(case.split("/")[1])
-    res = calibrate_across(
+    res = calibrate_design(
         design, priors, n_datasets=N_COVERAGE, seed=1, max_workers=2, draws=DRAWS
     )
     assert res.failures(alpha=SBC_ALPHA, bins=SBC_BINS_SLOW) == [], res.summary()
