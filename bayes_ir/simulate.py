@@ -328,6 +328,7 @@ def simulate_judged(
     for each topic, :math:`\text{Judged@}k = \text{Binomial}(k, p_{cs}) / k`.
     """
     depth = validate.positive_int("depth", depth)
+    table.require_one_per_cell("simulate_judged")
     validate.finite_float("rate_sd", rate_sd, minimum=0.0)
     seed = validate.seed(seed)
     if not rates:

@@ -6,6 +6,12 @@ roles of the systems (champion, challengers, artifacts) once they are assigned
 with :meth:`ScoreTable.with_roles`. The topic x system matrix of one collection
 and measure is available as an :class:`xarray.DataArray` through
 :meth:`ScoreTable.matrix`.
+
+Several runs of a system (seeds, cross-validation folds, samples of an LLM) are
+replicates: the table then has a ``replicate`` column before ``score`` and one row per
+replicate of a cell. Methods that need one score per cell refuse such a table
+(:meth:`ScoreTable.require_one_per_cell`); :meth:`ScoreTable.mean_over_replicates` and
+:meth:`ScoreTable.one_replicate` turn it into one.
 """
 
 from __future__ import annotations
@@ -25,14 +31,24 @@ from bayes_ir.table_checks import (
     COLUMNS,
     DEFAULT_COLLECTION,
     DEFAULT_MEASURE,
+    REPLICATE,
     Missing,
     check_frame,
+    drop_single_replicates,
     natural_sorted,
 )
 
 #: Public names; the load-time checks (column names, natural order of names) live in
 #: :mod:`bayes_ir.table_checks`.
-__all__ = ["COLUMNS", "DEFAULT_COLLECTION", "DEFAULT_MEASURE", "Missing", "ScoreTable", "concat"]
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_COLLECTION",
+    "DEFAULT_MEASURE",
+    "REPLICATE",
+    "Missing",
+    "ScoreTable",
+    "concat",
+]
 
 
 @dataclass(frozen=True)
@@ -46,7 +62,9 @@ class ScoreTable:
     ----------
     data
         Long DataFrame with the columns ``collection, measure, system, topic, score``
-        (strings and float), sorted, one row per observed cell.
+        (strings and float), sorted, one row per observed cell. A table with replicates
+        has the column ``replicate`` (string labels) before ``score``, and one row per
+        replicate of a cell, sorted by replicate (natural order) last.
     roles
         Champion, challengers and artifacts, or ``None`` before roles are assigned.
     source
@@ -86,7 +104,9 @@ class ScoreTable:
             Columns ``system``, ``topic``, ``score`` and optionally ``collection`` and
             ``measure`` (the column names are matched case-insensitively; ``query_id``,
             ``qid`` and ``query`` are accepted for ``topic``, ``run`` for ``system``,
-            ``value`` for ``score``).
+            ``value`` for ``score``), and optionally ``replicate`` (or one of ``seed``,
+            ``fold``, ``repeat``, ``epoch``, ``trial``, ``run_seed``): the label of each
+            run of a system, one score per (collection, measure, system, topic, replicate).
         collection, measure
             Values for the columns when the frame has none.
         missing
@@ -198,10 +218,126 @@ class ScoreTable:
     @property
     def is_complete(self) -> bool:
         """True when every (collection, measure) block has a score for every topic x system."""
-        for _, block in self.data.groupby(["collection", "measure"], sort=False):
+        for _, block in self._cells().groupby(["collection", "measure"], sort=False):
             if len(block) != block["topic"].nunique() * block["system"].nunique():
                 return False
         return True
+
+    # ------------------------------------------------------------------ replicates
+    @property
+    def has_replicates(self) -> bool:
+        """True when the table holds several runs (replicates) of some system."""
+        return REPLICATE in self.data
+
+    def replicates(self, system: str | None = None) -> tuple[str, ...]:
+        """Replicate labels in natural order: of the whole table, or of one ``system``.
+
+        A table without replicates has none (an empty tuple).
+        """
+        if not self.has_replicates:
+            return ()
+        labels = self.data[REPLICATE]
+        if system is not None:
+            check_known([system], self.data["system"].unique())
+            labels = labels[self.data["system"] == system]
+        return tuple(natural_sorted(labels.unique()))
+
+    def require_one_per_cell(self, what: str) -> None:
+        """Raise :class:`ScoreTableError` when the table has replicates.
+
+        Parameters
+        ----------
+        what
+            The method that needs one score per (topic, system) cell, named in the message.
+
+        Raises
+        ------
+        ScoreTableError
+            One line naming the source and the number of replicates per system, and the
+            two ways on: a model of replicates, or their average.
+        """
+        if not self.has_replicates:
+            return
+        counts = self.data.groupby("system", sort=False)[REPLICATE].nunique()
+        low, high = int(counts.min()), int(counts.max())
+        n = str(high) if low == high else f"{low} to {high}"
+        raise ScoreTableError(
+            f"{n} replicates per system (runs such as seeds or folds), but {what} needs one "
+            "score per cell: fit them with fit_replicates / 'bayes-ir replicates', or average "
+            "them with table.mean_over_replicates()",
+            source=self.source,
+        )
+
+    def mean_over_replicates(self) -> ScoreTable:
+        """Return the table with each cell's score averaged over its replicates.
+
+        Returns
+        -------
+        ScoreTable
+            No ``replicate`` column, one row per (collection, measure, system, topic);
+            roles kept; a note says how many replicates were averaged. A table without
+            replicates is returned as it is.
+        """
+        if not self.has_replicates:
+            return self
+        counts = self.data.groupby("system", sort=False)[REPLICATE].nunique()
+        note = f"scores averaged over {int(counts.max())} replicate(s) per system"
+        if counts.min() != counts.max():
+            note = f"scores averaged over {int(counts.min())} to {int(counts.max())} replicates"
+            note += " per system"
+        return replace(self, data=self._cells(), notes=(*self.notes, note))
+
+    def one_replicate(self, replicate: str | int) -> ScoreTable:
+        """Return each system's run of one replicate (one score per cell).
+
+        Parameters
+        ----------
+        replicate
+            A label (every system must have it), or an index ``k``: each system's ``k``-th
+            replicate in natural order (0 is the first), so that systems with different
+            labels can be compared run by run.
+
+        Returns
+        -------
+        ScoreTable
+            No ``replicate`` column; roles kept; a note names the replicate.
+
+        Raises
+        ------
+        ScoreTableError
+            A table without replicates, or a system without that label or index.
+        """
+        if not self.has_replicates:
+            raise ScoreTableError("the table has no replicates to choose from", source=self.source)
+        index = (
+            None
+            if isinstance(replicate, str)
+            else validate.integer("replicate", replicate, minimum=0)
+        )
+        which = f"{replicate!r}" if index is None else f"number {index} (counted from 0)"
+        df = self.data
+        keep = np.zeros(len(df), dtype=bool)
+        for system in df["system"].unique():
+            own = self.replicates(system)
+            label = replicate if index is None else own[index] if index < len(own) else None
+            if label not in own:
+                raise ScoreTableError(
+                    f"system {system!r} has no replicate {which} (its replicates: "
+                    f"{', '.join(own)})",
+                    source=self.source,
+                )
+            keep |= ((df["system"] == system) & (df[REPLICATE] == label)).to_numpy()
+        data = df[keep].drop(columns=REPLICATE).reset_index(drop=True)
+        return replace(
+            self, data=data, notes=(*self.notes, f"replicate {which} of each system only")
+        )
+
+    def _cells(self) -> pd.DataFrame:
+        """Return the data with one row per cell: the mean over replicates, if any."""
+        if not self.has_replicates:
+            return self.data
+        keys = ["collection", "measure", "system", "topic"]
+        return self.data.groupby(keys, sort=False, observed=True)["score"].mean().reset_index()
 
     def __len__(self) -> int:
         return len(self.data)
@@ -253,7 +389,8 @@ class ScoreTable:
                 source=self.source,
             )
         roles = self.roles.restrict(sub["system"].unique()) if self.roles is not None else None
-        return replace(self, data=sub, roles=roles)
+        sub, single = drop_single_replicates(sub)
+        return replace(self, data=sub, roles=roles, notes=(*self.notes, *single))
 
     def with_roles(
         self,
@@ -338,6 +475,7 @@ class ScoreTable:
         xarray.DataArray
             dims ``("topic", "system")``, attrs ``collection``, ``measure``, ``source``.
         """
+        self.require_one_per_cell("a topic x system matrix")
         block, coll, meas = self._single_block(collection, measure)
         wide = block.pivot(index="topic", columns="system", values="score")
         systems = [s for s in self.systems if s in wide.columns]
@@ -380,8 +518,11 @@ class ScoreTable:
         return df
 
     def system_means(self) -> pd.DataFrame:
-        """Mean, SD and number of topics per (collection, measure, system)."""
-        g = self.data.groupby(["collection", "measure", "system"], sort=False)["score"]
+        """Mean, SD and number of topics per (collection, measure, system).
+
+        With replicates, each cell is first averaged over its replicates.
+        """
+        g = self._cells().groupby(["collection", "measure", "system"], sort=False)["score"]
         out = g.agg(mean="mean", sd="std", n_topics="count").reset_index()
         if self.roles is not None:
             out["role"] = out["system"].map(self.roles.role_of)
@@ -390,8 +531,10 @@ class ScoreTable:
     def summary(self, *, notes: bool = True) -> str:
         """Human-readable description: sizes, roles, missing cells and (``notes``) loader notes."""
         lines = [f"ScoreTable from {self.source}"]
-        sizes = self.data.groupby(["collection", "measure"], sort=False).agg(
-            n_t=("topic", "nunique"), n_s=("system", "nunique"), n=("topic", "size")
+        sizes = (
+            self._cells()
+            .groupby(["collection", "measure"], sort=False)
+            .agg(n_t=("topic", "nunique"), n_s=("system", "nunique"), n=("topic", "size"))
         )
         for (coll, meas), n_t, n_s, n in sizes.itertuples(name=None):
             gaps = n_t * n_s - n
@@ -399,6 +542,10 @@ class ScoreTable:
                 f"  collection {coll!r}, measure {meas!r}: {n_t} topics x {n_s} systems"
                 + (f", {gaps} missing cells" if gaps else "")
             )
+        if self.has_replicates:
+            counts = self.data.groupby("system", sort=False)[REPLICATE].nunique()
+            shown = ", ".join(f"{s} {n}" for s, n in counts.items())
+            lines.append(f"  replicates per system: {shown}")
         if self.roles is not None:
             lines.append(f"  {self.roles.describe()}")
         if notes:
@@ -417,13 +564,21 @@ class ScoreTable:
 
 
 def concat(tables: Sequence[ScoreTable], *, source: str | None = None) -> ScoreTable:
-    """Stack several tables (e.g. one per collection) into one, validating the result."""
+    """Stack several tables (e.g. one per collection) into one, validating the result.
+
+    When some tables have replicates, the rows of those without are replicate ``"1"``.
+    """
     if not tables:
         raise InsufficientDataError("concat needs at least one table")
     frame = pd.concat([t.data for t in tables], ignore_index=True)
+    notes = [n for t in tables for n in t.notes]
+    single = [t.source for t in tables if not t.has_replicates]
+    if REPLICATE in frame and single:
+        frame[REPLICATE] = frame[REPLICATE].fillna("1")
+        notes.append(f"{', '.join(single)}: one run per system, read as replicate '1'")
     return ScoreTable.from_frame(
         frame,
         source=source or " + ".join(t.source for t in tables),
         missing=tables[0].missing,
-        notes=[n for t in tables for n in t.notes],
+        notes=notes,
     )

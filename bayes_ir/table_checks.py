@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_COLLECTION",
     "DEFAULT_MEASURE",
     "Missing",
+    "REPLICATE",
     "check_frame",
     "column_name",
     "natural_sorted",
@@ -36,6 +37,8 @@ __all__ = [
 ]
 
 COLUMNS: tuple[str, ...] = ("collection", "measure", "system", "topic", "score")
+#: The optional column of replicate labels (seeds, folds, samples), placed before ``score``.
+REPLICATE = "replicate"
 #: Default collection and measure names when the input does not say.
 DEFAULT_COLLECTION = "default"
 DEFAULT_MEASURE = "score"
@@ -65,7 +68,11 @@ def check_frame(
     -------
     data : pandas.DataFrame
         The columns :data:`COLUMNS` (strings and float), sorted by collection, measure,
-        system and topic, one row per observed cell.
+        system and topic, one row per observed cell. When the frame has a
+        :data:`REPLICATE` column (or an alias such as ``seed``) and some system has
+        several replicate labels, that column comes before ``score``, the rows are sorted
+        by replicate (natural order) last, and a row is one replicate of a cell; with one
+        label per system the column is dropped (a note says so).
     notes : tuple of str
         What was changed: measure names respelled, topics dropped or gaps kept.
 
@@ -99,30 +106,60 @@ def check_frame(
         raise ScoreTableError(
             f"missing must be 'error', 'intersect' or 'keep', got {missing!r}", source=source
         )
-    df = df[[*COLUMNS, *kept]].reset_index(drop=True)
+    labels = [*_LABELS, REPLICATE] if REPLICATE in df else list(_LABELS)
+    df = df[[*labels, "score", *kept]].reset_index(drop=True)
     if df.empty:
         raise ScoreTableError("no scores found (the input is empty)", source=source)
-    for col in _LABELS:
+    for col in labels:
         df[col] = _labels(df, col, where=where)
+    if REPLICATE in df:
+        df[REPLICATE] = _natural_order(df[REPLICATE])
     given = df["measure"]
     df["measure"], spelled = _canonical_measures(given)
     df["score"] = _numeric_scores(df, where=where)
-    order = _check_duplicates(df, where=where)
+    order = _check_duplicates(df, labels, where=where)
     if check_range:
         _check_range(df, given=given, where=where)
     df = df.take(order).drop(columns=kept)  # sorted by collection, measure, system, topic
     complete = _is_complete(df)
-    for col in _LABELS:
+    for col in labels:
         df[col] = _as_str(df[col])
     df = df.reset_index(drop=True)
     more_notes: list[str] = []
     if not complete:
         df, more_notes = _handle_missing(df, missing=missing, source=source)
-    return df.reset_index(drop=True), (*spelled, *more_notes)
+    df, single = drop_single_replicates(df)
+    return df.reset_index(drop=True), (*spelled, *more_notes, *single)
+
+
+def drop_single_replicates(data: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Drop the :data:`REPLICATE` column when every system has one label; say so in a note.
+
+    Parameters
+    ----------
+    data
+        A table's data (see :func:`check_frame`), with or without the column.
+
+    Returns
+    -------
+    data : pandas.DataFrame
+        ``data`` itself, or without the column when no system has two labels.
+    notes : list of str
+        One note when the column was dropped.
+    """
+    if REPLICATE not in data or data.groupby("system", sort=False)[REPLICATE].nunique().max() > 1:
+        return data, []
+    shown = ", ".join(natural_sorted(data[REPLICATE].unique())[:5])
+    note = (
+        f"every system has one replicate (label {shown}): one score per cell, "
+        "the replicate column is dropped"
+    )
+    return data.drop(columns=REPLICATE), [note]
 
 
 # ---------------------------------------------------------------------- helpers
-#: Column names a tidy table may use for the five columns (``qid`` is ``topic``, ...).
+#: Column names a tidy table may use for the five columns (``qid`` is ``topic``, ...) and for
+#: :data:`REPLICATE` (``seed``, ``fold``, ...; not ``sample``, which names an item).
 COLUMN_ALIASES = {
     "query_id": "topic",
     "topic_id": "topic",
@@ -136,6 +173,12 @@ COLUMN_ALIASES = {
     "metric": "measure",
     "task": "collection",
     "dataset": "collection",
+    "seed": REPLICATE,
+    "fold": REPLICATE,
+    "repeat": REPLICATE,
+    "epoch": REPLICATE,
+    "trial": REPLICATE,
+    "run_seed": REPLICATE,
 }
 
 
@@ -190,8 +233,10 @@ def normalise_columns(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
     df = df.rename(columns=renamed)
     if df.columns.duplicated().any():
         dup = df.columns[df.columns.duplicated()][0]
+        both = " and ".join(repr(str(c)) for c in frame.columns if renamed[c] == dup)
         raise ScoreTableError(
-            f"column {dup!r} appears twice (after matching aliases)", source=source
+            f"columns {both} both name the {dup} column (after matching aliases): keep one",
+            source=source,
         )
     needed = {"system", "topic", "score"}
     if not needed <= set(df.columns):
@@ -263,6 +308,12 @@ def _labels(df: pd.DataFrame, col: str, *, where: _Where) -> pd.Categorical:
     return _recode(codes, text)
 
 
+def _natural_order(values: pd.Series) -> pd.Categorical:
+    """Return a categorical column with its categories in natural order (``2`` before ``10``)."""
+    cat = values.array
+    return cat.reorder_categories(natural_sorted(cat.categories))
+
+
 def _recode(codes: np.ndarray, names: pd.Index) -> pd.Categorical:
     """Categorical of ``names[codes]``, equal names merged, categories in sorted order."""
     merged, categories = pd.factorize(np.asarray(names, dtype=object), sort=True)
@@ -270,14 +321,19 @@ def _recode(codes: np.ndarray, names: pd.Index) -> pd.Categorical:
 
 
 def _is_complete(df: pd.DataFrame) -> bool:
-    """Tell whether every (collection, measure) block has every topic x system.
+    """Tell whether every (collection, measure) block has every topic x run.
 
+    A run is a system, or one replicate of a system when the table has replicates.
     ``df`` is sorted by its categorical labels, so each block is one slice of rows.
     """
     coll, meas, system, topic = (df[col].cat.codes.to_numpy() for col in _LABELS)
+    replicates = REPLICATE in df
+    if replicates:  # one code per (system, replicate); the rows are not grouped by it
+        system = system * len(df[REPLICATE].cat.categories) + df[REPLICATE].cat.codes.to_numpy()
     cuts = np.flatnonzero((coll[1:] != coll[:-1]) | (meas[1:] != meas[:-1])) + 1
     for start, stop in zip(np.r_[0, cuts], np.r_[cuts, len(df)], strict=True):
-        n_systems = 1 + int(np.count_nonzero(system[start + 1 : stop] != system[start : stop - 1]))
+        run = np.sort(system[start:stop]) if replicates else system[start:stop]
+        n_systems = 1 + int(np.count_nonzero(run[1:] != run[:-1]))
         n_topics = int(np.count_nonzero(np.bincount(topic[start:stop])))
         if stop - start != n_systems * n_topics:
             return False
@@ -358,13 +414,13 @@ def _numeric_scores(df: pd.DataFrame, *, where: _Where) -> pd.Series:
     return scores
 
 
-def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> np.ndarray:
-    """Raise on a repeated (collection, measure, system, topic); return the sorting order.
+def _check_duplicates(df: pd.DataFrame, labels: Sequence[str], *, where: _Where) -> np.ndarray:
+    """Raise on a repeated (collection, measure, system, topic[, replicate]); return the order.
 
     The labels are categoricals with sorted categories, so sorting their codes (stable)
     sorts the rows by name and puts repeated keys next to each other.
     """
-    codes = [df[col].cat.codes.to_numpy() for col in _LABELS]
+    codes = [df[col].cat.codes.to_numpy() for col in labels]
     order = np.lexsort(codes[::-1])
     same = np.ones(max(len(order) - 1, 0), dtype=bool)
     for c in codes:
@@ -377,8 +433,9 @@ def _check_duplicates(df: pd.DataFrame, *, where: _Where) -> np.ndarray:
     j = int(np.argmin(order[starts]))
     i, other = int(order[starts[j]]), int(order[starts[j] + 1])
     first = df.iloc[i]
+    replicate = f", replicate {first[REPLICATE]!r}" if REPLICATE in labels else ""
     raise ScoreTableError(
-        f"duplicate score for system {first['system']!r}, topic {first['topic']!r} "
+        f"duplicate score for system {first['system']!r}, topic {first['topic']!r}{replicate} "
         f"(collection {first['collection']!r}, measure {first['measure']!r}); "
         f"it appears again {where.again(df, other, first=i)}",
         **where(df, i),
@@ -409,56 +466,64 @@ def _check_range(df: pd.DataFrame, *, given: pd.Series, where: _Where) -> None:
 def _handle_missing(
     df: pd.DataFrame, *, missing: Missing, source: str
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Apply the ``missing`` policy to each (collection, measure) block (no duplicates here)."""
+    """Apply the ``missing`` policy to each (collection, measure) block (no duplicates here).
+
+    The unit that must have every topic is a run: a system, or each replicate of a system.
+    """
     notes: list[str] = []
+    replicates = REPLICATE in df
+    run = df["system"] + "\x00" + df[REPLICATE] if replicates else df["system"]
+    df = df.assign(_run=run)
     counts = df.groupby(["collection", "measure"], sort=False).agg(
-        n_rows=("topic", "size"), n_topics=("topic", "nunique"), n_systems=("system", "nunique")
+        n_rows=("topic", "size"), n_topics=("topic", "nunique"), n_runs=("_run", "nunique")
     )
-    complete = counts["n_rows"] == counts["n_topics"] * counts["n_systems"]
+    complete = counts["n_rows"] == counts["n_topics"] * counts["n_runs"]
     if complete.all():
-        return df, notes
+        return df.drop(columns="_run"), notes
     keep = []
+    what = "system/replicate run" if replicates else "system"
     for (coll, meas), block in df.groupby(["collection", "measure"], sort=False):
         if complete[(coll, meas)]:
             keep.append(block)
             continue
         n_topics = counts.loc[(coll, meas), "n_topics"]
-        per_system = block.groupby("system", sort=False)["topic"].size()
-        lacking = per_system[per_system < n_topics]
-        system = str(lacking.index[0])
-        have = set(block.loc[block["system"] == system, "topic"])
+        per_run = block.groupby("_run", sort=False)["topic"].size()
+        lacking = per_run[per_run < n_topics]
+        first = str(lacking.index[0])
+        have = set(block.loc[block["_run"] == first, "topic"])
         gaps = [t for t in block["topic"].unique() if t not in have]
         example = ", ".join(natural_sorted(gaps)[:5])
+        system, _, replicate = first.partition("\x00")
+        named = f"system {system!r}" + (f", replicate {replicate!r}," if replicates else "")
         if missing == "error":
             raise ScoreTableError(
-                f"system {system!r} has no score for {len(gaps)} topic(s) of collection {coll!r}, "
-                f"measure {meas!r} (e.g. {example}); {len(lacking)} system(s) are incomplete. "
+                f"{named} has no score for {len(gaps)} topic(s) of collection {coll!r}, "
+                f"measure {meas!r} (e.g. {example}); {len(lacking)} {what}(s) are incomplete. "
                 "Use missing='intersect' to keep the common topics or missing='keep' to keep gaps",
                 source=source,
             )
         if missing == "intersect":
-            per_topic = block.groupby("topic", sort=False)["system"].size()
-            n_systems = counts.loc[(coll, meas), "n_systems"]
-            common = set(per_topic.index[per_topic == n_systems])
+            per_topic = block.groupby("topic", sort=False)["_run"].size()
+            common = set(per_topic.index[per_topic == counts.loc[(coll, meas), "n_runs"]])
             dropped = [t for t in per_topic.index if t not in common]
             if not common:
                 raise ScoreTableError(
-                    f"collection {coll!r}, measure {meas!r}: no topic is shared by all systems",
+                    f"collection {coll!r}, measure {meas!r}: no topic is shared by all {what}s",
                     source=source,
                 )
             msg = (
                 f"collection {coll!r}, measure {meas!r}: dropped {len(dropped)} topic(s) not "
-                f"scored for every system ({', '.join(natural_sorted(dropped)[:10])}"
+                f"scored for every {what} ({', '.join(natural_sorted(dropped)[:10])}"
                 f"{', ...' if len(dropped) > 10 else ''})"
             )
             notes.append(msg)
             warnings.warn(msg, DataWarning, stacklevel=5)
             keep.append(block[block["topic"].isin(common)])
         else:
-            n_gap = int(n_topics * len(per_system) - len(block))
+            n_gap = int(n_topics * len(per_run) - len(block))
             notes.append(f"collection {coll!r}, measure {meas!r}: {n_gap} missing cell(s) kept")
             keep.append(block)
-    return pd.concat(keep, ignore_index=True), notes
+    return pd.concat(keep, ignore_index=True).drop(columns="_run"), notes
 
 
 def _natural_key(value: str) -> tuple:

@@ -282,6 +282,7 @@ _CLI_WORDING = (
     (re.compile(r"not among instances="), "not among --instances"),
     (re.compile(r"^instances=: "), "--instances: "),
     (re.compile(r"pass split="), "pass --split"),
+    (re.compile(r"\breplicate_pattern\b"), "--replicate-pattern"),
     (
         re.compile(r"format '(\w+)' does not take the option\(s\) ([\w, ]+); it takes [\w, ]+"),
         lambda m: (
@@ -407,6 +408,16 @@ Instances = Annotated[
         help="SWE-bench results: the benchmark's instance ids, one per line (default: every "
         "id the files name).",
         callback=_check_instances,
+    ),
+]
+ReplicatePattern = Annotated[
+    str | None,
+    typer.Option(
+        "--replicate-pattern",
+        help="The files are replicates (seeds, folds, repeated runs), one run of one system "
+        "each: a regular expression searched in each file's name, with the named groups "
+        "system and replicate, e.g. '(?P<system>.+)_seed(?P<replicate>\\d+)'. A folder of "
+        "one sub-folder per system is read as replicates without it.",
     ),
 ]
 Missing = Annotated[
@@ -606,13 +617,15 @@ def load(
     check_range: bool = True,
     split: str | None = None,
     instances: Path | None = None,
+    replicate_pattern: str | None = None,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measures.
 
     ``measure`` is one measure or several (``-m nDCG@10 -m AP``); runs scored against
     ``qrels`` compute each of them, and the readers that pick measures among several
     (trec_eval, PyTerrier, LLM logs) keep each of them. ``split`` (HELM) and
-    ``instances`` (SWE-bench) are passed to the reader when given.
+    ``instances`` (SWE-bench) are passed to the reader when given, and
+    ``replicate_pattern`` to :func:`~bayes_ir.readers.read_scores`.
     """
     from bayes_ir.readers import read_scores
     from bayes_ir.table_checks import DEFAULT_MEASURE
@@ -626,7 +639,8 @@ def load(
         options["measure"] = measures[0]
     elif measures and (qrels is not None or _picks_measures(files, input_format)):
         options["measure"] = measures  # runs: ir_measures computes every measure
-    for key, value in (("qrels", qrels), ("split", split), ("instances", instances)):
+    for key, value in (("qrels", qrels), ("split", split), ("instances", instances),
+                       ("replicate_pattern", replicate_pattern)):  # fmt: skip
         if value is not None:
             options[key] = value
     table = read_scores(files, format=input_format, **options)

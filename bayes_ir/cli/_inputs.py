@@ -52,6 +52,7 @@ from bayes_ir.cli._app import (
     Qrels,
     Quiet,
     RangeCheck,
+    ReplicatePattern,
     Scheduler,
     Split,
     TargetAccept,
@@ -105,6 +106,7 @@ class Scores:
     check_range: bool = True
     split: str | None = None
     instances: Path | None = None
+    replicate_pattern: str | None = None
     champion: str | None = None
     challengers: list[str] | None = None
     artifacts: list[str] | None = None
@@ -178,6 +180,7 @@ class Scores:
             ("--qrels", self.qrels),
             ("--split", self.split),
             ("--instances", self.instances),
+            ("--replicate-pattern", self.replicate_pattern),
             ("--missing", None if self.missing == "error" else self.missing),
             ("-c", self.champion),
         )
@@ -216,6 +219,7 @@ class Scores:
             check_range=self.check_range,
             split=self.split,
             instances=self.instances,
+            replicate_pattern=self.replicate_pattern,
         )
 
 
@@ -374,6 +378,7 @@ def _reading(missing: str) -> list[inspect.Parameter]:
         _option("check_range", RangeCheck, True),
         _option("split", Split, None),
         _option("instances", Instances, None),
+        _option("replicate_pattern", ReplicatePattern, None),
     ]
 
 

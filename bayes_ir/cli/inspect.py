@@ -26,17 +26,25 @@ if TYPE_CHECKING:
 INSPECT_COLUMNS = ("collection", "measure", "system", "mean", "sd", "n_topics", "n_missing")
 
 #: Terminal headers of the columns whose --output names are long.
-_HEADERS = {"n_topics": "topics", "n_missing": "missing"}
+_HEADERS = {"n_topics": "topics", "n_missing": "missing", "n_replicates": "replicates"}
 
 
 def inspect_frame(table: ScoreTable) -> pd.DataFrame:
     """Per (collection, measure, system): mean, SD, topics scored and missing cells.
 
     Columns :data:`INSPECT_COLUMNS`; ``n_missing`` counts the topics of the block
-    (collection, measure) that the system has no score for. Rows are sorted by block,
-    then by decreasing mean.
+    (collection, measure) that the system has no score for. A table with replicates
+    (seeds, folds) adds ``n_replicates``, the system's runs in the block; the means are
+    then over the topics' averages across replicates. Rows are sorted by block, then by
+    decreasing mean.
     """
     means = table.system_means()
+    columns = list(INSPECT_COLUMNS)
+    if table.has_replicates:
+        keys = ["collection", "measure", "system"]
+        runs = table.data.groupby(keys, sort=False)["replicate"].nunique()
+        means["n_replicates"] = [runs[k] for k in means[keys].itertuples(index=False, name=None)]
+        columns.append("n_replicates")
     blocks = table.data.groupby(["collection", "measure"], sort=False)["topic"].nunique()
     means["n_missing"] = [
         int(blocks[(c, m)] - n)
@@ -45,7 +53,7 @@ def inspect_frame(table: ScoreTable) -> pd.DataFrame:
     means = means.sort_values(
         ["collection", "measure", "mean"], ascending=[True, True, False], kind="stable"
     )
-    return means[list(INSPECT_COLUMNS)].reset_index(drop=True)
+    return means[columns].reset_index(drop=True)
 
 
 @app.command()
@@ -58,7 +66,8 @@ def inspect(
 
     Missing cells are kept (--missing keep) so that they can be seen; --output
     writes one row per (collection, measure, system) with the columns
-    collection, measure, system, mean, sd, n_topics, n_missing.
+    collection, measure, system, mean, sd, n_topics, n_missing (and n_replicates
+    when the scores hold several runs of a system: seeds, folds, epochs).
     """
     table = scores.load()
     console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
@@ -88,13 +97,13 @@ def systems_table(frame: pd.DataFrame) -> Table:
     columns the numbers keep 4 decimals at 80 columns even with long system names.
     """
     one_block = frame[["collection", "measure"]].drop_duplicates().shape[0] <= 1
-    cols = [c for c in INSPECT_COLUMNS if not (one_block and c in ("collection", "measure"))]
+    cols = [c for c in frame.columns if not (one_block and c in ("collection", "measure"))]
     title = "Systems by mean score"
     if one_block and len(frame):
         title += f" ({frame['collection'].iat[0]}, {frame['measure'].iat[0]})"
     view = EscapedTable(title=title, show_lines=False)
     for col in cols:
-        numeric = col in ("mean", "sd", "n_topics", "n_missing")
+        numeric = col in ("mean", "sd", "n_topics", "n_missing", "n_replicates")
         view.add_column(_HEADERS.get(col, col), justify="right" if numeric else "left",
                         no_wrap=True)  # fmt: skip
     for row in frame.to_dict("records"):
@@ -106,6 +115,7 @@ def systems_table(frame: pd.DataFrame) -> Table:
             "sd": "" if row["sd"] != row["sd"] else f"{row['sd']:.4f}",
             "n_topics": str(row["n_topics"]),
             "n_missing": str(row["n_missing"]) if row["n_missing"] else "",
+            "n_replicates": str(row.get("n_replicates", "")),
         }
         view.add_row(*(cells[c] for c in cols))
     return view

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -56,7 +57,7 @@ import pandas as pd
 
 from bayes_ir.errors import OptionError, ScoreTableError
 from bayes_ir.readers._io import check_input, head_text
-from bayes_ir.readers.folders import folder_files
+from bayes_ir.readers.folders import folder_files, system_folders
 from bayes_ir.readers.helm import looks_helm, read_helm
 from bayes_ir.readers.inspect_logs import looks_inspect, read_inspect
 from bayes_ir.readers.lines import looks_lines, read_lines
@@ -65,6 +66,7 @@ from bayes_ir.readers.metrics import claims_metrics, read_metrics
 from bayes_ir.readers.pyterrier import claims_pyterrier, looks_pyterrier, read_pyterrier
 from bayes_ir.readers.qrels import load_qrels, looks_qrels, read_qrels
 from bayes_ir.readers.ranx_runs import claims_ranx, read_ranx
+from bayes_ir.readers.replicates import compile_replicate_pattern, read_replicates, replicate_labels
 from bayes_ir.readers.runs import looks_run, read_run, read_runs
 from bayes_ir.readers.swebench import looks_swebench, read_swebench
 from bayes_ir.readers.tidy import claims_tidy_frame, looks_tidy, read_tidy, read_tidy_frame
@@ -252,9 +254,10 @@ def read_scores(
     paths: PathArg | Sequence[PathArg] | object,
     *,
     format: str | None = None,
+    replicate_pattern: str | re.Pattern[str] | None = None,
     **options,
 ) -> ScoreTable:
-    """Read per-topic scores from files, a folder, or an object in memory into one table.
+    r"""Read per-topic scores from files, a folder, or an object in memory into one table.
 
     Every accepted input, how it is recognised, the options it needs and an example
     are listed in ``docs/inputs.md``.
@@ -269,6 +272,13 @@ def read_scores(
         results (``Metric`` lists, or ``{system: metrics}``).
     format
         Name of a registered format (see module docs); detected if ``None``.
+    replicate_pattern
+        The files are replicates (seeds, folds, repeated runs), one run of one system
+        each: a regular expression searched in each file's name, whose named group
+        ``replicate`` labels the run and ``system`` names the system (without it, the
+        system is the file's sub-folder, else the one its reader finds: a run tag, a
+        model). A folder of sub-folders, one per system, is read as replicates without
+        it: ``runs/bm25/seed1.run`` is system ``bm25``, replicate ``seed1``.
     **options
         Passed to the reader: ``measure``, ``collection``, ``missing`` (``"error"``,
         ``"intersect"``, ``"keep"``), ``check_range``, and input-specific options such
@@ -292,17 +302,27 @@ def read_scores(
     >>> table = read_scores("data/example_runs", qrels="data/example_runs/qrels.txt",
     ...                     measure="AP")  # doctest: +SKIP
     >>> table = read_scores({"bm25": bm25_metrics, "dense": dense_metrics})  # doctest: +SKIP
+    >>> seeds = r"(?P<system>.+)_seed(?P<replicate>\d+)\.run"  # bm25_seed1.run, ...
+    >>> table = read_scores("runs", qrels="qrels.txt", measure="AP",
+    ...                     replicate_pattern=seeds)  # doctest: +SKIP
     """
+    pattern = compile_replicate_pattern(replicate_pattern)
     paths = _read_once(paths)
     reader = _object_reader(paths, format)
     if reader is not None and reader.read_object is not None:
+        if pattern is not None:
+            raise OptionError(
+                "replicate_pattern names files; an object in memory has none (give it a "
+                "replicate column instead)"
+            )
         return reader.read_object(
             paths, **_accepted_options(reader.name, reader.read_object, options)
         )
     files = _as_paths(paths)
     if format is None and options.get("qrels") is not None:
         format = "run"
-    files, notes = _expand_folders(files, format=format, qrels=options.get("qrels"))
+    files, folders, notes = _expand_folders(files, format=format, qrels=options.get("qrels"))
+    labels = replicate_labels(files, folders, pattern)
     name = format or detect_format(files[0])
     if name not in READERS:
         raise ScoreTableError(f"unknown input format {name!r}; known: {', '.join(READERS)}")
@@ -312,7 +332,23 @@ def read_scores(
             f"format {name!r} reads objects in memory ({reader.description}), not files"
         )
     options = _accepted_options(name, reader.read, options)
-    if getattr(reader.read, "multi_file", False):
+    multi_file = getattr(reader.read, "multi_file", False)
+    if labels is not None:
+        if options.get("systems") is not None:
+            raise OptionError(
+                "systems= does not go with replicate files: their names or sub-folders "
+                "name the systems"
+            )
+        read = reader.read
+        table = read_replicates(
+            (lambda f: read([f], **options)) if multi_file else (lambda f: read(f, **options)),
+            files,
+            labels,
+            source=_describe(files),
+            missing=options.get("missing", "error"),
+            check_range=options.get("check_range", True),
+        )
+    elif multi_file:
         table = reader.read(files, **options)
     else:
         table = _concat_files((reader.read(f, **options) for f in files), files)
@@ -352,24 +388,34 @@ def _object_reader(obj: object, format: str | None) -> Reader | None:
 
 def _expand_folders(
     files: list[Path], *, format: str | None, qrels: object
-) -> tuple[list[Path], list[str]]:
-    """Replace each folder by its files; with runs (``qrels=``), every file must be a run."""
+) -> tuple[list[Path], list[str | None], list[str]]:
+    """Replace each folder by its files; with runs (``qrels=``), every file must be a run.
+
+    Returns the files, the system sub-folder each came from (``None``: not from a folder
+    of one sub-folder per system, see :func:`~bayes_ir.readers.folders.system_folders`)
+    and notes.
+    """
     if not any(f.is_dir() for f in files):
-        return files, []
+        return files, [None] * len(files), []
     skip = [Path(qrels)] if isinstance(qrels, str | PathLike) else []
     looks = READERS["run"].sniff if format == "run" else None  # a forced format: not sniffed
     out: list[Path] = []
+    folders: list[str | None] = []
     notes: list[str] = []
     for f in files:
         if not f.is_dir():
             out.append(f)
+            folders.append(None)
             continue
-        found, note = folder_files(f, skip=skip, looks=looks, what="TREC run file")
-        if format is None:
-            _same_format(found, f)
-        out += found
-        notes += note
-    return out, notes
+        systems = system_folders(f, skip=skip)
+        for folder in systems or [f]:
+            found, note = folder_files(folder, skip=skip, looks=looks, what="TREC run file")
+            if format is None:
+                _same_format(found, folder)
+            out += found
+            folders += [None if systems is None else folder.name] * len(found)
+            notes += note
+    return out, folders, notes
 
 
 def _same_format(files: list[Path], folder: Path) -> None:
@@ -434,10 +480,14 @@ def _concat_files(tables: Iterable[ScoreTable], files: list[Path]) -> ScoreTable
     tables = list(tables)
     if len(tables) == 1:
         return tables[0]
-    source = ", ".join(str(f) for f in files)
+    return concat(tables, source=_describe(files))
+
+
+def _describe(files: list[Path]) -> str:
+    """Name the input files in errors and notes: two by name, more by the first and a count."""
     if len(files) > 2:
-        source = f"{files[0]} and {len(files) - 1} more files"
-    return concat(tables, source=source)
+        return f"{files[0]} and {len(files) - 1} more files"
+    return ", ".join(str(f) for f in files)
 
 
 from bayes_ir.readers.segments import read_collections, read_segments, segments_from_pattern  # noqa: E402

@@ -75,6 +75,23 @@ def folder_files(
     return files, notes
 
 
+def system_folders(folder: Path, *, skip: list[Path]) -> list[Path] | None:
+    """Return the sub-folders of ``folder`` when it holds one per system, else ``None``.
+
+    A folder of system sub-folders (``runs/bm25/seed1.run``, ``runs/bm25/seed2.run``,
+    ``runs/dense/...``) holds nothing else but hidden entries and the files of ``skip``
+    (the qrels); each sub-folder holds the replicate files of one system.
+    """
+    try:
+        entries = [e for e in os.scandir(folder) if not e.name.startswith(".")]
+    except OSError:
+        return None  # folder_files names the error
+    paths = [Path(e.path) for e in entries if not any(_same(Path(e.path), s) for s in skip)]
+    if not paths or not all(p.is_dir() for p in paths):
+        return None
+    return [folder / name for name in natural_sorted(p.name for p in paths)]
+
+
 def _same(a: Path, b: Path) -> bool:
     try:
         return os.path.samefile(a, b)

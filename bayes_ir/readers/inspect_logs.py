@@ -16,7 +16,8 @@ and its ``.eval`` form is a zip archive (``src/inspect_ai/log/_recorders/eval.py
 ``eval.model``, collection = ``eval.task``, topic = the sample id, measure = the scorer's
 name (``scorer/key`` for a scorer whose value is a dictionary), score = the value
 reduced over the epochs by Inspect's own reducer (``reductions``) when the log has it,
-else the mean over the epochs of each sample's value (with a note). Values convert as
+else the mean over the epochs of each sample's value (with a note); with
+``replicates=True`` each epoch is kept as the replicate ``epoch<n>``. Values convert as
 Inspect's ``value_to_float`` does: ``C`` 1, ``P`` 0.5, ``I`` and ``N`` 0, ``yes``/``true``
 1, ``no``/``false`` 0, numbers and numeric strings as they are; anything else (a list,
 an unknown word) is refused, not read as 0. A score that is NaN (``Score.unscored``) is
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bayes_ir import defaults
+from bayes_ir import defaults, validate
 from bayes_ir.errors import ScoreTableError
 from bayes_ir.files import decode
 from bayes_ir.readers._io import check_input, head_text
@@ -190,8 +191,13 @@ def _load(path: Path) -> tuple[dict, list | None, list]:
 
 
 def _log_rows(
-    path: Path, system: str | None, collection: str | None
-) -> tuple[list[tuple[str, str, str, str, float]], list[str]]:
+    path: Path, system: str | None, collection: str | None, replicates: bool
+) -> tuple[list[tuple[str, str, str, str, float, str]], list[str]]:
+    """Rows ``(system, task, sample, measure, score, replicate)`` of one log, and notes.
+
+    The replicate is ``""`` unless ``replicates``: then each epoch is a row of replicate
+    ``epoch<n>`` and Inspect's reductions are not read.
+    """
     header, reductions, samples = _load(path)
     source = str(path)
     status = header.get("status")
@@ -210,8 +216,8 @@ def _log_rows(
         notes.append(f"{path.name}: the log names no task (eval.task); named after the file")
     system = system or model or path.stem
     task = collection or task or path.stem
-    rows: list[tuple[str, str, str, str, float]] = []
-    if reductions:
+    rows: list[tuple[str, str, str, str, float, str]] = []
+    if reductions and not replicates:
         for block in reductions:
             block = as_dict(block, what="a reduction", source=source)
             scorer = name_field(block.get("scorer"))
@@ -228,25 +234,32 @@ def _log_rows(
                 for measure, value in _scalars(scorer, item.get("value"), where=where,
                                                source=source):  # fmt: skip
                     if not math.isnan(value):  # unscored: a missing cell
-                        rows.append((system, task, sample_id, measure, value))
+                        rows.append((system, task, sample_id, measure, value, ""))
         return _scored(rows, source), notes
     epochs: dict[tuple[str, str], list[float]] = {}
     for sample in samples:
         sample = as_dict(sample, what="a sample", source=source)
         sample_id = _sample_id(sample.get("id"), None, source)
         where = f"sample {shown(sample.get('id'))} epoch {shown(sample.get('epoch'))}"
+        epoch = name_field(sample.get("epoch")) if replicates else ""
+        if epoch is None:
+            raise ScoreTableError(f"{where} has no epoch number", source=source)
         scores = as_dict(sample.get("scores"), what=f"the scores of {where}", source=source)
         for scorer, score in scores.items():
             raw = score.get("value") if isinstance(score, dict) else score
             for measure, number in _scalars(str(scorer), raw, where=f"{where}, scorer "
                                             f"{scorer!r}", source=source):  # fmt: skip
+                if replicates and not math.isnan(number):
+                    rows.append((system, task, sample_id, measure, number, f"epoch{epoch}"))
                 epochs.setdefault((sample_id, measure), []).append(number)
+    if replicates:
+        return _scored(rows, source), notes
     if any(len(v) > 1 for v in epochs.values()):
         notes.append(f"{path.name}: scores averaged over the epochs of each sample")
     for (sample_id, measure), values in epochs.items():
         known = [v for v in values if not math.isnan(v)]
         if known:
-            rows.append((system, task, sample_id, measure, sum(known) / len(known)))
+            rows.append((system, task, sample_id, measure, sum(known) / len(known), ""))
     return _scored(rows, source), notes
 
 
@@ -276,6 +289,7 @@ def read_inspect(
     systems: Sequence[str] | None = None,
     missing: Missing = "error",
     check_range: bool = True,
+    replicates: bool = False,
 ) -> ScoreTable:
     """Per-sample scores from Inspect AI eval logs (``.json`` or ``.eval``).
 
@@ -293,6 +307,9 @@ def read_inspect(
         System name of each log (default: its ``eval.model``).
     missing, check_range
         See :meth:`~bayes_ir.table.ScoreTable.from_frame`.
+    replicates
+        Keep each epoch of a sample as a replicate ``epoch<n>`` (the table's
+        ``replicate`` column) instead of the score reduced over the epochs.
 
     Raises
     ------
@@ -302,16 +319,21 @@ def read_inspect(
         scorer), a sample scored twice for one model (two logs of one model and task),
         several scorers without ``measure=``.
     """
+    replicates = validate.flag("replicates", replicates)
     paths = [Path(p) for p in paths]
     names = system_names(systems, paths)
     rows, files = [], []
     notes = [f"{len(paths)} Inspect eval log(s); topics are sample ids"]
     for i, path in enumerate(paths):
-        more, said = _log_rows(path, None if names is None else names[i], collection)
+        more, said = _log_rows(path, None if names is None else names[i], collection, replicates)
         rows += more
         files += [str(path)] * len(more)
         notes += said
-    frame = pd.DataFrame(rows, columns=["system", "collection", "topic", "measure", "score"])
+    frame = pd.DataFrame(
+        rows, columns=["system", "collection", "topic", "measure", "score", "replicate"]
+    )
+    if not replicates:
+        frame = frame.drop(columns="replicate")
     return log_table(frame, paths=paths, what="Inspect eval logs", measure=measure,
                      missing=missing, check_range=check_range, notes=notes,
                      sources=np.asarray(files, dtype=object))  # fmt: skip

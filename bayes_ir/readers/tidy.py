@@ -123,7 +123,7 @@ def _unused_columns(frame: pd.DataFrame, path: Path) -> list[str]:
     pandas' row index (``to_csv()`` without ``index=False``: an empty header, or
     ``Unnamed: 0`` once read and written again) is named as such.
     """
-    used = {"collection", "measure", "system", "topic", "score"}
+    used = {"collection", "measure", "system", "topic", "replicate", "score"}
     unnamed = set(frame.attrs.get("unnamed", []))
     index = [c for c in frame.columns if c in unnamed]
     other = [str(c) for c in frame.columns if c not in unnamed and column_name(c) not in used]

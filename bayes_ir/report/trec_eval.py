@@ -31,6 +31,7 @@ def render_trec_eval(table: ScoreTable, *, decimals: int = 4, summary: bool = Tr
         characters (``trec_eval``'s ``%-22s``), measures translated to ``trec_eval``
         names where one exists (``AP`` -> ``map``, ``nDCG@10`` -> ``ndcg_cut_10``).
     """
+    table.require_one_per_cell("trec_eval output")
     if len(table.collections) > 1:
         from bayes_ir.errors import ScoreTableError
 

@@ -8,7 +8,8 @@ options), ``saved-fit``, ``degenerate`` (data that make an answer meaningless), 
 ``inputs`` (objects in memory: ranx, ir_measures, PyTerrier, DataFrames, qrels),
 ``signal``; round 3 (issue 32): ``side-files``, ``tool-exports``, ``notes``,
 ``float-noise``, ``opt-early``; after main's LLM log readers and ``rank``: ``llm-logs``,
-``opt-rank``. Today's failures are listed in :data:`FAILS_TODAY` at the end.
+``opt-rank``; ``replicates`` (issue 30). Today's failures are listed in
+:data:`FAILS_TODAY` at the end.
 """
 
 from __future__ import annotations
@@ -3451,6 +3452,77 @@ api(
     OptionError,
     r"split must be the name of a split",
     HELM,
+)
+
+
+# ============================================================================ replicates
+# Several runs of a system (issue 30): replicate columns, file-name patterns, and the
+# methods that need one score per cell.
+REPS = {"r.csv": "system,topic,seed,score\nbase,1,1,0.5\nbase,2,1,0.25\nchal,1,1,0.75\n"
+                 "chal,2,1,0.5\nchal,1,2,0.25\nchal,2,2,1.0\n"}  # fmt: skip
+RUNS_SEEDS = {"seeds/a_seed1.run": RUNS["a.run"], "seeds/b_seed1.run": RUNS["b.run"],
+              "seeds/b.run": RUNS["b.run"], "qrels.txt": RUNS["qrels.txt"]}  # fmt: skip
+SEED_PATTERN = r"(?P<system>.+)_seed(?P<replicate>\d+)"
+err(
+    "replicates-two-columns",
+    "replicates",
+    ("inspect", "{d}/r.csv"),
+    r"r\.csv: columns 'seed' and 'fold' both name the replicate column",
+    {"r.csv": "system,topic,seed,fold,score\na,1,1,1,0.5\n"},
+)
+err(
+    "replicates-empty-label",
+    "replicates",
+    ("inspect", "{d}/r.csv"),
+    r"r\.csv:3: empty replicate name",
+    {"r.csv": "system,topic,seed,score\na,1,1,0.5\na,2, ,0.5\n"},
+)
+err(
+    "replicates-fit-refuses",
+    "replicates",
+    ("fit", "{d}/r.csv", "-c", "base", "-C", "chal"),
+    r"r\.csv: 1 to 2 replicates per system .*mean_over_replicates\(\)",
+    REPS,
+)
+err(
+    "replicates-test-refuses",
+    "replicates",
+    ("test", "{d}/r.csv", "-c", "base", "-C", "chal"),
+    r"r\.csv: 1 to 2 replicates per system",
+    REPS,
+)
+err(
+    "replicates-pattern-misses-a-file",
+    "replicates",
+    ("inspect", "{d}/seeds", "--qrels", "{d}/qrels.txt", "-m", "P@5",
+     "--replicate-pattern", SEED_PATTERN),
+    r"b\.run: the file name 'b\.run' does not match --replicate-pattern",
+    RUNS_SEEDS,
+)  # fmt: skip
+err(
+    "replicates-pattern-without-groups",
+    "replicates",
+    ("inspect", "{d}/seeds", "--qrels", "{d}/qrels.txt", "-m", "P@5",
+     "--replicate-pattern", r"(?P<system>.+)_seed\d+"),
+    r"has no named group \(\?P<replicate>",
+    RUNS_SEEDS,
+)  # fmt: skip
+api(
+    "api-replicates-pattern-matches-no-file",
+    "replicates",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "seeds", qrels=ctx.d / "qrels.txt", measure="P@5",
+                                     replicate_pattern=r"(?P<system>x)(?P<replicate>\d)fold"),
+    ScoreTableError,
+    r"does not match replicate_pattern",
+    RUNS_SEEDS,
+)  # fmt: skip
+api(
+    "api-replicates-matrix",
+    "replicates",
+    lambda ctx: bayes_ir.read_scores(ctx.d / "r.csv").matrix(),
+    ScoreTableError,
+    r"r\.csv: 1 to 2 replicates per system",
+    REPS,
 )
 
 

@@ -154,3 +154,56 @@ def test_a_file_without_a_measure_hints_at_m(tmp_path, run_cli):
     assert f"bayes-ir fit {path} -m MEASURE -c CHAMPION" in out
     code, out, err = run_cli(["inspect", str(path), "-m", "AP"])
     assert code == 0 and "measure 'AP'" in out and "names no measure" not in err
+
+
+def _seed_runs(tmp_path: Path) -> Path:
+    """Runs ``bm25_seed1.run``, ``bm25_seed2.run``, ``dense_seed1.run`` and their qrels."""
+    (tmp_path / "qrels.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    first = "1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d3 1 1.0 t\n"  # AP 1 and 1
+    second = "1 Q0 d2 1 2.0 t\n1 Q0 d1 2 1.0 t\n2 Q0 d3 1 1.0 t\n"  # AP 1/2 and 1
+    for name, text in (("bm25_seed1", first), ("bm25_seed2", second), ("dense_seed1", first)):
+        (runs / f"{name}.run").write_text(text)
+    return runs
+
+
+SEEDS = "(?P<system>.+)_seed(?P<replicate>\\d+)"
+
+
+def test_inspect_shows_the_replicates_of_each_system(tmp_path, run_cli):
+    runs = _seed_runs(tmp_path)
+    out_csv = tmp_path / "o.csv"
+    qrels = str(tmp_path / "qrels.txt")
+    code, out, err = run_cli(["inspect", str(runs), "--qrels", qrels, "-m", "AP",
+                              "--replicate-pattern", SEEDS, "-o", str(out_csv)])  # fmt: skip
+    assert code == 0, err
+    assert "replicates per system: bm25 2, dense 1" in out
+    frame = pd.read_csv(out_csv).set_index("system")
+    assert frame["n_replicates"].to_dict() == {"bm25": 2, "dense": 1}
+    assert frame.loc["bm25", "mean"] == pytest.approx((0.75 + 1.0) / 2)
+
+
+def test_fit_and_decide_refuse_replicates_in_one_line(tmp_path, run_cli):
+    runs = _seed_runs(tmp_path)
+    for command in ("fit", "decide", "risk", "test"):
+        code, out, err = run_cli([command, str(runs), "--qrels", str(tmp_path / "qrels.txt"),
+                                  "-m", "AP", "--replicate-pattern", SEEDS, "-c", "bm25",
+                                  "-C", "dense"])  # fmt: skip
+        assert code == 2, (command, err)
+        lines = [line for line in err.splitlines() if line.startswith("error:")]
+        assert len(lines) == 1 and err.strip().count("\n") == 0, (command, err)
+        assert "1 to 2 replicates per system" in lines[0]
+        assert "table.mean_over_replicates()" in lines[0]
+
+
+def test_a_file_the_replicate_pattern_misses_is_one_line(tmp_path, run_cli):
+    runs = _seed_runs(tmp_path)
+    (runs / "other.run").write_text((runs / "dense_seed1.run").read_text())
+    code, _, err = run_cli(["inspect", str(runs), "--qrels", str(tmp_path / "qrels.txt"),
+                            "-m", "AP", "--replicate-pattern", SEEDS])  # fmt: skip
+    assert code == 2
+    assert err.strip() == (
+        f"error: {runs / 'other.run'}: the file name 'other.run' does not match "
+        f"--replicate-pattern {SEEDS!r}"
+    )

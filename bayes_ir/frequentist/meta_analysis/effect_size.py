@@ -331,6 +331,7 @@ def effect_size(
     validate.instance("table", table, ScoreTable)
     ranger_compatible = validate.flag("ranger_compatible", ranger_compatible)
     code = _check_measure(measure)
+    table.require_one_per_cell("effect_size")
     control, treatment = _pick_systems(table, control, treatment)
     if score_measure is None:
         main = [m for m in table.measures if m not in set(extra_measures)]
