@@ -16,9 +16,9 @@ Deploy when :math:`P(d > s) \ge p_\min` and :math:`E[(s - d)^+] \le \varepsilon`
 the champion in the mirror case, otherwise collect more data (more topics or more runs:
 :func:`bayes_ir.decision.more_runs.more_runs` says which settles it sooner); a posterior
 that failed its diagnostics, or a model check that flags the champion or the challenger,
-is *unreliable*. Whichever quantity is decided on, :attr:`Decision.runs
-<bayes_ir.decision.Decision.runs>` reports :math:`P(\delta_1 > 0)`, the probability that
-a random run of the challenger beats a random run of the champion.
+is *unreliable*. Whichever quantity is decided on, ``Decision.runs`` reports
+:math:`P(\delta_1 > 0)`, the probability that a random run of the challenger beats a
+random run of the champion.
 
 References
 ----------
