@@ -269,6 +269,12 @@ class MoreRuns:
         """Return the grid, one row per cell (:data:`MORE_RUNS_COLUMNS`)."""
         return self.grid.copy()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """Return the grid of P(decided) and cost, the cheapest cell, what settles it sooner."""
         from bayes_ir.report.more_runs import more_runs_summary

@@ -31,19 +31,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from bayes_ir import validate
-from bayes_ir.decision.across import _fit_status
-from bayes_ir.decision.decide import DECISION_COLUMNS, RUN_COLUMNS, Decision, _reason, check_options
-from bayes_ir.decision.rules import (
-    choose,
-    expected_losses,
-    reliable_action,
-    shift_of,
-    three_way,
-)
+from bayes_ir.decision.across import _tables
+from bayes_ir.decision.decide import RUN_COLUMNS, Decision, check_options
 from bayes_ir.hierarchical.replicates import OVER
 
 __all__ = ["OVER", "decide_replicates"]
@@ -98,59 +90,25 @@ def decide_replicates(
     )  # fmt: skip
     res = fit.contrasts(champion=champion, challengers=challengers, ci_prob=ci_prob)
     d = res.draws(over)
-    shift = shift_of(margin, mode)
-    p_better, p_equiv, p_worse = three_way(d, margin)
-    loss_deploy, loss_keep = expected_losses(d, shift)
-    raw = choose((d > shift).mean(axis=0), loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
-    passed = res.gate.passed
-    theta = np.column_stack([np.zeros(d.shape[0]), d])
-    best = np.bincount(theta.argmax(axis=1), minlength=theta.shape[1]) / theta.shape[0]
-    regret = (theta.max(axis=1, keepdims=True) - theta).mean(axis=0)
-    lo, hi = (1 - res.ci_prob) / 2, (1 + res.ci_prob) / 2
+    table, best = _tables(
+        d, d, champion=res.champion, challengers=res.challengers, observed=res.observed,
+        check=res.model_check, misfit=res.misfit, passed=res.gate.passed, margin=margin,
+        mode=mode, threshold=threshold, p_min=p_min, ci_prob=res.ci_prob,
+    )  # fmt: skip
     systems = list(res.systems)
     kappa = fit.replicate_sd_draws().mean(axis=0)
-    rows, runs = [], []
-    for j, name in enumerate(res.challengers):
-        bad = [s for s in (res.champion, name) if s in res.misfit]
-        action = reliable_action(str(raw[j]), diagnostics_passed=passed, model_fits=not bad)
-        mean = float(d[:, j].mean())
-        observed = float(res.observed[j])
-        rows.append(
-            {
-                "challenger": name,
-                "champion": res.champion,
-                "mode": mode,
-                "margin": margin,
-                "r": 1.0,
-                "observed": observed,
-                "mean": mean,
-                "pooled_share": 1.0 - mean / observed if observed else np.nan,
-                "ci_lower": float(np.quantile(d[:, j], lo)),
-                "ci_upper": float(np.quantile(d[:, j], hi)),
-                "p_better": float(p_better[j]),
-                "p_equivalent": float(p_equiv[j]),
-                "p_worse": float(p_worse[j]),
-                "p_noninferior": float((d[:, j] > -margin).mean()),
-                "p_best": float(best[1 + j]),
-                "loss_deploy": float(loss_deploy[j]),
-                "loss_keep": float(loss_keep[j]),
-                "threshold": threshold,
-                "fit": _fit_status(res.model_check, name, res.champion),
-                "action": action,
-                "reason": _reason(action, str(raw[j]), threshold, p_min, passed, bad),
-            }
-        )
-        runs.append(
-            {
-                "challenger": name,
-                "runs_challenger": res.n_runs(name),
-                "runs_champion": res.n_runs(res.champion),
-                "run_sd_challenger": float(kappa[systems.index(name)]),
-                "run_sd_champion": float(kappa[systems.index(res.champion)]),
-                "p_better_expectation": float((res.expectation[:, j] > 0).mean()),
-                "p_run_beats": float((res.single_run[:, j] > 0).mean()),
-            }
-        )
+    runs = [
+        {
+            "challenger": name,
+            "runs_challenger": res.n_runs(name),
+            "runs_champion": res.n_runs(res.champion),
+            "run_sd_challenger": float(kappa[systems.index(name)]),
+            "run_sd_champion": float(kappa[systems.index(res.champion)]),
+            "p_better_expectation": float((res.expectation[:, j] > 0).mean()),
+            "p_run_beats": float((res.single_run[:, j] > 0).mean()),
+        }
+        for j, name in enumerate(res.challengers)
+    ]
     collections = fit.design.cells["collection"].unique()
     return Decision(
         champion=res.champion,
@@ -161,12 +119,10 @@ def decide_replicates(
         threshold=threshold,
         p_min=p_min,
         ci_prob=res.ci_prob,
-        table=pd.DataFrame(rows, columns=list(DECISION_COLUMNS)),
-        best=pd.DataFrame(
-            {"system": [res.champion, *res.challengers], "p_best": best, "expected_loss": regret}
-        ),
+        table=table,
+        best=best,
         more_topics=pd.DataFrame(),
-        diagnostics_passed=passed,
+        diagnostics_passed=res.gate.passed,
         misfit=res.misfit,
         header=res.header,
         measure=res.measure,

@@ -173,6 +173,7 @@ def test_cost_arithmetic_and_the_cheapest_cell(run_noise):
     text = res.summary()
     assert "Cheapest cell reaching P(decided) >= 0.5" in text and "Assumptions:" in text
     assert "]*" in text  # the cheapest cell is starred in the grid
+    assert "runs\\_added" in res.to_latex() or "runs_added" in res.to_latex()
     # the SD after never falls below the run-to-run floor of the expectation contrast
     kap = run_noise.replicate_sd_draws()
     floor = np.sqrt(np.mean(kap[:, 1] ** 2) / (3 + g["runs_added"]) * 2)
