@@ -139,6 +139,12 @@ DECISION_THRESHOLD_FRACTION: float = 0.1
 MORE_TOPICS: tuple[int, ...] = (10, 25, 50, 100, 200)
 #: Simulations per grid point of the more-topics analysis.
 MORE_TOPICS_SIMULATIONS: int = 4000
+#: Grid of new topics of the analysis of more topics and runs (``more_runs``).
+MORE_RUNS_TOPICS: tuple[int, ...] = (0, 25, 50, 100, 200)
+#: Grid of new runs per system (challenger and champion) of ``more_runs``.
+MORE_RUNS_RUNS: tuple[int, ...] = (0, 1, 2, 5, 10)
+#: P(decided) at which ``more_runs`` names the cheapest cell of its grid.
+MORE_RUNS_TARGET: float = 0.8
 #: Decision probability: an action needs at least this posterior probability of being right.
 DECISION_PROBABILITY: float = 0.95
 # Leaderboards (bayes_ir.leaderboard, issue 31): the region of practical equivalence in

@@ -24,7 +24,7 @@ comparison of classifiers through Bayesian hierarchical modelling. *Machine Lear
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,73 @@ def _fit_status(check: Any, name: str, champion: str) -> str:
     if check.failed(champion):
         parts.append(f"champion {champion}: {', '.join(check.failed(champion))}")
     return "; ".join(parts) or "ok"
+
+
+def _tables(
+    d: np.ndarray,
+    theta: np.ndarray,
+    *,
+    champion: str,
+    challengers: Sequence[str],
+    observed: np.ndarray,
+    check: Any,
+    misfit: Sequence[str],
+    passed: bool,
+    margin: float,
+    mode: str,
+    threshold: float,
+    p_min: float,
+    ci_prob: float,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the decision table and the P(best) table from draws (N, J) of one contrast each.
+
+    ``d`` is decided on; ``theta`` (N, J), each challenger minus the champion, gives
+    P(best) and the expected loss of picking each system (the champion's is 0 in every
+    draw). Shared by the decisions across groups and of runs.
+    """
+    shift = shift_of(margin, mode)
+    p_better, p_equiv, p_worse = three_way(d, margin)
+    loss_deploy, loss_keep = expected_losses(d, shift)
+    raw = choose((d > shift).mean(axis=0), loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
+    theta = np.column_stack([np.zeros(theta.shape[0]), theta])
+    best = np.bincount(theta.argmax(axis=1), minlength=theta.shape[1]) / theta.shape[0]
+    regret = (theta.max(axis=1, keepdims=True) - theta).mean(axis=0)
+    lo, hi = (1 - ci_prob) / 2, (1 + ci_prob) / 2
+    rows = []
+    for j, name in enumerate(challengers):
+        bad = [s for s in (champion, name) if s in misfit]
+        action = reliable_action(str(raw[j]), diagnostics_passed=passed, model_fits=not bad)
+        mean = float(d[:, j].mean())
+        rows.append(
+            {
+                "challenger": name,
+                "champion": champion,
+                "mode": mode,
+                "margin": margin,
+                "r": 1.0,
+                "observed": float(observed[j]),
+                "mean": mean,
+                "pooled_share": 1.0 - mean / float(observed[j]) if observed[j] else np.nan,
+                "ci_lower": float(np.quantile(d[:, j], lo)),
+                "ci_upper": float(np.quantile(d[:, j], hi)),
+                "p_better": float(p_better[j]),
+                "p_equivalent": float(p_equiv[j]),
+                "p_worse": float(p_worse[j]),
+                "p_noninferior": float((d[:, j] > -margin).mean()),
+                "p_best": float(best[1 + j]),
+                "loss_deploy": float(loss_deploy[j]),
+                "loss_keep": float(loss_keep[j]),
+                "threshold": threshold,
+                "fit": _fit_status(check, name, champion),
+                "action": action,
+                "reason": _reason(action, str(raw[j]), threshold, p_min, passed, bad),
+            }
+        )
+    systems = [champion, *challengers]
+    return (
+        pd.DataFrame(rows, columns=list(DECISION_COLUMNS)),
+        pd.DataFrame({"system": systems, "p_best": best, "expected_loss": regret}),
+    )
 
 
 def decide_across(
@@ -100,51 +167,15 @@ def decide_across(
     )
     res = fit.contrasts(champion=champion, challengers=challengers, ci_prob=ci_prob)
     d = res.overall if over == "average" else res.predictive_draws(seed=seed)
-    shift = shift_of(margin, mode)
-    p_better, p_equiv, p_worse = three_way(d, margin)
-    loss_deploy, loss_keep = expected_losses(d, shift)
-    raw = choose((d > shift).mean(axis=0), loss_deploy, loss_keep, threshold=threshold, p_min=p_min)
-    passed = res.gate.passed
-    misfit = res.misfit
-    check = res.model_check
     # the raw counterpart of the overall contrast: the mean of the groups' raw differences
     with np.errstate(invalid="ignore"):
         observed = np.nanmean(np.where(res.n_topics > 0, res.observed, np.nan), axis=1)
-    # P(best) on the overall contrasts: the champion's is 0 in every draw
-    theta = np.column_stack([np.zeros(d.shape[0]), res.overall])
-    best = np.bincount(theta.argmax(axis=1), minlength=theta.shape[1]) / theta.shape[0]
-    regret = (theta.max(axis=1, keepdims=True) - theta).mean(axis=0)
-    lo, hi = (1 - res.ci_prob) / 2, (1 + res.ci_prob) / 2
-    rows = []
-    for j, name in enumerate(res.challengers):
-        bad = [s for s in (res.champion, name) if s in misfit]
-        action = reliable_action(str(raw[j]), diagnostics_passed=passed, model_fits=not bad)
-        mean = float(d[:, j].mean())
-        rows.append(
-            {
-                "challenger": name,
-                "champion": res.champion,
-                "mode": mode,
-                "margin": margin,
-                "r": 1.0,
-                "observed": float(observed[j]),
-                "mean": mean,
-                "pooled_share": 1.0 - mean / float(observed[j]) if observed[j] else np.nan,
-                "ci_lower": float(np.quantile(d[:, j], lo)),
-                "ci_upper": float(np.quantile(d[:, j], hi)),
-                "p_better": float(p_better[j]),
-                "p_equivalent": float(p_equiv[j]),
-                "p_worse": float(p_worse[j]),
-                "p_noninferior": float((d[:, j] > -margin).mean()),
-                "p_best": float(best[1 + j]),
-                "loss_deploy": float(loss_deploy[j]),
-                "loss_keep": float(loss_keep[j]),
-                "threshold": threshold,
-                "fit": _fit_status(check, name, res.champion),
-                "action": action,
-                "reason": _reason(action, str(raw[j]), threshold, p_min, passed, bad),
-            }
-        )
+    # P(best) on the overall contrasts
+    table, best = _tables(
+        d, res.overall, champion=res.champion, challengers=res.challengers, observed=observed,
+        check=res.model_check, misfit=res.misfit, passed=res.gate.passed, margin=margin,
+        mode=mode, threshold=threshold, p_min=p_min, ci_prob=res.ci_prob,
+    )  # fmt: skip
     measures = sorted(set(res.measures.values()))
     return Decision(
         champion=res.champion,
@@ -155,13 +186,11 @@ def decide_across(
         threshold=threshold,
         p_min=p_min,
         ci_prob=res.ci_prob,
-        table=pd.DataFrame(rows, columns=list(DECISION_COLUMNS)),
-        best=pd.DataFrame(
-            {"system": [res.champion, *res.challengers], "p_best": best, "expected_loss": regret}
-        ),
+        table=table,
+        best=best,
         more_topics=pd.DataFrame(),
-        diagnostics_passed=passed,
-        misfit=misfit,
+        diagnostics_passed=res.gate.passed,
+        misfit=res.misfit,
         header=res.header,
         measure=res.units if res.scale == "sd" else ", ".join(measures),
         collection=f"{len(res.groups)} {res.by}s",

@@ -26,7 +26,7 @@ from bayes_ir.decision.rules import (
 )
 from bayes_ir.errors import OptionError
 
-__all__ = ["DECISION_COLUMNS", "Decision", "check_options", "decide"]
+__all__ = ["DECISION_COLUMNS", "RUN_COLUMNS", "Decision", "check_options", "decide"]
 
 #: Columns of :meth:`Decision.to_frame`.
 DECISION_COLUMNS = (
@@ -52,6 +52,25 @@ DECISION_COLUMNS = (
     "action",
     "reason",
 )
+#: Columns of :attr:`Decision.runs` (a fit of several runs per system): the runs and
+#: run-to-run SDs (posterior means) of each challenger and the champion,
+#: P(expectation contrast > 0) and P(a random run of the challenger beats a random run of
+#: the champion).
+RUN_COLUMNS = (
+    "challenger",
+    "runs_challenger",
+    "runs_champion",
+    "run_sd_challenger",
+    "run_sd_champion",
+    "p_better_expectation",
+    "p_run_beats",
+)
+#: What a decision of a fit of runs is taken on, as the rule states it.
+_RUN_QUANTITY = {
+    "expectation": " in expectation over seeds (the systems' expected scores over the "
+    "population of runs)",
+    "single_run": " of one run of each, drawn at random: the run-to-run variance included",
+}
 
 
 @dataclass(frozen=True)
@@ -106,10 +125,17 @@ class Decision:
     over
         For a fit across collections or segments
         (:func:`~bayes_ir.decision.across.decide_across`): ``"average"`` (decided on
-        the overall contrast) or ``"new"`` (on the contrast on a new group); ``None``
-        otherwise.
+        the overall contrast) or ``"new"`` (on the contrast on a new group); for a fit
+        of several runs per system (:func:`~bayes_ir.decision.replicates.decide_replicates`):
+        ``"expectation"`` (in expectation over seeds) or ``"single_run"`` (one run of
+        each); ``None`` otherwise.
     by
-        ``"collection"`` or ``"segment"`` with ``over``.
+        ``"collection"`` or ``"segment"`` with ``over`` across groups; ``"run"`` for a
+        fit of runs.
+    runs
+        For a fit of runs: one row per challenger, :data:`RUN_COLUMNS` (its
+        ``p_run_beats`` is P(a random run of the challenger beats a random run of the
+        champion), whichever quantity was decided on); ``None`` otherwise.
     comparison
         The :class:`~bayes_ir.hierarchical.Comparison` the decision was read from (its
         ``pooling`` says why ``mean`` differs from ``observed``).
@@ -146,6 +172,7 @@ class Decision:
     comparison: Any = None
     borderline: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    runs: pd.DataFrame | None = None
 
     @property
     def pooling(self) -> Any:
@@ -180,7 +207,9 @@ class Decision:
         """The rule that turns the numbers into the word, in one sentence."""
         s = "+" if self.mode == "superiority" else "-"
         weighted = "" if self.r == 1 else f" (risk-adjusted with r = {self.r:g})"
-        if self.over is not None:
+        if self.over in _RUN_QUANTITY:
+            weighted += _RUN_QUANTITY[self.over]
+        elif self.over is not None:
             weighted += (
                 f" averaged over the population of {self.by}s (the overall contrast)"
                 if self.over == "average"
@@ -361,10 +390,15 @@ def decide(
     Parameters
     ----------
     fit
-        A :class:`~bayes_ir.hierarchical.HierarchicalFit`, or an
+        A :class:`~bayes_ir.hierarchical.HierarchicalFit`, an
         :class:`~bayes_ir.hierarchical.AcrossFit` (then
         :func:`~bayes_ir.decision.across.decide_across` decides, ``over=`` says on
-        what; ``r``, ``topics`` and ``n_sim`` do not apply).
+        what; ``r``, ``topics`` and ``n_sim`` do not apply), or a
+        :class:`~bayes_ir.hierarchical.ReplicateFit` (then
+        :func:`~bayes_ir.decision.replicates.decide_replicates` decides; ``r``,
+        ``topics``, ``n_sim`` and ``seed`` do not apply: the single-run draws are seeded
+        by the fit's seed, and :func:`~bayes_ir.decision.more_runs.more_runs` plans more
+        topics and runs).
     margin
         The margin :math:`m \ge 0` in the measure's units (default
         :data:`bayes_ir.defaults.DECISION_MARGIN`): the smallest gain worth deploying
@@ -397,7 +431,8 @@ def decide(
     seed
         Random seed of the more-topics analysis.
     over
-        Fits across collections or segments only: ``"average"`` (default) or ``"new"``.
+        Fits across collections or segments: ``"average"`` (default) or ``"new"``; fits
+        of several runs per system: ``"expectation"`` (default) or ``"single_run"``.
 
     Returns
     -------
@@ -421,7 +456,7 @@ def decide(
     18(77). Sakai, T. (2016). Topic set size design. *Information Retrieval Journal*
     19(3), 256-283.
     """
-    from bayes_ir.hierarchical import AcrossFit, compare
+    from bayes_ir.hierarchical import AcrossFit, ReplicateFit, compare
 
     if isinstance(fit, AcrossFit):
         from bayes_ir.decision.across import decide_across
@@ -432,8 +467,23 @@ def decide(
             fit, over=over or "average", margin=margin, mode=mode, threshold=threshold,
             p_min=p_min, champion=champion, challengers=challengers, ci_prob=ci_prob, seed=seed,
         )  # fmt: skip
+    if isinstance(fit, ReplicateFit):
+        from bayes_ir.decision.replicates import decide_replicates
+
+        if r != 1 or topics is not None or n_sim is not None or seed is not None:
+            raise OptionError(
+                "r, topics, n_sim and seed do not apply to a fit of runs (fit_replicates): "
+                "plan more topics and runs with bayes_ir.decision.more_runs"
+            )
+        return decide_replicates(
+            fit, over=over or "expectation", margin=margin, mode=mode, threshold=threshold,
+            p_min=p_min, champion=champion, challengers=challengers, ci_prob=ci_prob,
+        )  # fmt: skip
     if over is not None:
-        raise OptionError("over= applies to a fit across collections or segments (fit_across)")
+        raise OptionError(
+            "over= applies to a fit across collections or segments (fit_across) or of "
+            "several runs per system (fit_replicates)"
+        )
     table = getattr(fit, "table", None)
     margin, threshold, p_min = check_options(
         margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,

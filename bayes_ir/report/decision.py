@@ -24,6 +24,27 @@ def _rows(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), *(line(r) for r in rows)]
 
 
+def _runs_lines(d: Any) -> list[str]:
+    """Return the runs block of a decision of runs: P(a random run beats the champion's)."""
+    lines = ["", f"Runs (seeds) of each challenger and of {d.champion!r}; P(run beats): "
+             "the probability that a random run of the challenger beats a random run of the "
+             "champion (the run-to-run variance included):"]  # fmt: skip
+    header = ["challenger", "runs", "run-to-run SD", "P(better in expectation)",
+              "P(run beats)", ""]  # fmt: skip
+    rows = [
+        [
+            marked(str(r.challenger), d.misfit),
+            f"{r.runs_challenger} vs {r.runs_champion}",
+            f"{r.run_sd_challenger:.4f} vs {r.run_sd_champion:.4f}",
+            format_probability(r.p_better_expectation),
+            format_probability(r.p_run_beats),
+            "",
+        ]
+        for r in d.runs.itertuples(index=False)
+    ]
+    return [*lines, *_rows(header, rows)]
+
+
 def decision_summary(decision: Any) -> str:
     """Header, the rule, one row per challenger, P(best), and the more-topics table."""
     d = decision
@@ -47,6 +68,12 @@ def decision_summary(decision: Any) -> str:
     means = (
         "system means" if note == "b0 + effect" else f"system means on the measure's scale: {note}"
     )
+    if d.runs is not None:
+        means = (
+            "expected scores over seeds"
+            if d.over == "expectation"
+            else "one run of each, drawn at random"
+        )
     lines += ["", f"Challengers minus champion {d.champion!r} ({diff} of {means}; m = "
               f"{d.margin:g}):"]  # fmt: skip
     header = ["challenger", "mean", f"{pct} interval", "P(>m)", "P(|d|<=m)", "P(<-m)",
@@ -68,6 +95,8 @@ def decision_summary(decision: Any) -> str:
     ]
     lines += _rows(header, rows)
     lines += [f"  {r.challenger}: {r.reason}" for r in d.table.itertuples(index=False)]
+    if d.runs is not None:
+        lines += _runs_lines(d)
     lines += ["", "Picking one system (champion and challengers):"]
     header = ["system", "P(best)", "E[loss of picking it]"]
     rows = [
