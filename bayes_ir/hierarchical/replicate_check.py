@@ -101,6 +101,12 @@ class ReplicateModelCheck:
         """Return :attr:`table` (a copy)."""
         return self.table.copy()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def summary(self) -> str:
         """One line when every system is described, else one line per flagged system."""
         if self.passed:

@@ -223,6 +223,12 @@ class ReplicateFit:
         """
         return self.contrasts(ci_prob=ci_prob).to_frame()
 
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
     def plot(self, **kwargs: Any) -> Any:
         """Draw every system's runs beside its expected score.
 

@@ -187,7 +187,8 @@ def _long(
             f"{what} needs roles: call table.with_roles(champion=..., challengers=...) first",
             source=table.source,
         )
-    table.require_one_per_cell(what)
+    if not replicates:
+        table.require_one_per_cell(what)
     df = table.data
     parts = []
     for coll in table.collections:
