@@ -367,8 +367,9 @@ def _local_blocks(
 ) -> dict:
     r"""Sum the rows of ``b`` by group, on the columns each group touches.
 
-    Per group: the columns touched, :math:`\sum B_r B_r^\top` on them, :math:`\sum B_r`,
-    :math:`\sum B_r w_r` and :math:`\sum w_r`, flattened.
+    Per group: the columns touched (in ascending order: the compiled loop fills the
+    lower triangle of :math:`M` from them), :math:`\sum B_r B_r^\top` on them,
+    :math:`\sum B_r`, :math:`\sum B_r w_r` and :math:`\sum w_r`, flattened.
     """
     ptr, idx, mptr, gram, sums, zb, wsum = [0], [], [0], [], [], [], []
     order = np.argsort(group, kind="stable")

@@ -25,21 +25,40 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
+def _dot(a: np.ndarray, i: int, j: int, k0: int, k1: int) -> float:
+    """``sum(a[i, k0:k1] * a[j, k0:k1])`` in four running sums (no chain of dependent adds)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    k = k0
+    while k + 4 <= k1:
+        s0 += a[i, k] * a[j, k]
+        s1 += a[i, k + 1] * a[j, k + 1]
+        s2 += a[i, k + 2] * a[j, k + 2]
+        s3 += a[i, k + 3] * a[j, k + 3]
+        k += 4
+    while k < k1:
+        s0 += a[i, k] * a[j, k]
+        k += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@_jit
 def _cholesky(m: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
     """Lower Cholesky factor of the symmetric positive definite ``m`` into ``out``.
 
-    ``first[i]``: the first nonzero column of row ``i`` of ``m``'s lower triangle; the
-    factor has no nonzero left of it (the envelope), so those products are skipped.
-    Hand-written rather than ``np.linalg.cholesky``: LAPACK through a threaded BLAS
-    spins its threads on every call, which cost 50x the arithmetic on a shared
-    machine once the matrix passed BLAS's threading threshold (about 100 columns).
+    Only the lower triangle of ``m`` is read. ``first[i]``: the first nonzero column of
+    row ``i`` of ``m``'s lower triangle; the factor has no nonzero left of it (the
+    envelope), so those products are skipped. Hand-written rather than
+    ``np.linalg.cholesky``: LAPACK through a threaded BLAS spins its threads on every
+    call, which cost 50x the arithmetic on a shared machine once the matrix passed
+    BLAS's threading threshold (about 100 columns).
     """
     n = m.shape[0]
     for j in range(n):
         fj = first[j]
-        s = m[j, j]
-        for k in range(fj, j):
-            s -= out[j, k] * out[j, k]
+        s = m[j, j] - _dot(out, j, j, fj, j)
         if not s > 0.0:
             raise ValueError("the precision matrix is not positive definite")
         d = math.sqrt(s)
@@ -48,11 +67,8 @@ def _cholesky(m: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
             fi = first[i]
             if fi > j:
                 out[i, j] = 0.0
-                continue
-            s = m[i, j]
-            for k in range(max(fi, fj), j):
-                s -= out[i, k] * out[j, k]
-            out[i, j] = s / d
+            else:
+                out[i, j] = (m[i, j] - _dot(out, i, j, max(fi, fj), j)) / d
         for i in range(j):
             out[i, j] = 0.0
 
@@ -256,8 +272,8 @@ def run_design_chain(
         for q in range(n_e):
             w8[q] = 1.0 / (scale[q] * scale[q])
         # ---- Schur complement M of the columns' block, and its right-hand side
-        for k in range(n_k):
-            for j in range(n_k):
+        for k in range(n_k):  # the lower triangle: all the factorisation reads
+            for j in range(k + 1):
                 m[k, j] = 0.0
             for j in range(1 + n_c):
                 rhs[k, j] = 0.0
@@ -268,7 +284,7 @@ def run_design_chain(
                 fp = s if col_std[kp] > 0 else 1.0
                 rhs[kp, 0] += fp * res_h[p] * w8[q]
                 base = res_mptr[q] + (p - res_ptr[q]) * (res_ptr[q + 1] - res_ptr[q])
-                for pp in range(res_ptr[q], res_ptr[q + 1]):
+                for pp in range(res_ptr[q], p + 1):  # local columns ascend: kq <= kp
                     kq = res_idx[pp]
                     fq = s if col_std[kq] > 0 else 1.0
                     m[kp, kq] += fp * fq * w8[q] * res_gram[base + pp - res_ptr[q]]
@@ -285,7 +301,7 @@ def run_design_chain(
                 fp = s if col_std[kp] > 0 else 1.0
                 rhs[kp, 0] -= coef[gi] * fp * grp_zb[p]
                 base = grp_mptr[gi] + (p - grp_ptr[gi]) * width
-                for pp in range(grp_ptr[gi], grp_ptr[gi + 1]):
+                for pp in range(grp_ptr[gi], p + 1):  # local columns ascend: kq <= kp
                     kq = grp_idx[pp]
                     fq = s if col_std[kq] > 0 else 1.0
                     m[kp, kq] -= coef[gi] * fp * fq * grp_gram[base + pp - grp_ptr[gi]]
