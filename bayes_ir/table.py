@@ -263,8 +263,8 @@ class ScoreTable:
         n = str(high) if low == high else f"{low} to {high}"
         raise ScoreTableError(
             f"{n} replicates per system (runs such as seeds or folds), but {what} needs one "
-            "score per cell: fit them with fit_replicates / 'bayes-ir replicates', or average "
-            "them with table.mean_over_replicates()",
+            "score per cell: fit them with fit_replicates (bayes-ir fit, decide and review "
+            "do), or average them with table.mean_over_replicates()",
             source=self.source,
         )
 

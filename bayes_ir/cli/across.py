@@ -56,11 +56,13 @@ Scale = Annotated[
 ]
 
 Over = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--over",
         help="With --by/--segments: decide on the average contrast over the collections "
-        "(average) or on the contrast on a new collection or segment (new).",
+        "(average, the default) or on the contrast on a new collection or segment (new). "
+        "With several runs per system: in expectation over seeds (expectation, the "
+        "default) or on one run of each, drawn at random (single_run).",
     ),
 ]
 

@@ -24,6 +24,7 @@ from bayes_ir.cli._app import (
 from bayes_ir.cli._inputs import Sampler, Scores, uses_scores
 from bayes_ir.cli.across import By, Over, Scale, SegmentsOption, wants_across
 from bayes_ir.cli.fit import print_legend, print_pooling
+from bayes_ir.cli.replicates import CostRun, CostTopic, SigmaReplicate
 from bayes_ir.errors import BayesIRError
 
 #: Exit status of ``bayes-ir decide --gate`` for each overall decision (0: deploy; 2 is
@@ -115,7 +116,10 @@ def decide(
     by: By = None,
     segments: SegmentsOption = None,
     scale: Scale = "auto",
-    over: Over = "average",
+    over: Over = None,
+    sigma_replicate: SigmaReplicate = "pooled",
+    cost_topic: CostTopic = 1.0,
+    cost_run: CostRun = 1.0,
 ) -> None:
     """Deploy, keep the champion, or collect more data? And how many more topics would settle it.
 
@@ -126,7 +130,8 @@ def decide(
     formulas and the reason for each action. --gate makes the exit status the decision
     (for CI). With --by collection or --segments: one model across the groups, deciding
     on the average contrast or, with --over new, on the contrast on a new collection
-    (segment).
+    (segment). With several runs per system: the model of runs, deciding in expectation
+    over seeds or, with --over single_run, on one run of each drawn at random.
     """
     from bayes_ir.decision import check_options
     from bayes_ir.decision import decide as decide_fn
@@ -144,6 +149,7 @@ def decide(
             raise BayesIRError("--r and --topics apply to one collection's decision")
         across = fit_from_cli(scores, sampler, segments=segments, scale=scale, seed=seed,
                               strict=False)  # fmt: skip
+        over = over or "average"
         decision = decide_fn(across, over=over, margin=margin, mode=mode, threshold=threshold,
                              p_min=p_min, ci_prob=ci_prob, seed=seed)  # fmt: skip
         _print(decision, format_probability, across, explain=explain)
@@ -156,6 +162,26 @@ def decide(
     table = scores.load(need_challenger=True)
     check_options(margin=margin, mode=mode, r=r, threshold=threshold, p_min=p_min,
                   measure=table.measures[0], names=said)  # fmt: skip
+    if table.has_replicates:
+        from bayes_ir.cli.replicates import fit_runs, print_runs, runs_steps
+
+        if r != 1 or grid is not None:
+            raise BayesIRError("--r and --topics apply to one score per cell; with runs the "
+                               "plan of more topics and seeds is printed for undecided "
+                               "challengers")  # fmt: skip
+        runs = fit_runs(table, sampler, seed=seed, sigma_replicate=sigma_replicate)
+        over = over or "expectation"
+        decision = decide_fn(runs, over=over, margin=margin, mode=mode, threshold=threshold,
+                             p_min=p_min, ci_prob=ci_prob)  # fmt: skip
+        _print(decision, format_probability, runs, explain=explain)
+        print_runs(decision, runs, explain=explain, cost_topic=cost_topic, cost_run=cost_run)
+        save_output(decision.to_frame(), output)
+        say_next(*runs_steps(scores, sampler, runs, command="decide", seed=seed, over=over))
+        if gate:
+            raise typer.Exit(GATE_EXIT[decision.overall])
+        return
+    if over is not None:
+        raise BayesIRError("--over applies with --by/--segments or several runs per system")
     result = sampler.fit(table, seed=seed)
     decision = decide_fn(
         result,
@@ -228,7 +254,11 @@ def decide_steps(decision, scores, sampler, *, seed) -> list[tuple[str, str | No
 
 
 def _over_words(d) -> str:
-    """``, on a new collection`` or ``, on the average over the collections`` (--over)."""
+    """Say what ``--over`` decided on: a new group, the average, or runs (expectation, one)."""
+    if d.over == "expectation":
+        return ", in expectation over runs"
+    if d.over == "single_run":
+        return ", on one run of each"
     return f", on a new {d.by}" if d.over == "new" else f", on the average over the {d.by}s"
 
 
@@ -247,7 +277,10 @@ def _print(decision, fmt, fit, *, explain: bool) -> None:
     misfit = d.misfit
     kind = "superiority" if d.mode == "superiority" else "non-inferiority"
     observed = (
-        f"the mean over the {d.by}s of each one's raw mean difference of challenger minus champion"
+        "raw difference of the systems' mean scores over all their runs"
+        if d.by == "run"
+        else f"the mean over the {d.by}s of each one's raw mean difference of challenger minus "
+        "champion"
         if d.over
         else "raw mean difference of challenger minus champion over the topics both have (as "
         "the paired tests)"

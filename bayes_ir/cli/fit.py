@@ -36,6 +36,7 @@ from bayes_ir.cli._app import (
 from bayes_ir.cli._app import write_figures as write_figure_files
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
+from bayes_ir.cli.replicates import SigmaReplicate
 from bayes_ir.errors import BayesIRError, ConvergenceWarning, ModelCheckWarning
 from bayes_ir.files import atomic_path
 
@@ -337,6 +338,7 @@ def fit(
     by: By = None,
     segments: SegmentsOption = None,
     scale: Scale = "auto",
+    sigma_replicate: SigmaReplicate = "pooled",
 ) -> None:
     """Is each challenger better than the champion? Fit the Bayesian hierarchical model.
 
@@ -346,7 +348,10 @@ def fit(
     each diagnostics check and, with --likelihood auto, the comparison of the models.
     With --by collection or --segments: one model across the collections (or segments),
     printing the overall contrast, each group's shrunken contrast beside its raw one, the
-    contrast on a new group and the number of groups won.
+    contrast on a new group and the number of groups won. With several runs per system (a
+    seed, fold or replicate column, --replicate-pattern, a folder per system): the model of
+    runs, printing the variance components and each contrast in expectation over seeds
+    and for one run of each.
     """
     if wants_across(by, segments):
         from bayes_ir.cli.across import across_steps, fit_from_cli, report_fit
@@ -378,6 +383,18 @@ def fit(
             f"{sweep_effects!r}: choose {', '.join(EFFECTS)}", param_hint="--sweep-effects"
         )
     table = scores.load(need_challenger=True)
+    if table.has_replicates:
+        from bayes_ir.cli.replicates import fit_runs, report_runs, runs_steps
+
+        if sweep is not None or save is not None:
+            raise BayesIRError("--sweep and --save apply to one score per cell, not to runs")
+        console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
+        runs = fit_runs(table, sampler, seed=seed, sigma_replicate=sigma_replicate)
+        report_runs(runs, ci_prob=ci_prob, figures=figures, output=output)
+        say_next(*runs_steps(scores, sampler, runs, command="fit", seed=seed))
+        if strict and not runs.diagnostics.passed:
+            raise typer.Exit(EXIT_DIAGNOSTICS_FAILED)
+        return
     validate.measure_margin("--min-gain", min_gain, table.measures[0], what="minimal gain")
     console.print(table.summary(notes=False), highlight=False, markup=False, soft_wrap=True)
     result = sampler.fit(table, seed=seed)

@@ -10,7 +10,7 @@ from bayes_ir.decision.more_topics import ASSUMPTIONS
 from bayes_ir.report.marks import MISFIT_MARK, marked
 from bayes_ir.report.numbers import format_probability
 
-__all__ = ["decision_summary", "format_probability"]
+__all__ = ["decision_summary", "format_probability", "runs_lines"]
 
 
 def _rows(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -24,7 +24,7 @@ def _rows(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), *(line(r) for r in rows)]
 
 
-def _runs_lines(d: Any) -> list[str]:
+def runs_lines(d: Any) -> list[str]:
     """Return the runs block of a decision of runs: P(a random run beats the champion's)."""
     lines = ["", f"Runs (seeds) of each challenger and of {d.champion!r}; P(run beats): "
              "the probability that a random run of the challenger beats a random run of the "
@@ -96,7 +96,7 @@ def decision_summary(decision: Any) -> str:
     lines += _rows(header, rows)
     lines += [f"  {r.challenger}: {r.reason}" for r in d.table.itertuples(index=False)]
     if d.runs is not None:
-        lines += _runs_lines(d)
+        lines += runs_lines(d)
     lines += ["", "Picking one system (champion and challengers):"]
     header = ["system", "P(best)", "E[loss of picking it]"]
     rows = [

@@ -7,7 +7,7 @@ from typing import Any
 from bayes_ir.decision.more_runs import MORE_RUNS_ASSUMPTIONS, SYSTEMS_RUN
 from bayes_ir.report.numbers import format_probability
 
-__all__ = ["more_runs_summary"]
+__all__ = ["more_runs_line", "more_runs_summary"]
 
 #: How the quantity decided on is named.
 _OVER = {
@@ -59,6 +59,20 @@ def _sooner(result: Any) -> str:
         "both": "Neither more topics alone nor more runs alone reach it in the grid; both do",
     }[result.sooner]
     return f"{lead}" + (f": {'; '.join(said)}." if said else ".")
+
+
+def more_runs_line(result: Any) -> str:
+    """One line for a short output: the cheapest cell that settles it, and which data."""
+    r = result
+    if r.cheapest is None or r.sooner == "settled":
+        return f"{r.challenger}: {_sooner(r)}"
+    k, m = r.cheapest
+    c = r.grid.set_index(["topics_added", "runs_added"]).loc[(k, m)]
+    return (
+        f"{r.challenger}: {_what(k, m)} would settle it with probability "
+        f"{format_probability(c.p_decided)} (cost {_cost(c.cost)}, the cheapest of the grid). "
+        + _sooner(r)
+    )
 
 
 def more_runs_summary(result: Any) -> str:
