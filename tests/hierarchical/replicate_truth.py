@@ -53,7 +53,7 @@ def trial(seed: int, *, comparators: bool = True) -> dict[str, object]:
             for name, flat in (("mean_of_seeds", table.mean_over_replicates()),
                                ("one_seed", table.one_replicate(0))):  # fmt: skip
                 f = bayes_ir.fit(flat, seed=seed, pooling="all")
-                out[name] = _deploys(bayes_ir.decide(f, topics=[0]))
+                out[name] = _deploys(bayes_ir.decide(f, topics=()))
     return out
 
 
