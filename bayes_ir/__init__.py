@@ -75,10 +75,13 @@ _LAZY: dict[str, str] = {
     "HierarchicalFit": "bayes_ir.hierarchical",
     "fit_across": "bayes_ir.hierarchical",
     "AcrossFit": "bayes_ir.hierarchical",
+    "fit_replicates": "bayes_ir.hierarchical",
+    "ReplicateFit": "bayes_ir.hierarchical",
     "Priors": "bayes_ir.hierarchical",
     # decisions and the deployment review
     "decide": "bayes_ir.decision",
     "Decision": "bayes_ir.decision",
+    "more_runs": "bayes_ir.decision",
     "review": "bayes_ir.report.review",
     "Review": "bayes_ir.report.review",
     "review_measures": "bayes_ir.report.review_measures",
