@@ -32,7 +32,7 @@ from bayes_ir.hierarchical.design import (
     design_priors,
     segments_design,
 )
-from bayes_ir.hierarchical.design_posterior import posterior_dataset
+from bayes_ir.hierarchical.design_posterior import posterior_dataset, sample_design
 from bayes_ir.hierarchical.diagnostics import Diagnostics, GateStatus, Thresholds, diagnose_columns
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
@@ -330,38 +330,11 @@ def fit_across(
         design = collections_design(table, measure=measure, scale=scale, sigma=sigma)
     pri = design_priors(design, rates=priors)
     th = Thresholds.resolve(thresholds)
-    if method == "gibbs":
-        from bayes_ir.hierarchical.samplers.blocked_gibbs import sample_design_gibbs
-
-        if target_accept is not None or sampler is not None:
-            raise BayesIRError("target_accept and sampler apply to method='nuts' only")
-        draws = ACROSS_DRAWS if draws is None else validate.positive_int("draws", draws)
-        tune = ACROSS_TUNE if tune is None else validate.positive_int("tune", tune, minimum=0)
-        post, info = sample_design_gibbs(
-            design, pri, chains=chains, draws=draws, tune=tune, seed=seed
-        )
-        stats = None
-    else:
-        from bayes_ir.hierarchical.samplers.pymc_design import sample_design_nuts
-
-        draws = ACROSS_NUTS_DRAWS if draws is None else validate.positive_int("draws", draws)
-        tune = ACROSS_NUTS_TUNE if tune is None else validate.positive_int("tune", tune)
-        target_accept = (
-            defaults.TARGET_ACCEPT
-            if target_accept is None
-            else validate.probability("target_accept", target_accept)
-        )
-        post, stats = sample_design_nuts(
-            design,
-            pri,
-            chains=chains,
-            draws=draws,
-            tune=tune,
-            seed=seed,
-            target_accept=target_accept,
-            sampler=sampler or "nutpie",
-        )
-        info = {}
+    post, stats, settings = sample_design(
+        design, pri, method=method, chains=chains, draws=draws, tune=tune,
+        target_accept=target_accept, seed=seed, sampler=sampler,
+        gibbs=(ACROSS_DRAWS, ACROSS_TUNE), nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
+    )  # fmt: skip
     diag = _diagnose(post, design, stats, th)
     tree = xr.DataTree.from_dict(
         {"posterior": posterior_dataset(post, design)}
@@ -379,10 +352,7 @@ def fit_across(
         "method": method,
         "seed": seed,
         "chains": chains,
-        "draws": draws,
-        "tune": tune,
-        "target_accept": target_accept,
-        **info,
+        **settings,
         "thresholds": json.loads(json.dumps(th.__dict__)),
         "versions": package_versions(_PACKAGES),
         "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
