@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,13 +27,12 @@ from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.design import (
     CrossedDesign,
-    DesignPriors,
     collections_design,
     design_priors,
     segments_design,
 )
-from bayes_ir.hierarchical.design_posterior import posterior_dataset, sample_design
-from bayes_ir.hierarchical.diagnostics import Diagnostics, GateStatus, Thresholds, diagnose_columns
+from bayes_ir.hierarchical.design_posterior import DesignFit, posterior_dataset, sample_design
+from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, diagnose_columns
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
@@ -53,7 +52,7 @@ _PACKAGES = ("bayes_ir", "pymc", "nutpie", "numba", "arviz", "numpy", "scipy", "
 
 
 @dataclass(frozen=True, eq=False)
-class AcrossFit:
+class AcrossFit(DesignFit):
     """Posterior of the model of systems across collections (or segments).
 
     Attributes
@@ -84,41 +83,10 @@ class AcrossFit:
         system in every group (``None`` with ``model_check=False``).
     """
 
-    posterior: xr.DataTree
-    design: CrossedDesign
-    table: ScoreTable
-    priors: DesignPriors
-    method: str
-    diagnostics: Diagnostics
-    provenance: dict[str, Any] = field(default_factory=dict)
-    model_check: Any = None
-
-    @property
-    def draws(self) -> xr.Dataset:
-        """The ``posterior`` group as a Dataset."""
-        return self.posterior["posterior"].to_dataset()
-
     @property
     def by(self) -> str:
         """``"collection"`` or ``"segment"``."""
         return str(self.design.by)
-
-    @property
-    def n_draws(self) -> int:
-        """Chains x draws."""
-        post = self.posterior["posterior"]
-        return int(post.sizes["chain"] * post.sizes["draw"])
-
-    def term_draws(self, name: str) -> np.ndarray:
-        """Return the draws of a term's effects or of a scale, as (chains x draws, levels).
-
-        ``name`` is a term (``"b0"``, ``"system"``, ``"system:collection"``) or a scale
-        (``"sigma"``, ``"sigma_system"``).
-        """
-        post = self.posterior["posterior"]
-        key = name if name in post.data_vars else f"{name.replace(':', '_')}_effect"
-        values = post[key].transpose("chain", "draw", ...).values
-        return np.asarray(values, dtype=float).reshape(self.n_draws, -1)
 
     def contrasts(
         self,
@@ -138,10 +106,6 @@ class AcrossFit:
             self, champion=champion, challengers=challengers, ci_prob=ci_prob, margin=margin
         )
 
-    def summary(self, *, ci_prob: float | None = None) -> str:
-        """Header, diagnostics, variance components and the contrasts (text)."""
-        return self.contrasts(ci_prob=ci_prob).summary()
-
     def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
         """Return the contrasts' table.
 
@@ -150,21 +114,12 @@ class AcrossFit:
         """
         return self.contrasts(ci_prob=ci_prob).to_frame()
 
-    def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
-        from bayes_ir.report.latex import result_to_latex
-
-        return result_to_latex(self, **options)
-
     def plot(self, **kwargs: Any) -> Any:
         """Draw the forest plot of the per-group contrasts with shrinkage.
 
         See :func:`bayes_ir.plots.across.plot_across`.
         """
         return self.contrasts().plot(**kwargs)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def __repr__(self) -> str:
         return (
@@ -173,10 +128,6 @@ class AcrossFit:
             f"method={self.method!r}, draws={self.n_draws}, "
             f"diagnostics={'PASS' if self.diagnostics.passed else 'FAIL'})"
         )
-
-    def gate(self) -> GateStatus:
-        """Return whether the posterior passed its diagnostics gate."""
-        return GateStatus.of(self)
 
 
 def _diagnose(

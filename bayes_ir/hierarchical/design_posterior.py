@@ -1,17 +1,125 @@
-"""Sample a crossed design's model, and label its draws as an :class:`xarray.Dataset`."""
+"""Sample a crossed design's model, label its draws, and what every fit of a design shares.
+
+:func:`sample_design` runs the blocked Gibbs sampler or NUTS on the PyMC twin,
+:func:`posterior_dataset` labels the draws, and :class:`DesignFit` is the base of the fits
+of crossed designs (:class:`~bayes_ir.hierarchical.AcrossFit`,
+:class:`~bayes_ir.hierarchical.ReplicateFit`): the posterior, the draws of a term, the
+gate, and the text and tables read from the fit's ``contrasts()``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors
+from bayes_ir.hierarchical.diagnostics import Diagnostics, GateStatus
+from bayes_ir.table import ScoreTable
 
-__all__ = ["posterior_dataset", "sample_design"]
+__all__ = ["DesignFit", "posterior_dataset", "sample_design"]
+
+
+@dataclass(frozen=True, eq=False)
+class DesignFit:
+    """Posterior of the model of a crossed design (the base of the fits of designs).
+
+    Attributes
+    ----------
+    posterior
+        ``xarray.DataTree``: group ``posterior`` (:func:`posterior_dataset`);
+        ``sample_stats`` for NUTS.
+    design
+        The :class:`~bayes_ir.hierarchical.design.CrossedDesign` that was fitted.
+    table
+        The score table.
+    priors
+        The resolved :class:`~bayes_ir.hierarchical.design.DesignPriors`.
+    method
+        ``"gibbs"`` or ``"nuts"``.
+    diagnostics
+        The :class:`~bayes_ir.hierarchical.Diagnostics` of the fit.
+    provenance
+        Data hash, method, seed, sampler settings, versions, timestamp.
+    model_check
+        The fit's posterior predictive checks (``None`` when not run).
+    """
+
+    posterior: xr.DataTree
+    design: CrossedDesign
+    table: ScoreTable
+    priors: DesignPriors
+    method: str
+    diagnostics: Diagnostics
+    provenance: dict[str, Any] = field(default_factory=dict)
+    model_check: Any = None
+
+    @property
+    def draws(self) -> xr.Dataset:
+        """The ``posterior`` group as a Dataset."""
+        return self.posterior["posterior"].to_dataset()
+
+    @property
+    def n_draws(self) -> int:
+        """Chains x draws."""
+        post = self.posterior["posterior"]
+        return int(post.sizes["chain"] * post.sizes["draw"])
+
+    def term_draws(self, name: str) -> np.ndarray:
+        """Return the draws of a term's effects or of a scale, as (chains x draws, levels).
+
+        ``name`` is a term (``"b0"``, ``"system"``, ``"system:collection"``,
+        ``"replicate"``) or a scale (``"sigma"``, ``"sigma_system"``, ...).
+        """
+        post = self.posterior["posterior"]
+        key = name if name in post.data_vars else f"{name.replace(':', '_')}_effect"
+        if key not in post.data_vars:
+            raise KeyError(name)
+        values = post[key].transpose("chain", "draw", ...).values
+        return np.asarray(values, dtype=float).reshape(self.n_draws, -1)
+
+    def contrasts(
+        self,
+        *,
+        champion: str | None = None,
+        challengers: str | Iterable[str] | None = None,
+        ci_prob: float | None = None,
+        margin: float = 0.0,
+    ) -> Any:
+        """Return the fit's contrasts (each fit of a design defines them)."""
+        raise NotImplementedError
+
+    def summary(self, *, ci_prob: float | None = None) -> str:
+        """Header, diagnostics and the contrasts (text; see the fit's ``contrasts()``)."""
+        return str(self.contrasts(ci_prob=ci_prob).summary())
+
+    def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
+        """Return the table of the fit's ``contrasts()``."""
+        frame: pd.DataFrame = self.contrasts(ci_prob=ci_prob).to_frame()
+        return frame
+
+    def to_latex(self, **options: Any) -> str:
+        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
+        from bayes_ir.report.latex import result_to_latex
+
+        return result_to_latex(self, **options)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """Draw the figure of the fit's ``contrasts()``."""
+        return self.contrasts().plot(**kwargs)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def gate(self) -> GateStatus:
+        """Return whether the posterior passed its diagnostics gate."""
+        return GateStatus.of(self)
 
 
 def sample_design(

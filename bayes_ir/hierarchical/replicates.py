@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,12 +42,11 @@ from bayes_ir import defaults, validate
 from bayes_ir.errors import OptionError, UnknownSystemError
 from bayes_ir.hierarchical.design import (
     CrossedDesign,
-    DesignPriors,
     design_priors,
     replicates_design,
 )
-from bayes_ir.hierarchical.design_posterior import posterior_dataset, sample_design
-from bayes_ir.hierarchical.diagnostics import Diagnostics, GateStatus, Thresholds, diagnose_columns
+from bayes_ir.hierarchical.design_posterior import DesignFit, posterior_dataset, sample_design
+from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, diagnose_columns
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
@@ -70,7 +69,7 @@ _SINGLE_RUN_STREAM = 0x30
 
 
 @dataclass(frozen=True, eq=False)
-class ReplicateFit:
+class ReplicateFit(DesignFit):
     """Posterior of the model of systems with several runs each.
 
     Attributes
@@ -100,43 +99,10 @@ class ReplicateFit:
         with ``model_check=False``).
     """
 
-    posterior: xr.DataTree
-    design: CrossedDesign
-    table: ScoreTable
-    priors: DesignPriors
-    method: str
-    diagnostics: Diagnostics
-    provenance: dict[str, Any] = field(default_factory=dict)
-    model_check: Any = None
-
-    @property
-    def draws(self) -> xr.Dataset:
-        """The ``posterior`` group as a Dataset."""
-        return self.posterior["posterior"].to_dataset()
-
-    @property
-    def n_draws(self) -> int:
-        """Chains x draws."""
-        post = self.posterior["posterior"]
-        return int(post.sizes["chain"] * post.sizes["draw"])
-
     @property
     def sigma_replicate(self) -> str:
         """``"pooled"`` (one run-to-run SD) or ``"system"`` (one per system)."""
         return "system" if self.design.term("replicate").scale_dim else "pooled"
-
-    def term_draws(self, name: str) -> np.ndarray:
-        """Return the draws of a term's effects or of a scale, as (chains x draws, levels).
-
-        ``name`` is a term (``"b0"``, ``"system"``, ``"replicate"``, ``"topic:system"``)
-        or a scale (``"sigma"``, ``"sigma_replicate"``, ...).
-        """
-        post = self.posterior["posterior"]
-        key = name if name in post.data_vars else f"{name.replace(':', '_')}_effect"
-        if key not in post.data_vars:
-            raise KeyError(name)
-        values = post[key].transpose("chain", "draw", ...).values
-        return np.asarray(values, dtype=float).reshape(self.n_draws, -1)
 
     def replicate_sd_draws(self) -> np.ndarray:
         """Draws (N, S) of every system's run-to-run SD (the pooled one repeated)."""
@@ -211,10 +177,6 @@ class ReplicateFit:
             self, champion=champion, challengers=challengers, ci_prob=ci_prob, margin=margin
         )
 
-    def summary(self, *, ci_prob: float | None = None) -> str:
-        """Header, diagnostics, variance components and the contrasts (text)."""
-        return self.contrasts(ci_prob=ci_prob).summary()
-
     def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
         """Return the contrasts' table.
 
@@ -223,21 +185,12 @@ class ReplicateFit:
         """
         return self.contrasts(ci_prob=ci_prob).to_frame()
 
-    def to_latex(self, **options: Any) -> str:
-        """Return :meth:`to_frame` as LaTeX (see :func:`bayes_ir.report.result_to_latex`)."""
-        from bayes_ir.report.latex import result_to_latex
-
-        return result_to_latex(self, **options)
-
     def plot(self, **kwargs: Any) -> Any:
         """Draw every system's runs beside its expected score.
 
         See :func:`bayes_ir.plots.replicates.plot_replicates`.
         """
         return self.contrasts().plot(**kwargs)
-
-    def __str__(self) -> str:
-        return self.summary()
 
     def __repr__(self) -> str:
         return (
@@ -246,10 +199,6 @@ class ReplicateFit:
             f"sigma_replicate={self.sigma_replicate!r}, method={self.method!r}, "
             f"draws={self.n_draws}, diagnostics={'PASS' if self.diagnostics.passed else 'FAIL'})"
         )
-
-    def gate(self) -> GateStatus:
-        """Return whether the posterior passed its diagnostics gate."""
-        return GateStatus.of(self)
 
 
 def _diagnose(
