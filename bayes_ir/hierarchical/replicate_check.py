@@ -79,8 +79,8 @@ class ReplicateModelCheck:
     @property
     def flagged(self) -> tuple[str, ...]:
         """Systems with a failed check, in the fit's order."""
-        bad = self.table[self.table["failed"]]
-        return tuple(dict.fromkeys(bad["system"]))
+        bad = self.table.loc[self.table["failed"].astype(bool), "system"]
+        return tuple(dict.fromkeys(bad))
 
     @property
     def passed(self) -> bool:
@@ -94,8 +94,8 @@ class ReplicateModelCheck:
 
     def failed(self, system: str) -> tuple[str, ...]:
         """Return the checks ``system`` fails."""
-        rows = self.table[(self.table["system"] == system) & self.table["failed"]]
-        return tuple(rows["check"])
+        mine = (self.table["system"] == system) & self.table["failed"].astype(bool)
+        return tuple(self.table.loc[mine, "check"])
 
     def to_frame(self) -> pd.DataFrame:
         """Return :attr:`table` (a copy)."""
@@ -109,6 +109,11 @@ class ReplicateModelCheck:
 
     def summary(self) -> str:
         """One line when every system is described, else one line per flagged system."""
+        if self.table.empty:
+            return (
+                "Model check (runs): no system has 2 or more runs on 3 or more topics, "
+                "nothing to check"
+            )
         if self.passed:
             return (
                 f"Model check (runs of {self.table['system'].nunique()} systems): every "

@@ -3478,11 +3478,25 @@ err(
     {"r.csv": "system,topic,seed,score\na,1,1,0.5\na,2, ,0.5\n"},
 )
 err(
-    "replicates-fit-refuses",
+    "replicates-risk-refuses",
     "replicates",
-    ("fit", "{d}/r.csv", "-c", "base", "-C", "chal"),
+    ("risk", "{d}/r.csv", "-c", "base", "-C", "chal"),
     r"r\.csv: 1 to 2 replicates per system .*mean_over_replicates\(\)",
     REPS,
+)
+err(
+    "replicates-one-sd-per-system-needs-two-runs-each",
+    "replicates",
+    ("fit", "{d}/r.csv", "-c", "base", "-C", "chal", "--sigma-replicate", "system"),
+    r"needs 2 or more runs of every system; 'base' has one",
+    REPS,
+)
+err(
+    "replicates-over-without-runs",
+    "replicates",
+    ("decide", "{d}/a.csv", "-c", "base", "-C", "chal", "--over", "single_run"),
+    r"--over applies with --by/--segments or several runs per system",
+    {"a.csv": "system,topic,score\nbase,1,0.5\nbase,2,0.25\nchal,1,0.75\nchal,2,0.5\n"},
 )
 err(
     "replicates-test-refuses",
