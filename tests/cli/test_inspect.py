@@ -184,9 +184,9 @@ def test_inspect_shows_the_replicates_of_each_system(tmp_path, run_cli):
     assert frame.loc["bm25", "mean"] == pytest.approx((0.75 + 1.0) / 2)
 
 
-def test_fit_and_decide_refuse_replicates_in_one_line(tmp_path, run_cli):
-    runs = _seed_runs(tmp_path)
-    for command in ("fit", "decide", "risk", "test"):
+def test_methods_of_one_score_per_cell_refuse_replicates_in_one_line(tmp_path, run_cli):
+    runs = _seed_runs(tmp_path)  # fit, decide and review take them (tests/cli/test_replicates.py)
+    for command in ("risk", "test"):
         code, out, err = run_cli([command, str(runs), "--qrels", str(tmp_path / "qrels.txt"),
                                   "-m", "AP", "--replicate-pattern", SEEDS, "-c", "bm25",
                                   "-C", "dense"])  # fmt: skip
