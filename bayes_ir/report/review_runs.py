@@ -111,6 +111,9 @@ class RunsReview:
         parts.append(f"P(a random run beats {self.contrasts.champion}'s): {beats}.")
         if not self.fit.diagnostics.passed:
             parts.insert(0, "UNRELIABLE (diagnostics failed).")
+        elif self.contrasts.misfit:
+            parts.insert(0, f"UNRELIABLE (the model of runs does not describe "
+                            f"{', '.join(self.contrasts.misfit)}).")  # fmt: skip
         return parts
 
     def cross_check(self) -> pd.DataFrame:
@@ -285,7 +288,7 @@ def render_runs(review: RunsReview) -> str:
     """Render a :class:`RunsReview` with ``templates/review_runs.html.j2``."""
     from bayes_ir.hierarchical.replicate_effects import COMPONENTS
     from bayes_ir.report.html import environment, figure_svg
-    from bayes_ir.report.marks import marked, misfit_caption, misfit_legend
+    from bayes_ir.report.marks import marked, misfit_legend
 
     c = review.contrasts
     pct = f"{100 * c.ci_prob:g}%"
@@ -345,7 +348,6 @@ def render_runs(review: RunsReview) -> str:
                 + ("it" if len(c.misfit) == 1 else "them")
                 + " (unreliable)",
             ),  # fmt: skip
-            misfit_caption=misfit_caption(c.misfit, champion=c.champion),
             plans=_plan_context(review),
             check=check,
             correction="none" if correction == "none" else f"{correction}-adjusted",
