@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bayes_ir.cli._app import console, save_output, say_wrote, status
+from bayes_ir.cli._app import console, save_output, say_next, say_wrote, status
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import atomic_path
 
@@ -121,6 +121,62 @@ def print_runs(
         console.print(text, highlight=False, markup=False, soft_wrap=True)
 
 
+def review_runs_cli(
+    scores: Scores,
+    table: ScoreTable,
+    sampler: Sampler,
+    *,
+    output: Path,
+    sigma_replicate: str,
+    margin: float | None,
+    ci_prob: float | None,
+    seed: int | None,
+    cost_topic: float,
+    cost_run: float,
+    command: str,
+) -> None:
+    """Fit the model of runs, write the review of runs and print its two verdicts."""
+    from bayes_ir.files import declared_inputs
+    from bayes_ir.report.review_runs import review_runs
+
+    if sampler.fit_path is not None:
+        raise BayesIRError("--fit reads a fit of one score per cell; with runs the review fits "
+                           "the model of runs: drop --fit")  # fmt: skip
+    runs = fit_runs(table, sampler, seed=seed, sigma_replicate=sigma_replicate)
+    with status("Deciding and planning more topics or seeds..."):
+        made = review_runs(table, fit=runs, margin=margin, ci_prob=ci_prob, seed=seed,
+                           cost_topic=cost_topic, cost_run=cost_run, inputs=declared_inputs(),
+                           command=command)  # fmt: skip
+    console.print("\n".join(made.headline_lines()), highlight=False, markup=False,
+                  soft_wrap=True)  # fmt: skip
+    say_wrote(made.to_html(output))
+    common = list(sampler.words(seed=seed))
+    if runs.sigma_replicate == "system":
+        common += ["--sigma-replicate", "system"]
+    say_next(
+        (f"read it in a browser (one file, no network): {output}", None),
+        *runs_steps(scores, sampler, runs, command="review", seed=seed),
+        ("the decision in expectation over seeds as an exit status, for a CI pipeline",
+         scores.command_line("decide", *common, "--gate")),
+        ("the decision on one run of each as an exit status",
+         scores.command_line("decide", *common, "--over", "single_run", "--gate")),
+    )  # fmt: skip
+
+
+def _with_option(words: list[str], name: str, value: str) -> list[str]:
+    """Return ``words`` with ``name value`` set (an earlier ``name value`` dropped)."""
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == name:
+            skip = True
+        else:
+            out.append(word)
+    return [*out, name, value]
+
+
 def runs_steps(
     scores: Scores,
     sampler: Sampler,
@@ -137,8 +193,9 @@ def runs_steps(
     steps: list[tuple[str, str | None]] = []
     if not fit.diagnostics.passed:
         draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
+        more = _with_option(common, "--draws", str(draws))
         steps.append(("refit with more draws, the posterior failed its diagnostics",
-                      scores.command_line(command, *common, "--draws", str(draws))))  # fmt: skip
+                      scores.command_line(command, *more)))  # fmt: skip
     check = fit.model_check
     if check is not None and check.flagged and fit.sigma_replicate == "pooled":
         again = scores.command_line(command, *common, "--sigma-replicate", "system")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -13,6 +13,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.cli._app import CiProb, Seed, app, console, number_list, say_next, say_wrote
 from bayes_ir.cli._inputs import Sampler, Scores, Workers, uses_scores
 from bayes_ir.cli.across import By, Scale, SegmentsOption, wants_across
+from bayes_ir.cli.replicates import CostRun, CostTopic, SigmaReplicate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.files import declared_inputs
 
@@ -74,6 +75,9 @@ def review(
     by: By = None,
     segments: SegmentsOption = None,
     scale: Scale = "auto",
+    sigma_replicate: SigmaReplicate = "pooled",
+    cost_topic: CostTopic = 1.0,
+    cost_run: CostRun = 1.0,
 ) -> None:
     """Write the deployment review: decision, risk, model check, diagnostics, provenance.
 
@@ -83,7 +87,11 @@ def review(
     when every measure says deploy), then has one section per measure. With --by
     collection or --segments: the review across the groups (decisions on the average
     contrast and on a new group, the forest plot with shrinkage, the DL/REML
-    meta-analysis as the cross-check).
+    meta-analysis as the cross-check). With several runs per system (a seed, fold or
+    replicate column): the review of runs (decisions in expectation over seeds and on one
+    run of each, P(a random run beats the champion's), the spread of the runs, the
+    variance components, the plan of more topics or seeds, the paired t-test on the
+    per-topic means over seeds as the cross-check).
     """
     if wants_across(by, segments):
         from bayes_ir.cli.across import across_words, fit_from_cli
@@ -115,6 +123,24 @@ def review(
     check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None,
                   names=said)  # fmt: skip
     tables = [view.load(need_challenger=True) for view in scores.each_measure()]
+    if any(t.has_replicates for t in tables):
+        from bayes_ir.cli.replicates import review_runs_cli
+
+        if len(tables) > 1:
+            raise BayesIRError("with several runs per system the review reads one measure: "
+                               "name one with -m")  # fmt: skip
+        if r != _DEFAULT_LEVELS:
+            raise BayesIRError("--r applies to one score per cell (the risk review); with runs "
+                               "drop it")  # fmt: skip
+        command = "bayes-ir " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        review_runs_cli(scores, tables[0], sampler, output=output,
+                        sigma_replicate=sigma_replicate, margin=min_gain, ci_prob=ci_prob,
+                        seed=seed, cost_topic=cost_topic, cost_run=cost_run,
+                        command=command)  # fmt: skip
+        return
+    if (sigma_replicate, cost_topic, cost_run) != ("pooled", 1.0, 1.0):
+        raise BayesIRError("--sigma-replicate, --cost-topic and --cost-run apply to several "
+                           "runs per system (a seed, fold or replicate column)")  # fmt: skip
     for table in tables:  # the margin in each measure's units, before any fit
         check_options(margin=min_gain, mode="superiority", r=1.0, threshold=None, p_min=None,
                       measure=table.measures[0], names=said)  # fmt: skip
@@ -128,7 +154,8 @@ def review(
     result: Review | MultiReview
     with workers.open() as executor:
         if one:
-            result = make_review(tables[0], executor=executor, fit=saved, **options)
+            result = cast("Review", make_review(tables[0], executor=executor, fit=saved,
+                                                **options))  # fmt: skip
         else:
             result = review_measures({t.measures[0]: t for t in tables}, executor=executor,
                                      **options)  # fmt: skip

@@ -54,8 +54,9 @@ def plot_replicates(result: Any, *, ax: Any = None) -> Any:
         ax.plot(q, [y, y], color=color, lw=3, solid_capstyle="butt", zorder=2)
         ax.plot([x.mean()], [y], "o", color=color, ms=6, zorder=3)
         runs = r.runs[r.runs["system"] == s]["mean"].to_numpy()
-        ax.plot(runs, np.full(runs.size, y + 0.22), "o", color=_RUN, ms=4, alpha=0.8,
+        ax.plot(runs, np.full(runs.size, y + 0.22), "o", color=_RUN, ms=5, alpha=0.9,
                 mfc="none", zorder=1)  # fmt: skip
+    ax.set_ylim(-0.6, len(systems) - 0.4)  # the top row's runs inside the frame
     ax.set_yticks(range(len(systems)))
     ax.set_yticklabels([marked(s, r.misfit) for s in reversed(systems)])
     ax.set_xlabel(

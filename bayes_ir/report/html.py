@@ -12,13 +12,18 @@ import numpy as np
 from bayes_ir.report.decision import format_probability
 from bayes_ir.report.marks import marked, misfit_legend, model_description
 
-__all__ = ["environment", "figure_svg", "html_output", "measure_context", "render_review",
-           "render_reviews"]  # fmt: skip
+__all__ = ["action_style", "environment", "figure_svg", "html_output", "measure_context",
+           "render_review", "render_reviews"]  # fmt: skip
 
 _ACTION_CLASS = {"deploy": "deploy", "keep champion": "keep", "collect more data": "more",
                  "unreliable": "unreliable"}  # fmt: skip
 _ACTION_MARK = {"deploy": "\u2714", "keep champion": "\u25cf", "collect more data": "?",
                 "unreliable": "\u2716"}  # fmt: skip
+
+
+def action_style(action: str) -> tuple[str, str]:
+    """Return the CSS class and the mark of a decision's action (``"deploy"``: a tick)."""
+    return _ACTION_CLASS[action], _ACTION_MARK[action]
 
 
 def figure_svg(fig: Any, *, label: str) -> str:

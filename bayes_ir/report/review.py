@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -29,6 +29,9 @@ from bayes_ir.provenance import input_hashes, package_versions
 from bayes_ir.report.decision import format_probability
 from bayes_ir.report.marks import model_description
 from bayes_ir.table import ScoreTable
+
+if TYPE_CHECKING:
+    from bayes_ir.report.review_runs import RunsReview
 
 __all__ = ["Review", "review"]
 
@@ -157,6 +160,26 @@ def _worst_topics(table: ScoreTable, champion: str, challengers: Sequence[str]) 
     return pd.DataFrame(rows, columns=["challenger", "topic", "champion", "score", "difference"])
 
 
+def _review_runs(table: ScoreTable, *, fit: Any, likelihood: str, pooling: str, r: float,
+                 r_levels: Sequence[float], topics: Sequence[int] | None, draws: int | None,
+                 tune: int | None, chains: int, **options: Any) -> RunsReview:  # fmt: skip
+    """Review a table of several runs per system; refuse the options of one score per cell."""
+    from bayes_ir.report.review_runs import review_runs
+
+    wrong = {"likelihood": likelihood != "gaussian", "pooling": pooling != "all",
+             "r": r != defaults.RISK_R, "r_levels": tuple(r_levels) != tuple(defaults.RISK_LEVELS),
+             "topics": topics is not None}  # fmt: skip
+    said = [name for name, differs in wrong.items() if differs]
+    if said:
+        raise OptionError(f"{', '.join(said)}: with several runs per system the review fits "
+                          "the Gaussian model of runs, without the risk review or the "
+                          "more-topics table (the plan of more topics or seeds replaces "
+                          "it)")  # fmt: skip
+    sampler: dict[str, Any] = {"chains": chains, "draws": draws, "tune": tune}
+    given = {k: v for k, v in sampler.items() if v is not None}
+    return review_runs(table, fit=fit, **given, **options)
+
+
 def review(
     table: ScoreTable,
     *,
@@ -177,7 +200,10 @@ def review(
     inputs: Iterable[str | Path] = (),
     command: str | None = None,
     fit: Any = None,
-) -> Review:
+    sigma_replicate: str = "pooled",
+    cost_topic: float = 1.0,
+    cost_run: float = 1.0,
+) -> Review | RunsReview:
     """Run every analysis of a deployment review and collect the results.
 
     Parameters
@@ -220,15 +246,28 @@ def review(
         read with :func:`bayes_ir.hierarchical.load_fit`), used instead of fitting;
         checked with :func:`bayes_ir.hierarchical.check_fit` (one line when it was made
         on other data or roles). The BRisk fits are still made.
+    sigma_replicate, cost_topic, cost_run
+        With several runs per system only: one run-to-run SD (``"pooled"``) or one per
+        system (``"system"``); the costs of one more topic and of one more run, for the
+        plan of more topics or seeds.
 
     Notes
     -----
     BRisk is fitted once per loss weight: the risk table at ``r`` reuses the sweep's
     result when ``r`` is in ``r_levels``.
 
+    A table with several runs per system (a ``replicate`` column: seeds, folds) is
+    reviewed by :func:`~bayes_ir.report.review_runs.review_runs` (the model of runs:
+    decisions in expectation over seeds and on one run of each, the plan of more topics
+    or seeds, the paired t-test on per-topic means over seeds as the cross-check); its
+    options are ``margin``, ``ci_prob``, ``seed``, ``draws``, ``tune``, ``chains``,
+    ``sigma_replicate``, ``cost_topic``, ``cost_run``, ``inputs`` and ``command``.
+
     Returns
     -------
-    Review
+    Review or RunsReview
+        :class:`~bayes_ir.report.review_runs.RunsReview` for a table of several runs per
+        system.
     """
     from bayes_ir.decision import check_options, decide
     from bayes_ir.hierarchical import check_fit, compare, posterior_predictive
@@ -236,6 +275,16 @@ def review(
     from bayes_ir.risk import brisk_sweep, risk_review
     from bayes_ir.risk.adjusted import check_r
 
+    validate.instance("table", table, ScoreTable)
+    if table.has_replicates:
+        return _review_runs(table, fit=fit, likelihood=likelihood, pooling=pooling, r=r,
+                            r_levels=r_levels, topics=topics, margin=margin, ci_prob=ci_prob,
+                            seed=seed, draws=draws, tune=tune, chains=chains,
+                            sigma_replicate=sigma_replicate, cost_topic=cost_topic,
+                            cost_run=cost_run, inputs=inputs, command=command)  # fmt: skip
+    if (sigma_replicate, cost_topic, cost_run) != ("pooled", 1.0, 1.0):
+        raise OptionError("sigma_replicate, cost_topic and cost_run apply to several runs per "
+                          "system (a table with a replicate column)")  # fmt: skip
     if table.champion is None or not table.challengers:
         raise OptionError("review needs a champion and at least one challenger (with_roles)")
     seed = validate.seed(seed)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -229,8 +229,10 @@ def review_measures(
         tables = {m: table.select(measure=m) for m in names}
     if not tables:
         raise OptionError("review_measures needs at least one measure")
+    for sub in tables.values():  # several runs per system: one measure at a time
+        sub.require_one_per_cell("a review of several measures")
     done = {}
     for sub in tables.values():
-        rv = review(sub, **options)
+        rv = cast(Review, review(sub, **options))  # one score per cell: a Review
         done[rv.provenance["measure"]] = rv
     return MultiReview(reviews=done)

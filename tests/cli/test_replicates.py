@@ -101,3 +101,47 @@ def test_over_without_groups_or_runs_is_refused(run_cli, tmp_path):
                               "single_run", *DRAWS])  # fmt: skip
     assert code == 2
     assert "--over applies with --by/--segments or several runs per system" in err
+
+
+def test_review_of_runs_writes_one_html_file(run_cli, runs_file, tmp_path):
+    out = tmp_path / "review.html"
+    code, text, err = run_cli(["review", str(runs_file), "-c", "bm25", "-C", "dense", "-o",
+                               str(out), "--cost-run", "2", *DRAWS])  # fmt: skip
+    assert code == 0, err
+    assert "In expectation over seeds: dense: " in text
+    assert "On one run of each: dense: " in text
+    assert "P(a random run beats bm25's): dense " in text
+    assert "wrote" in text + err and out.name in text + err
+    html = out.read_text()
+    for part in ('id="decision-expectation"', 'id="decision-single_run"', 'id="run-beats"',
+                 'aria-label="runs per system"', "paired t-test", "Provenance",
+                 "cost of a topic 1.0, of a run 2.0"):  # fmt: skip
+        assert part in html, part
+    steps = text.split("next:")[1]
+    assert "bayes-ir decide" in steps and "--over single_run --gate" in steps
+    assert steps.count("--draws") == steps.count("bayes-ir")  # never twice in one command
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--r", "2"], "--r applies to one score per cell"),
+        (["--likelihood", "skew_normal"], "the model is Gaussian"),
+    ],
+)
+def test_review_of_runs_refuses_options_of_one_score_per_cell(run_cli, runs_file, tmp_path,
+                                                              args, message):  # fmt: skip
+    out = tmp_path / "review.html"
+    code, _, err = run_cli(["review", str(runs_file), "-c", "bm25", "-C", "dense", "-o",
+                            str(out), *args, *DRAWS])  # fmt: skip
+    assert code == 2 and message in err, err
+    assert not out.exists()
+
+
+def test_review_without_runs_refuses_the_options_of_runs(run_cli, tmp_path):
+    path = tmp_path / "one.csv"
+    _runs().query("seed == 'seed0'").drop(columns="seed").to_csv(path, index=False)
+    out = str(tmp_path / "r.html")
+    code, _, err = run_cli(["review", str(path), "-c", "bm25", "-C", "dense", "-o", out,
+                            "--sigma-replicate", "system", *DRAWS])  # fmt: skip
+    assert code == 2 and "apply to several runs per system" in err, err
