@@ -10,6 +10,7 @@ prints the results; no statistics here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -191,8 +192,9 @@ def across_steps(
     steps: list[tuple[str, str | None]] = []
     if not fit.diagnostics.passed:
         draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
+        more = [*replace(sampler, draws=draws).words(seed=seed), *across_words(segments, scale)]
         steps.append(("refit with more draws, the posterior failed its diagnostics",
-                      scores.command_line(command, *common, "--draws", str(draws))))  # fmt: skip
+                      scores.command_line(command, *more)))  # fmt: skip
     check = fit.model_check
     roles = dict(zip(fit.design.systems, fit.design.roles, strict=True))
     for name in () if check is None else check.flagged:

@@ -9,6 +9,7 @@ fits it with the command's options and prints the results; no statistics here.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -163,20 +164,6 @@ def review_runs_cli(
     )  # fmt: skip
 
 
-def _with_option(words: list[str], name: str, value: str) -> list[str]:
-    """Return ``words`` with ``name value`` set (an earlier ``name value`` dropped)."""
-    out: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif word == name:
-            skip = True
-        else:
-            out.append(word)
-    return [*out, name, value]
-
-
 def runs_steps(
     scores: Scores,
     sampler: Sampler,
@@ -187,13 +174,15 @@ def runs_steps(
     over: str | None = None,
 ) -> list[tuple[str, str | None]]:
     """Return the next steps after ``command`` on a table of runs."""
-    common = list(sampler.words(seed=seed))
-    if fit.sigma_replicate == "system":
-        common += ["--sigma-replicate", "system"]
+    extra = ["--sigma-replicate", "system"] if fit.sigma_replicate == "system" else []
+    common = [*sampler.words(seed=seed), *extra]
     steps: list[tuple[str, str | None]] = []
     if not fit.diagnostics.passed:
         draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
-        more = _with_option(common, "--draws", str(draws))
+        more = [
+            *replace(sampler, draws=draws).words(seed=seed),
+            *common[len(sampler.words(seed=seed)) :],
+        ]
         steps.append(("refit with more draws, the posterior failed its diagnostics",
                       scores.command_line(command, *more)))  # fmt: skip
     check = fit.model_check

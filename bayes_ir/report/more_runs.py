@@ -28,6 +28,27 @@ def _what(k: int, m: int) -> str:
     return " and ".join(parts) or "no more data"
 
 
+def _no_cell(plan: Any) -> str:
+    """Say what the grid does reach when no cell reaches the target (the best cell, each way)."""
+    g = plan.grid
+    best = g.sort_values(["p_decided", "cost"], ascending=[False, True], kind="stable").iloc[0]
+    top_k, top_m = max(plan.topics), max(plan.runs)
+    runs, topics = plan.cell(0, top_m), plan.cell(top_k, 0)
+    text = (
+        f"No cell of the grid reaches P(decided) >= {plan.target:g}. The best: "
+        f"+{int(best.topics_added)} topics and +{int(best.runs_added)} runs of each "
+        f"(P {format_probability(best.p_decided)}, cost {best.cost:g}); runs alone (+{top_m} "
+        f"of each, cost {runs.cost:g}): P {format_probability(runs.p_decided)}; topics alone "
+        f"(+{top_k}, cost {topics.cost:g}): P {format_probability(topics.p_decided)}."
+    )
+    if plan.over == "single_run":
+        text += (
+            " One run of each keeps the run-to-run variance however much data is added: "
+            "the single-run question may stay open."
+        )
+    return text
+
+
 def _sooner(result: Any) -> str:
     """One sentence: do more runs or more topics settle it sooner."""
     g = result.grid
@@ -36,13 +57,7 @@ def _sooner(result: Any) -> str:
     if result.sooner == "settled":
         return f"Already settled: the decision now reaches {target}."
     if result.sooner == "neither":
-        return (
-            f"No cell of the grid reaches {target}: the contrast may sit near the break-even "
-            "point (no amount of data settles that quickly)"
-            + (", or the run-to-run variance bounds a single run's decision" if
-               result.over == "single_run" else "")
-            + "."
-        )  # fmt: skip
+        return _no_cell(result)
     topics = ok[ok["runs_added"] == 0].sort_values("cost")
     runs = ok[ok["topics_added"] == 0].sort_values("cost")
     said = []

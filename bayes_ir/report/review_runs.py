@@ -204,27 +204,6 @@ def _decision_context(review: RunsReview) -> list[dict[str, Any]]:
 _PLAN_FIGURE_MIN = 0.05
 
 
-def _no_cell(plan: Any) -> str:
-    """Say what the grid does reach when no cell reaches the target (the best cell, each way)."""
-    g = plan.grid
-    best = g.sort_values(["p_decided", "cost"], ascending=[False, True], kind="stable").iloc[0]
-    top_k, top_m = max(plan.topics), max(plan.runs)
-    runs, topics = plan.cell(0, top_m), plan.cell(top_k, 0)
-    text = (
-        f"No cell of the grid reaches P(decided) >= {plan.target:g}. The best: "
-        f"+{int(best.topics_added)} topics and +{int(best.runs_added)} runs of each "
-        f"(P {format_probability(best.p_decided)}, cost {best.cost:g}); runs alone (+{top_m} "
-        f"of each, cost {runs.cost:g}): P {format_probability(runs.p_decided)}; topics alone "
-        f"(+{top_k}, cost {topics.cost:g}): P {format_probability(topics.p_decided)}."
-    )
-    if plan.over == "single_run":
-        text += (
-            " One run of each keeps the run-to-run variance however much data is added: "
-            "the single-run question may stay open."
-        )
-    return text
-
-
 def _plan_context(review: RunsReview) -> list[dict[str, Any]]:
     from bayes_ir.report.html import figure_svg
     from bayes_ir.report.more_runs import more_runs_line
@@ -238,7 +217,7 @@ def _plan_context(review: RunsReview) -> list[dict[str, Any]]:
                         "cost": f"{cell.cost:g}", "p": format_probability(cell.p_decided),
                         "p_deploy": format_probability(cell.p_deploy),
                         "p_keep": format_probability(cell.p_keep)}  # fmt: skip
-        line = _no_cell(plan) if plan.cheapest is None else more_runs_line(plan)
+        line = more_runs_line(plan)
         figure = None
         if float(plan.grid["p_decided"].max()) >= _PLAN_FIGURE_MIN:
             caption = (
