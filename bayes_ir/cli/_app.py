@@ -238,6 +238,16 @@ def _check_chains(value: int) -> int:
     return validate.positive_int("--chains", value, maximum=defaults.MAX_CHAINS)
 
 
+#: Reader options whose command-line flag is not ``--`` + the name with ``-`` for ``_``.
+_READER_FLAGS = {"replicates": "--epochs-as-runs"}
+
+
+def _flag(option: str) -> str:
+    """Return the command-line flag of a reader option (``replicates``: ``--epochs-as-runs``)."""
+    name = option.strip()
+    return _READER_FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
 #: Library wording (keyword arguments) -> the command-line option that does the same.
 _CLI_WORDING = (
     (re.compile(r"missing='(\w+)'"), r"--missing \1"),
@@ -283,11 +293,10 @@ _CLI_WORDING = (
     (re.compile(r"^instances=: "), "--instances: "),
     (re.compile(r"pass split="), "pass --split"),
     (re.compile(r"\breplicate_pattern\b"), "--replicate-pattern"),
+    (re.compile(r"\bsigma_replicate='(\w+)'"), r"--sigma-replicate \1"),
     (
         re.compile(r"format '(\w+)' does not take the option\(s\) ([\w, ]+); it takes [\w, ]+"),
-        lambda m: (
-            f"{', '.join('--' + o.strip() for o in m[2].split(','))} does not apply to {m[1]} input"
-        ),
+        lambda m: f"{', '.join(_flag(o) for o in m[2].split(','))} does not apply to {m[1]} input",
     ),
     (re.compile(r"pass control=\.\.\. and treatment=\.\.\."), "pass --control and --treatment"),
     (re.compile(r"ranger_compatible=True"), "--ranger-compatible"),
@@ -408,6 +417,14 @@ Instances = Annotated[
         help="SWE-bench results: the benchmark's instance ids, one per line (default: every "
         "id the files name).",
         callback=_check_instances,
+    ),
+]
+Epochs = Annotated[
+    bool,
+    typer.Option(
+        "--epochs-as-runs",
+        help="Inspect logs with several epochs: keep each epoch as one run of the system "
+        "(replicate 'epoch<n>') instead of reducing them, for the model of runs.",
     ),
 ]
 ReplicatePattern = Annotated[
@@ -618,6 +635,7 @@ def load(
     split: str | None = None,
     instances: Path | None = None,
     replicate_pattern: str | None = None,
+    epochs: bool = False,
 ) -> ScoreTable:
     """Read the files with the shared options, then select the collection and measures.
 
@@ -625,7 +643,8 @@ def load(
     ``qrels`` compute each of them, and the readers that pick measures among several
     (trec_eval, PyTerrier, LLM logs) keep each of them. ``split`` (HELM) and
     ``instances`` (SWE-bench) are passed to the reader when given, and
-    ``replicate_pattern`` to :func:`~bayes_ir.readers.read_scores`.
+    ``replicate_pattern`` to :func:`~bayes_ir.readers.read_scores`; ``epochs`` keeps each
+    epoch of an Inspect log as a run (``replicates=True``).
     """
     from bayes_ir.readers import read_scores
     from bayes_ir.table_checks import DEFAULT_MEASURE
@@ -643,6 +662,8 @@ def load(
                        ("replicate_pattern", replicate_pattern)):  # fmt: skip
         if value is not None:
             options[key] = value
+    if epochs:
+        options["replicates"] = True
     table = read_scores(files, format=input_format, **options)
     if not measures and list(table.measures) == [DEFAULT_MEASURE]:
         say_note(

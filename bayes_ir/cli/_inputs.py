@@ -40,6 +40,7 @@ from bayes_ir.cli._app import (
     Collection,
     Draws,
     DropBottom,
+    Epochs,
     Exclude,
     ExecutorName,
     Files,
@@ -107,6 +108,7 @@ class Scores:
     split: str | None = None
     instances: Path | None = None
     replicate_pattern: str | None = None
+    epochs: bool = False
     champion: str | None = None
     challengers: list[str] | None = None
     artifacts: list[str] | None = None
@@ -197,6 +199,8 @@ class Scores:
                 words += [option, value]
         if not self.check_range:
             words.append("--no-range-check")
+        if self.epochs:
+            words.append("--epochs-as-runs")
         if self.drop_bottom:
             words += ["--drop-bottom", f"{self.drop_bottom:g}"]
         if self.top_m is not None:
@@ -220,6 +224,7 @@ class Scores:
             split=self.split,
             instances=self.instances,
             replicate_pattern=self.replicate_pattern,
+            epochs=self.epochs,
         )
 
 
@@ -379,6 +384,7 @@ def _reading(missing: str) -> list[inspect.Parameter]:
         _option("split", Split, None),
         _option("instances", Instances, None),
         _option("replicate_pattern", ReplicatePattern, None),
+        _option("epochs", Epochs, False),
     ]
 
 

@@ -145,3 +145,24 @@ def test_review_without_runs_refuses_the_options_of_runs(run_cli, tmp_path):
     code, _, err = run_cli(["review", str(path), "-c", "bm25", "-C", "dense", "-o", out,
                             "--sigma-replicate", "system", *DRAWS])  # fmt: skip
     assert code == 2 and "apply to several runs per system" in err, err
+
+
+def test_inspect_logs_with_epochs_as_runs_end_to_end(run_cli):
+    from pathlib import Path
+
+    from bayes_ir.readers import read_scores
+
+    tests = Path(__file__).resolve().parents[1]
+    logs = [str(p) for p in sorted((tests / "readers" / "llm_logs" / "inspect").glob("*.json"))]
+    models = read_scores(logs).systems
+    code, text, err = run_cli(["inspect", *logs, "--epochs-as-runs"])
+    assert code == 0, err
+    assert "replicates per system" in text
+    roles = ["-c", models[0], "-C", models[1]]
+    code, text, err = run_cli(["fit", *logs, *roles, "--epochs-as-runs", *DRAWS])
+    assert code == 0, err
+    assert "Bayesian model of runs" in text and "2 vs 2" in text
+    assert "--epochs-as-runs" in text.split("next:")[1]
+    example = str(tests.parent / "data" / "example_scores.csv")
+    code, _, err = run_cli(["fit", example, "-c", "x", "--epochs-as-runs"])
+    assert code == 2 and "--epochs-as-runs does not apply to tidy input" in err
