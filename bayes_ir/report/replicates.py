@@ -50,32 +50,28 @@ def replicates_summary(result: Any) -> str:
     m = f" > {r.margin:g}" if r.margin else " > 0"
     lines += [
         "",
-        f"Contrasts (challenger - champion) in {r.measure}; {pct} equal-tailed intervals; "
-        f"better is a contrast{m}",
+        f"Contrasts (challenger - champion), {r.measure}; {pct} intervals; better: {m.strip()}",
+        "",
+        "In expectation over seeds (expected scores over all runs and topics):",
     ]
-    rows = []
-    for j, chal in enumerate(r.challengers):
-        e, one = r.expectation[:, j], r.single_run[:, j]
-        rows.append(
-            [
-                f"{marked(chal, r.misfit)} - {marked(r.champion, r.misfit)}",
-                f"{r.n_runs(chal)} vs {r.n_runs(r.champion)}",
-                f"{r.observed[j]:+.4f}",
-                _interval(e, r.ci_prob),
-                format_probability(float((e > r.margin).mean())),
-                _interval(one, r.ci_prob),
-                format_probability(float((one > r.margin).mean())),
-            ]
-        )
-    header = ["contrast", "runs", "observed", "in expectation", "P(better)",
-              "one run of each", "P(run beats)"]  # fmt: skip
-    lines += table_lines(header, rows)
+    names = [f"{marked(c, r.misfit)} - {marked(r.champion, r.misfit)}" for c in r.challengers]
+    rows = [
+        [names[j], f"{r.n_runs(c)} vs {r.n_runs(r.champion)}", f"{r.observed[j]:+.4f}",
+         _interval(r.expectation[:, j], r.ci_prob),
+         format_probability(float((r.expectation[:, j] > r.margin).mean()))]
+        for j, c in enumerate(r.challengers)
+    ]  # fmt: skip
+    lines += table_lines(["contrast", "runs", "observed", "mean [interval]", "P(better)"], rows)
+    lines += ["", "One run of each, drawn at random (run-to-run variance included):"]
+    rows = [
+        [names[j], _interval(r.single_run[:, j], r.ci_prob),
+         format_probability(float((r.single_run[:, j] > r.margin).mean()))]
+        for j in range(len(r.challengers))
+    ]  # fmt: skip
+    lines += table_lines(["contrast", "mean [interval]", "P(run beats)"], rows)
     lines += [
         "",
-        "in expectation: the expected scores over the population of runs (seeds) and topics;",
-        "one run of each: a run of each system drawn at random, run-to-run variance included;",
-        "P(run beats): the probability that a random run of the challenger beats one of the "
-        "champion.",
+        "P(run beats): P(a random run of the challenger beats one of the champion).",
     ]
     legend = misfit_legend(r, r.misfit, champion=r.champion)
     if legend:

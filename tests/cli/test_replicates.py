@@ -39,8 +39,8 @@ def test_fit_reads_the_seeds_and_prints_both_questions(run_cli, runs_file, tmp_p
                                "--figures", str(figures), *DRAWS])  # fmt: skip
     assert code == 0, err
     assert "replicates per system: bm25 4, dense 4, other 4" in text
-    for words in ("Bayesian model of runs", "run-to-run (seed) SD", "in expectation",
-                  "one run of each", "P(run beats)"):  # fmt: skip
+    for words in ("Bayesian model of runs", "run-to-run (seed) SD", "In expectation over seeds",
+                  "One run of each", "P(run beats)"):  # fmt: skip
         assert words in text, words
     frame = pd.read_csv(out)
     assert tuple(frame.columns) == REPLICATE_COLUMNS

@@ -79,8 +79,8 @@ def test_contrasts_cover_the_truth_and_single_runs_add_the_run_variance(big):
 def test_summary_names_both_questions_and_the_components(big):
     _, fit = big
     text = fit.summary()
-    for words in ("run-to-run (seed) SD", "topic x system SD", "in expectation",
-                  "one run of each", "P(run beats)", "Diagnostics: PASS",
+    for words in ("run-to-run (seed) SD", "topic x system SD", "In expectation over seeds",
+                  "One run of each", "P(run beats)", "Diagnostics: PASS",
                   "sys1 - sys0"):  # fmt: skip
         assert words in text, words
     comps = fit.contrasts().components_frame()
