@@ -7,7 +7,7 @@ SD and a total: the share of challengers (4 per table) and of tables (any challe
 that ``decide`` deploys, on the model of runs in expectation over seeds and on one run of
 each, on the per-topic mean of the seeds, and on one seed per system; and the share of
 90% intervals of the run-to-run SD that cover the truth. The slow test
-``tests/hierarchical/test_replicate_truth.py`` checks 200 tables of the model.
+``tests/hierarchical/test_replicate_truth.py`` checks 120 tables of the model.
 
 Run from the repository root (about 4 s a table on one core):
 

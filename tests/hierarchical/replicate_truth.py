@@ -14,7 +14,7 @@ champion is sys0, the 4 others are challengers. It records, per challenger, whet
 
 and whether the 90% interval of the model's run-to-run SD covers ``run_sd``. Any deploy
 is a false deploy (the truth is no difference). ``benchmarks/study_replicates.py`` runs
-1,000 trials; the slow test checks 200 on the model of runs.
+1,000 trials; the slow test checks 120 on the model of runs.
 """
 
 from __future__ import annotations
