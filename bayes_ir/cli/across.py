@@ -22,9 +22,9 @@ from bayes_ir.cli._app import (
     save_output,
     say_wrote,
     status,
+    write_figures,
 )
 from bayes_ir.errors import BayesIRError
-from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
     from bayes_ir.cli._inputs import Sampler, Scores
@@ -154,18 +154,10 @@ def report_fit(
     result = fit.contrasts(ci_prob=ci_prob)
     console.print(result.summary(), highlight=False, markup=False, soft_wrap=True)
     if figures is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         with status("Drawing the forest plot..."):
-            fig = result.plot()
-            path = figures / FOREST_FILE
-            with atomic_path(path, what="--figures") as tmp:
-                fig.savefig(tmp, dpi=120)
-            plt.close(fig)
-        say_wrote(path)
+            paths = write_figures({FOREST_FILE: result.plot}, figures)
+        for path in paths:
+            say_wrote(path)
     save_output(result.to_frame(), output)
 
 

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bayes_ir.cli._app import console, save_output, say_next, say_wrote, status
+from bayes_ir.cli._app import console, save_output, say_next, say_wrote, status, write_figures
 from bayes_ir.errors import BayesIRError
-from bayes_ir.files import atomic_path
 
 if TYPE_CHECKING:
     from bayes_ir.cli._inputs import Sampler, Scores
@@ -80,18 +79,10 @@ def report_runs(
     result = fit.contrasts(ci_prob=ci_prob)
     console.print(result.summary(), highlight=False, markup=False, soft_wrap=True)
     if figures is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         with status("Drawing the runs..."):
-            fig = result.plot()
-            path = figures / RUNS_FILE
-            with atomic_path(path, what="--figures") as tmp:
-                fig.savefig(tmp, dpi=120)
-            plt.close(fig)
-        say_wrote(path)
+            paths = write_figures({RUNS_FILE: result.plot}, figures)
+        for path in paths:
+            say_wrote(path)
     save_output(result.to_frame(), output)
 
 
