@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
@@ -105,14 +104,6 @@ class AcrossFit(DesignFit):
         return contrasts_across(
             self, champion=champion, challengers=challengers, ci_prob=ci_prob, margin=margin
         )
-
-    def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
-        """Return the contrasts' table.
-
-        See :meth:`AcrossContrasts.to_frame
-        <bayes_ir.hierarchical.group_effects.AcrossContrasts.to_frame>`.
-        """
-        return self.contrasts(ci_prob=ci_prob).to_frame()
 
     def plot(self, **kwargs: Any) -> Any:
         """Draw the forest plot of the per-group contrasts with shrinkage.

@@ -35,7 +35,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
 from bayes_ir import defaults, validate
@@ -176,14 +175,6 @@ class ReplicateFit(DesignFit):
         return contrasts_replicates(
             self, champion=champion, challengers=challengers, ci_prob=ci_prob, margin=margin
         )
-
-    def to_frame(self, *, ci_prob: float | None = None) -> pd.DataFrame:
-        """Return the contrasts' table.
-
-        See :meth:`ReplicateContrasts.to_frame
-        <bayes_ir.hierarchical.replicate_effects.ReplicateContrasts.to_frame>`.
-        """
-        return self.contrasts(ci_prob=ci_prob).to_frame()
 
     def plot(self, **kwargs: Any) -> Any:
         """Draw every system's runs beside its expected score.
