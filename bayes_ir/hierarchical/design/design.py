@@ -216,7 +216,8 @@ def _long(
             picked = sub.data
         parts.append(picked)
     long = pd.concat(parts, ignore_index=True)
-    systems = [s for s in table.systems if s in set(long["system"])]
+    present = set(long["system"].unique())
+    systems = [s for s in table.systems if s in present]
     roles = [table.roles.role_of(s) for s in systems]
     if len(systems) < 2:
         raise InsufficientDataError(f"{what} needs at least 2 systems; {table.source} has 1")

@@ -24,73 +24,85 @@ __all__ = ["run_design_chain"]
 _jit = numba.njit(cache=True, nogil=True)
 
 
-@_jit
-def _dot(a: np.ndarray, i: int, j: int, k0: int, k1: int) -> float:
-    """``sum(a[i, k0:k1] * a[j, k0:k1])`` in four running sums (no chain of dependent adds)."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    k = k0
-    while k + 4 <= k1:
-        s0 += a[i, k] * a[j, k]
-        s1 += a[i, k + 1] * a[j, k + 1]
-        s2 += a[i, k + 2] * a[j, k + 2]
-        s3 += a[i, k + 3] * a[j, k + 3]
-        k += 4
-    while k < k1:
-        s0 += a[i, k] * a[j, k]
-        k += 1
-    return (s0 + s1) + (s2 + s3)
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum(x * y)`` of two contiguous vectors, vectorised (the sum may be reassociated).
+
+    Called on one-dimensional slices: LLVM vectorises this loop (about four times the
+    speed of a scalar loop), but not the same loop over two-dimensional indices.
+    """
+    s = 0.0
+    for k in range(x.size):
+        s += x[k] * y[k]
+    return s
 
 
 @_jit
 def _cholesky(m: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
     """Lower Cholesky factor of the symmetric positive definite ``m`` into ``out``.
 
-    Only the lower triangle of ``m`` is read. ``first[i]``: the first nonzero column of
-    row ``i`` of ``m``'s lower triangle; the factor has no nonzero left of it (the
-    envelope), so those products are skipped. Hand-written rather than
-    ``np.linalg.cholesky``: LAPACK through a threaded BLAS spins its threads on every
-    call, which cost 50x the arithmetic on a shared machine once the matrix passed
-    BLAS's threading threshold (about 100 columns).
+    Only the lower triangle of ``m`` is read, and only the envelope of ``out`` is
+    written: ``first[i]`` is the first nonzero column of row ``i`` of ``m``'s lower
+    triangle, the factor has no nonzero left of it (George and Liu 1981, chapter 4),
+    and every reader of the factor (:func:`_envelope_solve`) skips those entries.
+    Row by row (each row from the rows above it), so the products are dot products of
+    contiguous rows. Hand-written rather than ``np.linalg.cholesky``: LAPACK through a
+    threaded BLAS spins its threads on every call, which cost 50x the arithmetic on a
+    shared machine once the matrix passed BLAS's threading threshold (about 100
+    columns).
     """
     n = m.shape[0]
-    for j in range(n):
-        fj = first[j]
-        s = m[j, j] - _dot(out, j, j, fj, j)
+    for i in range(n):
+        fi = first[i]
+        ri = out[i]
+        for j in range(fi, i):
+            k0 = max(fi, first[j])
+            ri[j] = (m[i, j] - _dot(ri[k0:j], out[j, k0:j])) / out[j, j]
+        s = m[i, i] - _dot(ri[fi:i], ri[fi:i])
         if not s > 0.0:
             raise ValueError("the precision matrix is not positive definite")
-        d = math.sqrt(s)
-        out[j, j] = d
-        for i in range(j + 1, n):
-            fi = first[i]
-            if fi > j:
-                out[i, j] = 0.0
-            else:
-                out[i, j] = (m[i, j] - _dot(out, i, j, max(fi, fj), j)) / d
-        for i in range(j):
-            out[i, j] = 0.0
+        ri[i] = math.sqrt(s)
 
 
 @_jit
 def _envelope_solve(chol: np.ndarray, rhs: np.ndarray, first: np.ndarray) -> None:
-    """Solve ``chol chol^T x = rhs`` in place (``rhs``: (n, m)).
+    """Solve ``chol chol^T x = b`` in place for every row ``b`` of ``rhs`` ((m, n)).
 
     The zeros left of each row's ``first`` column (see :func:`_cholesky`) are skipped.
     """
-    n, m = rhs.shape
+    m, n = rhs.shape
     for j in range(m):
+        b = rhs[j]
         for i in range(n):
-            s = rhs[i, j]
-            for k in range(first[i], i):
-                s -= chol[i, k] * rhs[k, j]
-            rhs[i, j] = s / chol[i, i]
+            f = first[i]
+            b[i] = (b[i] - _dot(chol[i, f:i], b[f:i])) / chol[i, i]
         for i in range(n - 1, -1, -1):  # chol^T x = v, column by column of chol^T
-            x = rhs[i, j] / chol[i, i]
-            rhs[i, j] = x
+            x = b[i] / chol[i, i]
+            b[i] = x
             for k in range(first[i], i):
-                rhs[k, j] -= chol[i, k] * x
+                b[k] -= chol[i, k] * x
+
+
+@_jit
+def _add_gram(m: np.ndarray, idx: np.ndarray, gram: np.ndarray, f: np.ndarray, c: float) -> None:
+    """``m[idx[p], idx[q]] += c f[p] f[q] gram[p, q]`` over the lower triangle (``q <= p``).
+
+    ``idx``: ascending global columns of a local Gram matrix ``gram`` (flattened,
+    ``idx.size`` squared). When they are consecutive (the usual case) each row is
+    updated through contiguous slices, which vectorises.
+    """
+    width = idx.size
+    consecutive = width > 0 and idx[width - 1] - idx[0] == width - 1
+    for p in range(width):
+        cp = c * f[p]
+        gp = gram[p * width : p * width + p + 1]
+        if consecutive:
+            row = m[idx[p], idx[0] : idx[0] + p + 1]
+            for q in range(p + 1):
+                row[q] += cp * f[q] * gp[q]
+        else:
+            for q in range(p + 1):
+                m[idx[p], idx[q]] += cp * f[q] * gp[q]
 
 
 @_jit
@@ -246,14 +258,14 @@ def run_design_chain(
     draws = out_scales.shape[0]
     scale = state.copy()
     m = np.empty((n_k, n_k))
-    rhs = np.empty((n_k, 1 + n_c))
+    rhs = np.empty((1 + n_c, n_k))
     z = np.empty(n_k)
     a = np.empty(n_r)
     zr = np.empty(n_r)
     au = np.empty((n_c, n_c))
     au_chol = np.empty((n_c, n_c))
     au_first = np.zeros(n_c, dtype=np.int64)
-    lam = np.empty((n_c, 1))
+    lam = np.empty((1, n_c))
     chol = np.empty((n_k, n_k))
     ax = np.empty(n_c)
     e = np.empty(n)
@@ -268,6 +280,7 @@ def run_design_chain(
     bb = np.empty(n_e)
     w8 = np.empty(n_e)
     w = np.empty(n_k)
+    fl = np.empty(n_k)  # a local Gram matrix's column factors (sigma or 1)
     for it in range(tune + draws):
         for q in range(n_e):
             w8[q] = 1.0 / (scale[q] * scale[q])
@@ -276,18 +289,15 @@ def run_design_chain(
             for j in range(k + 1):
                 m[k, j] = 0.0
             for j in range(1 + n_c):
-                rhs[k, j] = 0.0
+                rhs[j, k] = 0.0
         for q in range(n_e):
             s = scale[q]
-            for p in range(res_ptr[q], res_ptr[q + 1]):
+            p0, p1 = res_ptr[q], res_ptr[q + 1]
+            for p in range(p0, p1):
                 kp = res_idx[p]
-                fp = s if col_std[kp] > 0 else 1.0
-                rhs[kp, 0] += fp * res_h[p] * w8[q]
-                base = res_mptr[q] + (p - res_ptr[q]) * (res_ptr[q + 1] - res_ptr[q])
-                for pp in range(res_ptr[q], p + 1):  # local columns ascend: kq <= kp
-                    kq = res_idx[pp]
-                    fq = s if col_std[kq] > 0 else 1.0
-                    m[kp, kq] += fp * fq * w8[q] * res_gram[base + pp - res_ptr[q]]
+                fl[p - p0] = s if col_std[kp] > 0 else 1.0
+                rhs[0, kp] += fl[p - p0] * res_h[p] * w8[q]
+            _add_gram(m, res_idx[p0:p1], res_gram[res_mptr[q] : res_mptr[q + 1]], fl, w8[q])
         for gi in range(n_g):
             q = grp_res[gi]
             s2 = scale[q] * scale[q]
@@ -295,36 +305,30 @@ def run_design_chain(
             coef[gi] = 1.0 / (s2 * (grp_n[gi] + s2 / t2))
             inv_d[gi] = s2 * s2 * coef[gi]
             s = scale[q]
-            width = grp_ptr[gi + 1] - grp_ptr[gi]
-            for p in range(grp_ptr[gi], grp_ptr[gi + 1]):
+            p0, p1 = grp_ptr[gi], grp_ptr[gi + 1]
+            for p in range(p0, p1):
                 kp = grp_idx[p]
                 fp = s if col_std[kp] > 0 else 1.0
-                rhs[kp, 0] -= coef[gi] * fp * grp_zb[p]
-                base = grp_mptr[gi] + (p - grp_ptr[gi]) * width
-                for pp in range(grp_ptr[gi], p + 1):  # local columns ascend: kq <= kp
-                    kq = grp_idx[pp]
-                    fq = s if col_std[kq] > 0 else 1.0
-                    m[kp, kq] -= coef[gi] * fp * fq * grp_gram[base + pp - grp_ptr[gi]]
+                fl[p - p0] = fp
+                rhs[0, kp] -= coef[gi] * fp * grp_zb[p]
                 if grp_set[gi] >= 0:  # -Q_wa Q_aa^-1 A_a of the row's zero-sum set
-                    rhs[kp, 1 + grp_set[gi]] -= s2 * coef[gi] * fp * grp_bsum[p]
+                    rhs[1 + grp_set[gi], kp] -= s2 * coef[gi] * fp * grp_bsum[p]
+            _add_gram(m, grp_idx[p0:p1], grp_gram[grp_mptr[gi] : grp_mptr[gi + 1]], fl, -coef[gi])
         for k in range(n_k):
             if col_scale[k] < 0:
                 m[k, k] += col_prior_prec[k]
-                rhs[k, 0] += col_prior_mu[k] * col_prior_prec[k]
+                rhs[0, k] += col_prior_mu[k] * col_prior_prec[k]
             else:
                 sk = scale[col_scale[k]]
                 m[k, k] += 1.0 / (sk * sk)
         for c in range(n_cs):
             for p in range(cset_ptr[c], cset_ptr[c + 1]):
-                rhs[cset_idx[p], 1 + n_row_sets + c] = 1.0
+                rhs[1 + n_row_sets + c, cset_idx[p]] = 1.0
         _cholesky(m, chol, col_first)
         for k in range(n_k):
             z[k] = np.random.standard_normal()
         for k in range(n_k):
-            acc = 0.0
-            for j in range(col_first[k], k + 1):
-                acc += chol[k, j] * z[j]
-            rhs[k, 0] += acc
+            rhs[0, k] += _dot(chol[k, col_first[k] : k + 1], z[col_first[k] : k + 1])
         _envelope_solve(chol, rhs, col_first)  # rhs = M^-1 [h + L z | A_w - Q_wa Q_aa^-1 A_a]
         # ---- the rows' noise, the constraint sums A x and A U
         for r in range(n_r):
@@ -347,27 +351,32 @@ def run_design_chain(
             for p in range(grp_ptr[gi], grp_ptr[gi + 1]):
                 kp = grp_idx[p]
                 fb = (s if col_std[kp] > 0 else 1.0) * grp_bsum[p] * s2c
-                ax[sg] -= fb * rhs[kp, 0]
+                ax[sg] -= fb * rhs[0, kp]
                 for j in range(n_c):
-                    au[sg, j] -= fb * rhs[kp, 1 + j]
+                    au[sg, j] -= fb * rhs[1 + j, kp]
         for c in range(n_cs):
             i = n_row_sets + c
             for p in range(cset_ptr[c], cset_ptr[c + 1]):
                 kp = cset_idx[p]
-                ax[i] += rhs[kp, 0]
+                ax[i] += rhs[0, kp]
                 for j in range(n_c):
-                    au[i, j] += rhs[kp, 1 + j]
+                    au[i, j] += rhs[1 + j, kp]
         if n_c > 0:  # A U = A Q^-1 A^T is symmetric positive definite
             _cholesky(au, au_chol, au_first)
             for i in range(n_c):
-                lam[i, 0] = ax[i]
+                lam[0, i] = ax[i]
             _envelope_solve(au_chol, lam, au_first)
         for k in range(n_k):
-            acc = rhs[k, 0]
+            acc = rhs[0, k]
             for j in range(n_c):
-                acc -= rhs[k, 1 + j] * lam[j, 0]
+                acc -= rhs[1 + j, k] * lam[0, j]
             w[k] = acc
-        # ---- rows given the columns (conditioned on their sums), and the residuals
+        # ---- rows given the columns (conditioned on their sums), the residuals and the
+        # statistics of the rows' scale expansion; then that move
+        for p in range(n_p):
+            vv[p] = 0.0
+            uv[p] = 0.0
+            g[p] = 1.0
         for r in range(n_r):
             q = cell_res[row_ptr[r]]
             s = scale[q]
@@ -382,67 +391,69 @@ def run_design_chain(
             gi = row_group[r]
             val = (row_y[r] - bw) * w8[q] * inv_d[gi] + zr[r]
             if row_set[r] >= 0:
-                val -= lam[row_set[r], 0] * inv_d[gi]
+                val -= lam[0, row_set[r]] * inv_d[gi]
             a[r] = val
-            for i in range(row_ptr[r], row_ptr[r + 1]):
-                e[i] = y[i] - val - cfit[i]
-        # ---- scale expansion of the rows' term
-        for p in range(n_p):
-            vv[p] = 0.0
-            uv[p] = 0.0
-            g[p] = 1.0
-        for r in range(n_r):
             p = row_scale[r]
             for i in range(row_ptr[r], row_ptr[r + 1]):
+                ei = y[i] - val - cfit[i]
+                e[i] = ei
                 wq = w8[cell_res[i]]
-                vv[p] += a[r] * a[r] * wq
-                uv[p] += e[i] * a[r] * wq
+                vv[p] += val * val * wq
+                uv[p] += ei * val * wq
         for p in range(row_scale0, row_scale0 + row_nscale):
             g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
             scale[p] *= g[p]
         for r in range(n_r):
-            gr = g[row_scale[r]]
+            gr = g[row_scale[r]] - 1.0
+            ar = a[r]
             for i in range(row_ptr[r], row_ptr[r + 1]):
-                e[i] -= (gr - 1.0) * a[r]
-            a[r] *= gr
-        # ---- scale expansion of each random column term
-        for t in range(term_first.size):
-            k0 = term_first[t]
-            jj = term_j[t]
-            for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
-                vv[p] = 0.0
-                uv[p] = 0.0
+                e[i] -= gr * ar
+            a[r] = ar * (gr + 1.0)
+        # ---- scale expansion of each random column term, then the sums of squares of
+        # the residual groups (A, B): stage t applies the previous term's move to the
+        # residuals and gathers term t's statistics (the last stage: the sums), one
+        # pass over the cells each
+        n_t = term_first.size
+        for t in range(n_t + 1):
+            jj = term_j[t] if t < n_t else -1
+            if t < n_t:
+                for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
+                    vv[p] = 0.0
+                    uv[p] = 0.0
+            else:
+                for q in range(n_e):
+                    aa[q] = 0.0
+                    bb[q] = 0.0
+            prev = term_j[t - 1] if t > 0 else -1
             for i in range(n):
-                kp = cell_cols[i, jj]
                 q = cell_res[i]
-                v = (scale[q] if col_std[kp] > 0 else 1.0) * w[kp]
-                p = col_scale[kp]
-                vv[p] += v * v * w8[q]
-                uv[p] += e[i] * v * w8[q]
-            for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
-                g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
-                scale[p] *= g[p]
-            for i in range(n):
-                kp = cell_cols[i, jj]
-                v = (scale[cell_res[i]] if col_std[kp] > 0 else 1.0) * w[kp]
-                e[i] -= (g[col_scale[kp]] - 1.0) * v
-            for k in range(k0, k0 + term_ncol[t]):
-                w[k] *= g[col_scale[k]]
-        # ---- sums of squares: residual groups (A, B) and every term's scale group
-        for q in range(n_e):
-            aa[q] = 0.0
-            bb[q] = 0.0
-        for i in range(n):
-            q = cell_res[i]
-            d = 0.0
-            if has_std:
-                for jj in range(n_j):
+                if prev >= 0:
+                    kp = cell_cols[i, prev]
+                    v = (scale[q] if col_std[kp] > 0 else 1.0) * w[kp]
+                    e[i] -= (g[col_scale[kp]] - 1.0) * v
+                if t < n_t:
                     kp = cell_cols[i, jj]
-                    if col_std[kp] > 0:
-                        d += w[kp]
-            u = e[i] + scale[q] * d
-            aa[q] += u * u
-            bb[q] += u * d
+                    v = (scale[q] if col_std[kp] > 0 else 1.0) * w[kp]
+                    p = col_scale[kp]
+                    vv[p] += v * v * w8[q]
+                    uv[p] += e[i] * v * w8[q]
+                    continue
+                d = 0.0
+                if has_std:  # the last term's move reaches w after the pass
+                    for j2 in range(n_j):
+                        kp = cell_cols[i, j2]
+                        if col_std[kp] > 0:
+                            d += w[kp] * (g[col_scale[kp]] if j2 == prev else 1.0)
+                u = e[i] + scale[q] * d
+                aa[q] += u * u
+                bb[q] += u * d
+            if t > 0:
+                for k in range(term_first[t - 1], term_first[t - 1] + term_ncol[t - 1]):
+                    w[k] *= g[col_scale[k]]
+            if t < n_t:
+                for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
+                    g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
+                    scale[p] *= g[p]
         for p in range(n_p):
             ss[p] = 0.0
         for r in range(n_r):
