@@ -280,6 +280,7 @@ def run_design_chain(
     bb = np.empty(n_e)
     w8 = np.empty(n_e)
     w = np.empty(n_k)
+    wf = np.empty((n_e, n_k))
     fl = np.empty(n_k)  # a local Gram matrix's column factors (sigma or 1)
     for it in range(tune + draws):
         for q in range(n_e):
@@ -371,6 +372,10 @@ def run_design_chain(
             for j in range(n_c):
                 acc -= rhs[1 + j, k] * lam[0, j]
             w[k] = acc
+        for q in range(n_e):  # each column's value in the cells of residual group q
+            s = scale[q]
+            for k in range(n_k):
+                wf[q, k] = (s if col_std[k] > 0 else 1.0) * w[k]
         # ---- rows given the columns (conditioned on their sums), the residuals and the
         # statistics of the rows' scale expansion; then that move
         for p in range(n_p):
@@ -379,13 +384,11 @@ def run_design_chain(
             g[p] = 1.0
         for r in range(n_r):
             q = cell_res[row_ptr[r]]
-            s = scale[q]
             bw = 0.0
             for i in range(row_ptr[r], row_ptr[r + 1]):
                 acc = 0.0
                 for jj in range(n_j):
-                    kp = cell_cols[i, jj]
-                    acc += (s if col_std[kp] > 0 else 1.0) * w[kp]
+                    acc += wf[q, cell_cols[i, jj]]
                 cfit[i] = acc
                 bw += acc
             gi = row_group[r]
@@ -429,11 +432,10 @@ def run_design_chain(
                 q = cell_res[i]
                 if prev >= 0:
                     kp = cell_cols[i, prev]
-                    v = (scale[q] if col_std[kp] > 0 else 1.0) * w[kp]
-                    e[i] -= (g[col_scale[kp]] - 1.0) * v
+                    e[i] -= (g[col_scale[kp]] - 1.0) * wf[q, kp]
                 if t < n_t:
                     kp = cell_cols[i, jj]
-                    v = (scale[q] if col_std[kp] > 0 else 1.0) * w[kp]
+                    v = wf[q, kp]
                     p = col_scale[kp]
                     vv[p] += v * v * w8[q]
                     uv[p] += e[i] * v * w8[q]
@@ -450,6 +452,8 @@ def run_design_chain(
             if t > 0:
                 for k in range(term_first[t - 1], term_first[t - 1] + term_ncol[t - 1]):
                     w[k] *= g[col_scale[k]]
+                    for q in range(n_e):
+                        wf[q, k] *= g[col_scale[k]]
             if t < n_t:
                 for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
                     g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
