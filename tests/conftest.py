@@ -20,6 +20,37 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cli_command_built_once():
+    """Build the click command of ``bayes_ir.cli.app`` once per test process.
+
+    typer turns the app into a click command tree on every call (``typer.main.get_command``,
+    about 40 ms: every command's signature is inspected again), and the in-process CLI
+    tests call it about a thousand times. The tree depends on the app alone, which no test
+    changes, and click parses each run into a new context; a real ``bayes-ir`` process
+    builds it once, as here. Other typer apps are built as before.
+    """
+    import typer.main
+    import typer.testing
+
+    build = typer.main.get_command
+    built = {}
+
+    def get_command(typer_instance):
+        from bayes_ir.cli._app import app
+
+        if typer_instance is not app:
+            return build(typer_instance)
+        if "app" not in built:
+            built["app"] = build(app)
+        return built["app"]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.main, "get_command", get_command)
+        patch.setattr(typer.testing, "_get_command", get_command)
+        yield
+
+
 def shared_data_dir() -> Path | None:
     """``$BAYES_IR_DATA`` or ``../shared/data`` next to the project, if it exists."""
     env = os.environ.get("BAYES_IR_DATA")

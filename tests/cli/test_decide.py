@@ -102,18 +102,14 @@ def test_exit_codes_are_distinct_from_bad_input_and_failed_diagnostics():
         (["--p-min", "0.3"], "--p-min"),
     ],
 )
-def test_bad_options_give_one_error_line(args, word):
-    import subprocess
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "bayes_ir", *BASE, "-C", "chal_*", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 2, proc.stderr
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], proc.stderr
-    assert "Traceback" not in proc.stderr
+def test_bad_options_give_one_error_line(run_cli, args, word):
+    # main() in this process, as the console script calls it (a real process:
+    # tests/cli/test_main.py::test_subprocess_exit_status_and_single_line)
+    code, _, err = run_cli([*BASE, "-C", "chal_*", *args])
+    assert code == 2, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and word in lines[0], err
+    assert "Traceback" not in err
 
 
 def _observed(challenger: str, champion: str = "bm25") -> float:

@@ -233,22 +233,17 @@ def test_role_summary_is_not_broken_mid_list(monkeypatch):
         assert any(re.fullmatch(r"\[[+-]0\.\d{4},", t) for t in tokens), cell
 
 
-def test_options_the_exact_sampler_ignores_are_named():
+def test_options_the_exact_sampler_ignores_are_named(run_cli):
     """--tune with the exact sampler: one warning line naming the CLI option; none for
     --target-accept, which the CLI passes only when given."""
-    import os
-    import subprocess
-    import sys
-
     argv = [
-        sys.executable, "-m", "bayes_ir", "fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_fusion",
+        "fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_fusion",
         "--top-m", "3", "--draws", "200", "--chains", "2", "--tune", "100",
     ]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
-    assert proc.returncode == 0, proc.stderr
-    assert "warning: --tune 100 is ignored by the exact sampler" in proc.stderr
-    assert "target" not in proc.stderr and "Traceback" not in proc.stderr
+    code, _, err = run_cli(argv)  # main() in this process, as the console script calls it
+    assert code == 0, err
+    assert "warning: --tune 100 is ignored by the exact sampler" in err
+    assert "target" not in err and "Traceback" not in err
 
 
 def test_flagged_system_warns_on_stderr(capsys, tmp_path):

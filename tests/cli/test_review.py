@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -42,7 +40,7 @@ def test_writes_the_review(tmp_path, monkeypatch):
         (["-o", str(EXAMPLE.with_suffix(".html"))], None),
     ],
 )
-def test_bad_options_give_one_error_line(tmp_path, args, word):
+def test_bad_options_give_one_error_line(run_cli, tmp_path, monkeypatch, args, word):
     if word is None:  # an output that is the input itself (through a link named .html)
         link = tmp_path / "scores.html"
         link.symlink_to(EXAMPLE)
@@ -50,14 +48,16 @@ def test_bad_options_give_one_error_line(tmp_path, args, word):
     else:
         inputs = [str(EXAMPLE)]
     before = EXAMPLE.read_bytes()
-    proc = subprocess.run(
-        [sys.executable, "-m", "bayes_ir", "review", *inputs, "-c", "bm25", "-C", "chal_*",
-         *args], capture_output=True, text=True, timeout=120, cwd=tmp_path,
-    )  # fmt: skip
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    # main() in this process, as the console script calls it, run from tmp_path (relative
+    # outputs land there); a real process: tests/cli/test_main.py
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["review", *inputs, "-c", "bm25", "-C", "chal_*", *args])
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1, err
     assert lines[0].startswith("error:") and word in lines[0], lines
+    assert "Traceback" not in err
     assert EXAMPLE.read_bytes() == before  # the input is never touched
+    assert not [p for p in tmp_path.iterdir() if p.name != "scores.html"]  # nothing written
 
 
 def test_several_measures_write_one_document(tmp_path, monkeypatch):
