@@ -59,6 +59,7 @@ def shared_data_dir() -> Path | None:
     for path in candidates:
         if path.is_dir():
             return path
+    return None
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +75,6 @@ def brms_rscript(rscript) -> str:
     if check.returncode != 0:
         pytest.skip("R package brms is not installed (apt-get install r-cran-brms)")
     return rscript
-    return None
 
 
 @pytest.fixture(scope="session")
