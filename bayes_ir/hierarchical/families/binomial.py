@@ -41,6 +41,7 @@ Statistics* 2(4), 1360-1383.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -49,7 +50,7 @@ from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.hierarchical.families.base import Cells, flat_draws
+from bayes_ir.hierarchical.families.base import Cells, flat_draws, threaded_ufunc
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
 from bayes_ir.hierarchical.families.sampler import (
     centred_by_information,
@@ -70,43 +71,62 @@ _WHOLE: float = 1e-6
 
 
 class BinomialCells(Cells):
-    """Cells of the binomial family: ``eta`` (n, B, T) and the number of trials."""
+    """Cells of the binomial family: ``eta`` (n, B, T) and the number of trials.
+
+    The success probability is computed once per block (:attr:`p`); with one trial
+    (Bernoulli cells) the CDF and the replicates take their closed forms.
+    """
 
     def __init__(self, eta: np.ndarray, trials: int) -> None:
         self.eta = eta
         self.trials = int(trials)
 
+    @functools.cached_property
+    def p(self) -> np.ndarray:
+        r"""The success probability :math:`\mathrm{logit}^{-1}(\eta)` of every cell and draw."""
+        return special.expit(self.eta)
+
     @property
     def mean(self) -> np.ndarray:
         """The success probability (the expected proportion of the cell)."""
-        return special.expit(self.eta)
+        return self.p
 
     @property
     def variance(self) -> np.ndarray:
         """``p (1 - p) / n``: the variance of a proportion of ``n`` trials."""
-        p = special.expit(self.eta)
-        return p * (1.0 - p) / self.trials
+        return self.p * (1.0 - self.p) / self.trials
 
     @property
     def slope(self) -> np.ndarray:
         """``p (1 - p)`` (the logit link)."""
-        p = special.expit(self.eta)
-        return p * (1.0 - p)
+        return self.p * (1.0 - self.p)
 
     def _k(self, y: np.ndarray) -> np.ndarray:
         return np.rint(np.asarray(y, dtype=float) * self.trials)
 
     def cdf(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``P(Y < y)``, ``P(Y <= y)`` from the regularised incomplete beta (``bdtr``)."""
+        r"""``P(Y < y)``, ``P(Y <= y)``: the regularised incomplete beta (``bdtr``).
+
+        With one trial, :math:`P(Y \le 0) = 1 - p` and :math:`P(Y \le 1) = 1`.
+        """
         k = self._k(y)
-        p = special.expit(self.eta)
-        at = special.bdtr(k, self.trials, p)
-        below = np.where(k >= 1, special.bdtr(np.maximum(k - 1, 0), self.trials, p), 0.0)
+        if self.trials == 1:
+            failure = 1.0 - self.p
+            return np.where(k >= 1, failure, 0.0), np.where(k >= 1, 1.0, failure)
+        k = np.broadcast_to(k, self.p.shape)
+
+        def bdtr(j: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+            return special.bdtr(j, self.trials, p, out=out)
+
+        at = threaded_ufunc(bdtr, k, self.p)
+        below = np.where(k >= 1, threaded_ufunc(bdtr, np.maximum(k - 1, 0), self.p), 0.0)
         return below, at
 
     def rvs(self, rng: np.random.Generator) -> np.ndarray:
-        """Proportions ``k / n`` drawn from the binomial."""
-        return rng.binomial(self.trials, special.expit(self.eta)) / self.trials
+        """Proportions ``k / n`` drawn from the binomial (one uniform per cell for one trial)."""
+        if self.trials == 1:
+            return (rng.random(self.p.shape) < self.p).astype(float)
+        return rng.binomial(self.trials, self.p) / self.trials
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         r"""Log mass :math:`\log\binom nk + k\eta - n\log(1 + e^\eta)`."""

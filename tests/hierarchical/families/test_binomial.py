@@ -177,6 +177,26 @@ def test_binomial_cells_equal_scipy(binomial_fit):
     assert set(np.unique(rep * 10)) <= set(range(11))
 
 
+def test_bernoulli_cells_closed_forms_equal_scipy(bernoulli_fit):
+    """One trial: the CDF and the replicates in closed form equal scipy's Bernoulli."""
+    family = family_of(bernoulli_fit)
+    cells = family.cells(family.parameters(bernoulli_fit.draws, np.arange(200)), np.array([0, 2]))
+    assert cells.trials == 1
+    p = special.expit(cells.eta)
+    y = np.tile(np.array([0.0, 1.0])[None, :], (2, bernoulli_fit.n_topics // 2))
+    y = np.pad(y, ((0, 0), (0, bernoulli_fit.n_topics - y.shape[1])))
+    below, at = cells.cdf(y[None])
+    np.testing.assert_allclose(at, stats.bernoulli.cdf(y[None], p), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(below, stats.bernoulli.cdf(y[None] - 1, p), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(cells.mean, p, rtol=1e-15)
+    rep = cells.rvs(np.random.default_rng(0))
+    assert set(np.unique(rep)) <= {0.0, 1.0}
+    # the replicates' share of 1s per cell over 200 draws: within 5 binomial SEs of p's mean
+    freq, want = rep.mean(axis=0), p.mean(axis=0)
+    se = np.sqrt(np.maximum(want * (1 - want), 1e-3) / rep.shape[0])
+    assert np.all(np.abs(freq - want) < 5 * se)
+
+
 def test_binomial_model_check_counts_exact_zeros_and_ones(binomial_fit):
     frame = binomial_fit.model_check.to_frame()
     y = binomial_fit.table.matrix().to_pandas()
