@@ -615,24 +615,17 @@ def _count_tails(prob: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarra
     (0 for missing cells); ``k`` (B,): the observed counts. Given a draw the count is a
     sum of independent Bernoulli variables (Poisson-binomial); its distribution up to
     :math:`\max k` is built by the exact recursion over the cells, and the tails are
-    averaged over the draws. A count above half its cells is handled as the count of
-    the other cells (fewer states).
+    averaged over the draws (:func:`~bayes_ir.hierarchical.adequacy_kernel.poisson_binomial_tails`).
+    A count above half its cells is handled as the count of the other cells (fewer
+    states).
     """
-    n, b, t = prob.shape
+    from bayes_ir.hierarchical.adequacy_kernel import poisson_binomial_tails
+
+    t = prob.shape[-1]
     flip = k > t / 2
     q = np.where(flip[None, :, None], 1.0 - prob, prob)
-    j = np.where(flip, t - k, k).astype(int)
-    top = int(j.max()) + 1
-    pmf = np.zeros((n, b, top + 1))
-    pmf[..., 0] = 1.0
-    for c in range(t):
-        qc = q[:, :, c, None]
-        pmf[..., 1:] = pmf[..., 1:] * (1.0 - qc) + pmf[..., :-1] * qc
-        pmf[..., 0] *= 1.0 - qc[..., 0]
-    cum = np.cumsum(pmf, axis=-1)
-    idx = np.arange(b)
-    le = cum[:, idx, j].mean(axis=0)  # P(X' <= j) of the counted (or flipped) cells
-    lt = np.where(j > 0, cum[:, idx, np.maximum(j - 1, 0)].mean(axis=0), 0.0)
+    j = np.where(flip, t - k, k).astype(np.int64)
+    le, lt = poisson_binomial_tails(np.ascontiguousarray(q), j)
     below, above = le, 1.0 - lt  # P(X' <= j), P(X' >= j)
     return np.where(flip, above, below), np.where(flip, below, above)
 

@@ -18,6 +18,7 @@ from bayes_ir.hierarchical.adequacy import (
     MEASURED_RATES,
     MODEL_CHECK_COLUMNS,
     _cdf,
+    _count_tails,
     check_model,
 )
 from bayes_ir.table import ScoreTable
@@ -410,3 +411,31 @@ def test_readme_example_marks_chal_fusion_borderline_with_its_cut_off(example_ta
     reason = decision.to_frame().set_index("challenger").loc["chal_fusion", "reason"]
     assert f"model check borderline (chal_fusion skewness p = {p} (cut-off 1e-04" in reason
     assert "the decision stands" in reason
+
+
+def test_count_tails_equal_the_binomial_and_a_direct_convolution():
+    """The Poisson-binomial tails of a count of cells (exact recursion, with the flip)."""
+    rng = np.random.default_rng(0)
+    # equal probabilities per draw: the count is binomial
+    p = rng.uniform(0.05, 0.6, (7, 3))
+    prob = np.repeat(p[..., None], 40, axis=-1)
+    k = np.array([3.0, 25.0, 0.0])  # the second above half the cells: flipped
+    below, above = _count_tails(prob, k)
+    np.testing.assert_allclose(below, stats.binom.cdf(k, 40, p).mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(above, stats.binom.sf(k - 1, 40, p).mean(axis=0), rtol=1e-12)
+    # unequal probabilities, a missing cell (probability 0): the mass by convolution
+    prob = rng.uniform(0, 0.5, (5, 2, 12))
+    prob[:, 1, 4] = 0.0
+    k = np.array([2.0, 9.0])
+    below, above = _count_tails(prob, k)
+    for s in range(2):
+        pmf = np.zeros((5, 13))
+        for i in range(5):
+            f = np.array([1.0])
+            for q in prob[i, s]:
+                f = np.convolve(f, [1 - q, q])
+            pmf[i] = f
+        cum = np.cumsum(pmf, axis=1)
+        j = int(k[s])
+        assert below[s] == pytest.approx(cum[:, j].mean(), rel=1e-12)
+        assert above[s] == pytest.approx(1 - cum[:, j - 1].mean(), rel=1e-12, abs=1e-14)
