@@ -50,7 +50,8 @@ HYPERPARAMETERS = (
     "alpha",
 )
 #: Float64 values per block of quantities diagnosed at once (bounds the temporaries: a
-#: block holds its draws twice, their sort keys and 3 + 2 series of the same size).
+#: block holds its draws, their sort keys and the 3 + 2 series of the quantities whose
+#: chains mix too slowly for the direct lags).
 DIAGNOSE_BLOCK: int = 1_000_000
 #: Threads that diagnose blocks in parallel (the compiled loop and numpy's sort release
 #: the GIL).
@@ -354,28 +355,30 @@ def _fft_fallback(series: np.ndarray, between: np.ndarray, ess: np.ndarray, n_ro
     n = y.shape[-1]
     length = scipy.fft.next_fast_len(2 * n - 1, real=True)
     parts = scipy.fft.rfft(y, n=length, axis=-1).view(float)  # real, imaginary, ...
-    np.square(parts, out=parts)
-    parts = parts.sum(axis=1)
-    power = (parts[:, 0::2] + parts[:, 1::2]) / n_rows
+    squares = np.einsum("krm,krm->km", parts, parts)  # summed over rows
+    power = (squares[:, 0::2] + squares[:, 1::2]) / n_rows
     acov = scipy.fft.irfft(power, n=length, axis=-1)[:, :n] / n
     for i, (k, s) in enumerate(zip(ks, ss, strict=True)):
         ess[k, s] = geyer_ess(acov[i], n, float(between[k, s]), n_rows, n)
 
 
-def _diagnose_columns(
-    x: np.ndarray, probs: np.ndarray, quantiles: tuple[float, ...], table: np.ndarray
+def _diagnose_block(
+    y: np.ndarray,
+    order: np.ndarray,
+    n_chain: int,
+    probs: np.ndarray,
+    quantiles: tuple[float, ...],
+    table: np.ndarray,
 ) -> dict:
-    """Diagnostics of one block: ``x`` (K, chains, draws) float64, C-contiguous.
+    """Diagnostics of one block: ``y`` and ``order`` (K, N) from ``split_keys``.
 
-    ``table`` holds the z-scores of the average ranks (:func:`_rank_scores`).
+    ``order`` holds the sort keys (sorted here, then the sort order of each row);
+    ``table`` the z-scores of the average ranks (:func:`_rank_scores`).
     """
     from bayes_ir.hierarchical import diagnostics_kernel as kernel
 
-    n_k, n_chain, n_draw = x.shape
-    n_split = 2 * n_chain * (n_draw // 2)
-    y = np.empty((n_k, n_chain * n_draw))
-    order = np.empty((n_k, n_chain * n_draw), dtype=np.int64)
-    kernel.split_keys(x, y, order)
+    n_k, n_full = y.shape
+    n_split = 2 * n_chain * (n_full // n_chain // 2)
     order.sort(axis=1)
     series = np.empty((n_k, 3 + len(probs), n_split))
     between = np.zeros((n_k, 3 + len(probs)))
@@ -427,7 +430,7 @@ def _diagnostic_arrays(
     """Diagnostics of every quantity of ``columns`` (each (chain, draw, k_i)), in order.
 
     See :func:`draw_diagnostics`. The quantities are diagnosed in blocks of at most
-    :data:`DIAGNOSE_BLOCK` draws (each made float64 and contiguous only then), by
+    :data:`DIAGNOSE_BLOCK` draws (each laid out as float64 split chains only then), by
     :data:`DIAGNOSE_THREADS` threads.
     """
     n_chain, n_draw = columns[0].shape[:2]
@@ -438,14 +441,17 @@ def _diagnostic_arrays(
     table = _rank_scores(n_split) if n_split else np.zeros(1)
 
     def block(lo: int) -> dict:
+        from bayes_ir.hierarchical.diagnostics_kernel import split_keys
+
         hi = min(lo + width, int(edges[-1]))
-        parts = [
-            c[..., max(lo - start, 0) : hi - start]
-            for c, start, stop in zip(columns, edges[:-1], edges[1:], strict=True)
-            if stop > lo and start < hi
-        ]
-        part = np.concatenate([np.moveaxis(p, -1, 0) for p in parts], axis=0)
-        return _diagnose_columns(np.ascontiguousarray(part, dtype=float), probs, quantiles, table)
+        y = np.empty((hi - lo, n_chain * n_draw))
+        keys = np.empty((hi - lo, n_chain * n_draw), dtype=np.int64)
+        for c, start, stop in zip(columns, edges[:-1], edges[1:], strict=True):
+            if stop > lo and start < hi:
+                a, b = max(lo, start), min(hi, stop)
+                part = np.asarray(c[..., a - start : b - start], dtype=float)
+                split_keys(part, y[a - lo : b - lo], keys[a - lo : b - lo])
+        return _diagnose_block(y, keys, n_chain, probs, quantiles, table)
 
     starts = list(range(0, int(edges[-1]), width))
     if len(starts) > 1 and DIAGNOSE_THREADS > 1:

@@ -56,6 +56,8 @@ LAG_BATCH: int = 8
 #: Autocorrelation below which a geometric decay is taken to have ended Geyer's sequence
 #: (only to choose between more direct lags and the FFT).
 _FADED: float = 0.01
+#: Draws per tile of :func:`split_keys`' transposition.
+_TILE: int = 64
 #: Marker of an ESS whose sequence needs the FFT autocovariance.
 NEED_FFT: float = -2.0
 _NEED_MORE = -1.0
@@ -341,7 +343,8 @@ def split_keys(x: np.ndarray, y: np.ndarray, keys: np.ndarray) -> None:
     Parameters
     ----------
     x
-        Draws, shape ``(K, chains, draws)``, float64, C-contiguous.
+        Draws, shape ``(chains, draws, K)``, float64, any strides (a slice of the
+        caller's array: it is read once, a row of ``K`` values at a time).
     y
         Output, ``(K, chains * draws)``: the split rows of ``n = draws // 2`` draws, one
         after the other (row ``c`` the first half of chain ``c``, row ``chains + c`` its
@@ -352,28 +355,33 @@ def split_keys(x: np.ndarray, y: np.ndarray, keys: np.ndarray) -> None:
         monotone (a float's bits as a signed integer, all but the sign flipped when
         negative, order as the floats do), their lowest :func:`_index_bits` bits
         replaced by the draw's position in ``y``. Sorted (``numpy.sort``, whose SIMD
-        sort of integers is several times faster than an argsort), they order the
-        draws up to the dropped bits; :func:`_sort_order` finishes the order.
+        sort of integers is about twice as fast as an argsort), they order the draws up
+        to the dropped bits; :func:`_sort_order` finishes the order.
     """
-    n_k, n_chain, n_draw = x.shape
+    n_chain, n_draw, n_k = x.shape
     half = n_draw // 2
     n_split = 2 * n_chain * half
     bits = _index_bits(n_chain * n_draw)
     high = ~((1 << bits) - 1)
+    for c in range(n_chain):
+        # (first draw, end, position in y of the first) of the halves and the middle draw
+        segments = (
+            (0, half, c * half),
+            (n_draw - half, n_draw, (n_chain + c) * half),
+            (half, n_draw - half, n_split + c),
+        )
+        for start, stop, first in segments:
+            for t0 in range(start, stop, _TILE):  # a tile of draws x K stays in cache
+                t1 = min(t0 + _TILE, stop)
+                at = first + t0 - start
+                for k in range(n_k):
+                    row = y[k, at : at + t1 - t0]
+                    for t in range(t1 - t0):
+                        row[t] = x[c, t0 + t, k]
     for k in range(n_k):
-        yk = y[k]
-        for c in range(n_chain):
-            for t in range(n_draw):
-                if t < half:
-                    p = c * half + t
-                elif t >= n_draw - half:
-                    p = (n_chain + c) * half + t - (n_draw - half)
-                else:
-                    p = n_split + c
-                yk[p] = x[k, c, t]
-        raw = yk.view(np.int64)
+        raw = y[k].view(np.int64)
         kk = keys[k]
-        for p in range(yk.size):
+        for p in range(raw.size):
             i = raw[p]
             kk[p] = ((i ^ ((i >> 63) & 0x7FFFFFFFFFFFFFFF)) & high) | p
 
@@ -433,8 +441,9 @@ def diagnose_block(
     probs
         Probabilities of the quantile indicators whose ESS is wanted.
     series
-        Output, ``(K, 3 + len(probs), S)``: each ESS series, centred, as split rows
-        (the FFT fallback reads the quantities marked :data:`NEED_FFT`).
+        Output, ``(K, 3 + len(probs), S)``: the ESS series marked :data:`NEED_FFT`,
+        centred, as split rows, for the FFT fallback (the others are left unwritten:
+        the pages of an ``numpy.empty`` array that are never written cost nothing).
     between
         Output, ``(K, 3 + len(probs))``: variance of the row means of each series.
     out
@@ -453,6 +462,7 @@ def diagnose_block(
     fold_vals = np.empty(n_split)
     fold_where = np.empty(n_split, dtype=np.int64)
     zf = np.empty(n_split)
+    work = np.empty((3 + n_q, n_split))
     quants = np.empty(n_q)
     acov = np.empty(max(n_draw, 2) + DIRECT_LAGS)
     for k in range(n_k):
@@ -481,7 +491,7 @@ def diagnose_block(
                 vals[count] = yk[p]
                 where[count] = p
                 count += 1
-        zb = series[k, _BULK]
+        zb = work[_BULK]
         _assign_ranks(vals, where, table, zb)
         rhat_bulk = _rhat(zb, n_rows, half)
         # folding about the median: |v - med| falls then rises along the sorted draws
@@ -514,10 +524,12 @@ def diagnose_block(
             quants[j] = _quantile(yk, order, probs[j])
         for p in range(n_split):
             v = yk[p]
-            series[k, _MEAN, p] = v
-            series[k, _SD, p] = (v - mu) ** 2
+            work[_MEAN, p] = v
+            work[_SD, p] = (v - mu) ** 2
             for j in range(n_q):
-                series[k, 3 + j, p] = 1.0 if v <= quants[j] else 0.0
+                work[3 + j, p] = 1.0 if v <= quants[j] else 0.0
         for s in range(3 + n_q):
-            ess, between[k, s] = _series_ess(series[k, s], n_rows, half, acov)
+            ess, between[k, s] = _series_ess(work[s], n_rows, half, acov)
             out[k, 3 + s if s < 3 else N_OUT + s - 3] = ess
+            if ess == NEED_FFT:
+                series[k, s] = work[s]
