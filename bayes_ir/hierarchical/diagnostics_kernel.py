@@ -461,8 +461,8 @@ def diagnose_block(
     where = np.empty(n_split, dtype=np.int64)
     fold_vals = np.empty(n_split)
     fold_where = np.empty(n_split, dtype=np.int64)
-    zf = np.empty(n_split)
-    work = np.empty((3 + n_q, n_split))
+    zb = np.empty(n_split)
+    other = np.empty(n_split)  # the fold's z-scores, then each other series in turn
     quants = np.empty(n_q)
     acov = np.empty(max(n_draw, 2) + DIRECT_LAGS)
     for k in range(n_k):
@@ -491,7 +491,6 @@ def diagnose_block(
                 vals[count] = yk[p]
                 where[count] = p
                 count += 1
-        zb = work[_BULK]
         _assign_ranks(vals, where, table, zb)
         rhat_bulk = _rhat(zb, n_rows, half)
         # folding about the median: |v - med| falls then rises along the sorted draws
@@ -514,22 +513,25 @@ def diagnose_block(
                 fold_vals[i] = abs(vals[right] - med)
                 fold_where[i] = where[right]
                 right += 1
-        _assign_ranks(fold_vals, fold_where, table, zf)
-        rhat_tail = _rhat(zf, n_rows, half)
+        _assign_ranks(fold_vals, fold_where, table, other)
+        rhat_tail = _rhat(other, n_rows, half)
         out[k, 2] = rhat_tail if rhat_tail > rhat_bulk else rhat_bulk
         if n_chain < 2:
             out[k, 2] = math.nan
         # draws, squared deviations and quantile indicators as split rows
         for j in range(n_q):
             quants[j] = _quantile(yk, order, probs[j])
-        for p in range(n_split):
-            v = yk[p]
-            work[_MEAN, p] = v
-            work[_SD, p] = (v - mu) ** 2
-            for j in range(n_q):
-                work[3 + j, p] = 1.0 if v <= quants[j] else 0.0
-        for s in range(3 + n_q):
-            ess, between[k, s] = _series_ess(work[s], n_rows, half, acov)
+        for s in range(3 + n_q):  # one series at a time: the working set stays small
+            work = zb if s == _BULK else other
+            if s == _MEAN:
+                work[:] = yk[:n_split]
+            elif s == _SD:
+                for p in range(n_split):
+                    work[p] = (yk[p] - mu) ** 2
+            elif s > _SD:
+                for p in range(n_split):
+                    work[p] = 1.0 if yk[p] <= quants[s - 3] else 0.0
+            ess, between[k, s] = _series_ess(work, n_rows, half, acov)
             out[k, 3 + s if s < 3 else N_OUT + s - 3] = ess
             if ess == NEED_FFT:
-                series[k, s] = work[s]
+                series[k, s] = work
