@@ -458,9 +458,9 @@ def diagnose_block(
     n_split = n_rows * half
     n_q = probs.size
     vals = np.empty(n_split)
-    where = np.empty(n_split, dtype=np.int64)
+    where = np.empty(n_split, dtype=np.int32)  # positions among a quantity's draws
     fold_vals = np.empty(n_split)
-    fold_where = np.empty(n_split, dtype=np.int64)
+    fold_where = np.empty(n_split, dtype=np.int32)
     zb = np.empty(n_split)
     other = np.empty(n_split)  # the fold's z-scores, then each other series in turn
     quants = np.empty(n_q)
