@@ -50,7 +50,8 @@ HYPERPARAMETERS = (
     "alpha",
 )
 #: Float64 values per block of quantities diagnosed at once (bounds the temporaries: a
-#: block holds its draws, their sort order and 3 + 2 series of the same size).
+#: block holds its draws, their sort keys and the 3 + 2 series of the quantities whose
+#: chains mix too slowly for the direct lags).
 DIAGNOSE_BLOCK: int = 1_000_000
 #: Threads that diagnose blocks in parallel (the compiled loop and numpy's sort release
 #: the GIL).
@@ -338,8 +339,13 @@ def _fft_fallback(series: np.ndarray, between: np.ndarray, ess: np.ndarray, n_ro
     """Fill the ESS marked ``NEED_FFT`` from FFT autocovariances (ArviZ's ``autocov``).
 
     ``series`` (K, S, rows * n) holds each series centred by row, ``between`` (K, S) the
-    variance of its row means and ``ess`` (K, S) the ESS, updated in place.
+    variance of its row means and ``ess`` (K, S) the ESS, updated in place. The mean
+    over rows of the autocovariances is the inverse transform of the mean power
+    spectrum (one inverse transform per series instead of one per row), zero-padded to
+    at least ``2 n - 1`` so that no lag wraps around.
     """
+    import scipy.fft
+
     from bayes_ir.hierarchical.diagnostics_kernel import NEED_FFT, geyer_ess
 
     ks, ss = np.nonzero(ess == NEED_FFT)
@@ -347,28 +353,37 @@ def _fft_fallback(series: np.ndarray, between: np.ndarray, ess: np.ndarray, n_ro
         return
     y = series[ks, ss].reshape(len(ks), n_rows, -1)
     n = y.shape[-1]
-    y = y - y.mean(axis=-1, keepdims=True)
-    spec = np.fft.rfft(y, n=2 * n, axis=-1)
-    acov = np.fft.irfft(spec * np.conjugate(spec), n=2 * n, axis=-1)[..., :n] / n
-    acov = acov.mean(axis=1)
+    length = scipy.fft.next_fast_len(2 * n - 1, real=True)
+    parts = scipy.fft.rfft(y, n=length, axis=-1).view(float)  # real, imaginary, ...
+    squares = np.einsum("krm,krm->km", parts, parts)  # summed over rows
+    power = (squares[:, 0::2] + squares[:, 1::2]) / n_rows
+    acov = scipy.fft.irfft(power, n=length, axis=-1)[:, :n] / n
     for i, (k, s) in enumerate(zip(ks, ss, strict=True)):
         ess[k, s] = geyer_ess(acov[i], n, float(between[k, s]), n_rows, n)
 
 
-def _diagnose_columns(x: np.ndarray, probs: np.ndarray, quantiles: tuple[float, ...]) -> dict:
-    """Diagnostics of one block: ``x`` (K, chains, draws) float64, C-contiguous."""
+def _diagnose_block(
+    y: np.ndarray,
+    order: np.ndarray,
+    n_chain: int,
+    probs: np.ndarray,
+    quantiles: tuple[float, ...],
+    table: np.ndarray,
+) -> dict:
+    """Diagnostics of one block: ``y`` and ``order`` (K, N) from ``split_keys``.
+
+    ``order`` holds the sort keys (sorted here, then the sort order of each row);
+    ``table`` the z-scores of the average ranks (:func:`_rank_scores`).
+    """
     from bayes_ir.hierarchical import diagnostics_kernel as kernel
 
-    n_k, n_chain, n_draw = x.shape
-    half = n_draw // 2
-    n_split = 2 * n_chain * half
-    flat = x.reshape(n_k, -1)
-    order = np.argsort(flat, axis=1)
-    table = _rank_scores(n_split) if n_split else np.zeros(1)
+    n_k, n_full = y.shape
+    n_split = 2 * n_chain * (n_full // n_chain // 2)
+    order.sort(axis=1)
     series = np.empty((n_k, 3 + len(probs), n_split))
     between = np.zeros((n_k, 3 + len(probs)))
     out = np.empty((n_k, kernel.N_OUT + len(probs)))
-    kernel.diagnose_block(x, order, table, probs, series, between, out)
+    kernel.diagnose_block(y, order, n_chain, table, probs, series, between, out)
     ess = np.concatenate([out[:, 3:6], out[:, kernel.N_OUT :]], axis=1)
     _fft_fallback(series, between, ess, 2 * n_chain)
     ess_q = ess[:, 3:]
@@ -386,26 +401,26 @@ def _diagnose_columns(x: np.ndarray, probs: np.ndarray, quantiles: tuple[float, 
             "mcse_sd": np.sqrt((out[:, 7] - out[:, 6] ** 2) / ess[:, 2] / out[:, 6] / 4),
         }
         for j, q in enumerate(quantiles):
-            result[f"mcse_q{q:g}"] = _mcse_quantile(flat, order, ess_q[:, 2 + j], q)
+            result[f"mcse_q{q:g}"] = _mcse_quantile(y, order, ess_q[:, 2 + j], q)
     return result
 
 
-def _mcse_quantile(flat: np.ndarray, order: np.ndarray, ess: np.ndarray, prob: float):
+def _mcse_quantile(y: np.ndarray, order: np.ndarray, ess: np.ndarray, prob: float):
     """ArviZ's ``_mcse_quantile``: half the distance between two order statistics.
 
     The order statistics bound the central 68.27% of a Beta(ESS p + 1, ESS (1 - p) + 1)
-    over the sorted draws.
+    over the sorted draws (``y`` (K, N) and its sort order by row).
     """
     from scipy.special import betaincinv
 
-    size = flat.shape[1]
+    size = y.shape[1]
     a, b = ess * prob + 1, ess * (1 - prob) + 1
     ppf = [betaincinv(a, b, p) for p in (0.1586553, 0.8413447)]
     low = np.floor(np.fmax(ppf[0] * size - 1, 0))
     high = np.ceil(np.fmin(ppf[1] * size - 1, size - 1))
-    rows = np.arange(flat.shape[0])
-    th1 = flat[rows, order[rows, low.astype(np.int64)]]
-    th2 = flat[rows, order[rows, high.astype(np.int64)]]
+    rows = np.arange(y.shape[0])
+    th1 = y[rows, order[rows, low.astype(np.int64)]]
+    th2 = y[rows, order[rows, high.astype(np.int64)]]
     return np.where(np.isnan(ess), np.nan, (th2 - th1) / 2)
 
 
@@ -415,23 +430,28 @@ def _diagnostic_arrays(
     """Diagnostics of every quantity of ``columns`` (each (chain, draw, k_i)), in order.
 
     See :func:`draw_diagnostics`. The quantities are diagnosed in blocks of at most
-    :data:`DIAGNOSE_BLOCK` draws (each made float64 and contiguous only then), by
+    :data:`DIAGNOSE_BLOCK` draws (each laid out as float64 split chains only then), by
     :data:`DIAGNOSE_THREADS` threads.
     """
     n_chain, n_draw = columns[0].shape[:2]
     edges = np.cumsum([0, *(c.shape[-1] for c in columns)])
     probs = np.array([prob, 1 - prob, *quantiles], dtype=float)
     width = max(1, DIAGNOSE_BLOCK // max(n_chain * n_draw, 1))
+    n_split = 2 * n_chain * (n_draw // 2)
+    table = _rank_scores(n_split) if n_split else np.zeros(1)
 
     def block(lo: int) -> dict:
+        from bayes_ir.hierarchical.diagnostics_kernel import split_keys
+
         hi = min(lo + width, int(edges[-1]))
-        parts = [
-            c[..., max(lo - start, 0) : hi - start]
-            for c, start, stop in zip(columns, edges[:-1], edges[1:], strict=True)
-            if stop > lo and start < hi
-        ]
-        part = np.concatenate([np.moveaxis(p, -1, 0) for p in parts], axis=0)
-        return _diagnose_columns(np.ascontiguousarray(part, dtype=float), probs, quantiles)
+        y = np.empty((hi - lo, n_chain * n_draw))
+        keys = np.empty((hi - lo, n_chain * n_draw), dtype=np.int64)
+        for c, start, stop in zip(columns, edges[:-1], edges[1:], strict=True):
+            if stop > lo and start < hi:
+                a, b = max(lo, start), min(hi, stop)
+                part = np.asarray(c[..., a - start : b - start], dtype=float)
+                split_keys(part, y[a - lo : b - lo], keys[a - lo : b - lo])
+        return _diagnose_block(y, keys, n_chain, probs, quantiles, table)
 
     starts = list(range(0, int(edges[-1]), width))
     if len(starts) > 1 and DIAGNOSE_THREADS > 1:
