@@ -2,7 +2,8 @@
 
 For each collection of ../shared/data (Robust04 AP and P@10, TREC-5 to 8 AP, P@10 and RR,
 the SIGIR 2020 risk paper's rb04, trec17 and trec18) and each family (gaussian, skew_normal,
-zoib, zoib with one inflation per system, and binomial for P@10), fit with the default
+zoib, zoib with one inflation per system, zoib with one inflation and one precision per
+system, and binomial for P@10), fit with the default
 settings and print one line: the systems the posterior predictive check flags (of all
 systems), the observed and predicted shares of exact 0s and 1s, and the diagnostics. Then
 the family ``compare_likelihoods``' rule across outcome spaces would choose from these fits
@@ -28,7 +29,14 @@ import numpy as np
 import pandas as pd
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-FAMILIES = ("gaussian", "skew_normal", "zoib", "zoib(inflation=system)", "binomial")
+FAMILIES = (
+    "gaussian",
+    "skew_normal",
+    "zoib",
+    "zoib(inflation=system)",
+    "zoib(inflation=system,phi=system)",
+    "binomial",
+)
 
 
 def collections() -> dict[str, tuple[Path, str, str | None, str | None]]:
