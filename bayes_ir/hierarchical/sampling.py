@@ -18,6 +18,9 @@ cross-checks, or where nutpie is missing).
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -38,6 +41,7 @@ from bayes_ir.hierarchical.priors import Priors
 __all__ = [
     "SIGN_SETTLED",
     "sample_nuts",
+    "cached_compile",
     "compile_count",
     "compiled_model",
     "clear_cache",
@@ -50,6 +54,7 @@ Sampler = Literal["nutpie", "pymc"]
 NUTPIE_MIN_TUNE: int = 1
 _CACHE: dict[tuple, Any] = {}
 _COMPILES = [0]
+_INITIAL_POINT_LOCK = threading.Lock()
 
 
 def compile_count() -> int:
@@ -69,6 +74,54 @@ def _key(design: Design, likelihood: str, sufficient: bool, sigma: str, pooling:
     return (likelihood, sufficient, sigma, pooled, *shape)
 
 
+def cached_compile(key: tuple, build: Callable[[], Any], data: Mapping[str, Any]):
+    """Return a nutpie-compiled PyMC model from this process's cache, with ``data``.
+
+    Parameters
+    ----------
+    key
+        What determines the compiled graph (shapes, options); models with equal keys
+        may differ only in the values of their data containers (``pm.Data``).
+    build
+        Builds the PyMC model; called when ``key`` is not in the cache.
+    data
+        Values of the data containers for this dataset (names the compiled model
+        does not read are ignored).
+
+    Returns
+    -------
+    compiled, fresh
+        The compiled model with ``data``, and whether it was compiled now.
+
+    Notes
+    -----
+    nutpie's ``with_data`` swaps the data its log density reads, but the starting
+    points come from PyMC's initial-point function, which reads the model's own
+    containers: they are set to ``data`` before each call (under a lock), so the
+    draws of a dataset do not depend on which dataset was compiled first.
+    """
+    import nutpie
+
+    fresh = key not in _CACHE
+    if fresh:
+        model = build()
+        _CACHE[key] = (model, nutpie.compile_pymc_model(model))
+        _COMPILES[0] += 1
+    model, compiled = _CACHE[key]
+    known = {var.name for var in compiled.shared_var_keys}
+    compiled = compiled.with_data(**{k: v for k, v in data.items() if k in known})
+    containers = {k: model[k] for k in data if k in model.named_vars}
+    base = compiled.initial_point_func
+
+    def initial_point(seed):
+        with _INITIAL_POINT_LOCK:
+            for name, var in containers.items():
+                var.set_value(np.asarray(data[name], dtype=var.dtype))
+            return base(seed)
+
+    return dataclasses.replace(compiled, initial_point_func=initial_point), fresh
+
+
 def compiled_model(
     design: Design, priors: Priors, likelihood: str, sigma: str = "pooled", pooling: str = "all"
 ):
@@ -77,24 +130,17 @@ def compiled_model(
     Returns
     -------
     compiled, fresh
-        The compiled model with this design's data, and whether it was compiled now.
+        The compiled model with this design's data, and whether it was compiled now
+        (:func:`cached_compile`).
     """
-    import nutpie
-
     sufficient = likelihood == "gaussian" and design.complete and sigma == "pooled"
-    key = _key(design, likelihood, sufficient, sigma, pooling)
-    fresh = key not in _CACHE
-    if fresh:
-        model = build_model(
+    return cached_compile(
+        _key(design, likelihood, sufficient, sigma, pooling),
+        lambda: build_model(
             design, likelihood=likelihood, priors=priors, sigma=sigma, pooling=pooling
-        )
-        _CACHE[key] = nutpie.compile_pymc_model(model)
-        _COMPILES[0] += 1
-    compiled = _CACHE[key]
-    known = {var.name for var in getattr(compiled, "shared_var_keys", {})}
-    updates = data_updates(design, priors, sufficient=sufficient)
-    compiled = compiled.with_data(**{k: v for k, v in updates.items() if k in known})
-    return compiled, fresh
+        ),
+        data_updates(design, priors, sufficient=sufficient),
+    )
 
 
 #: Log-density gap (nats) between the two signs' modes of the skew-normal model above

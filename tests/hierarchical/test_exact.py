@@ -177,7 +177,7 @@ def test_exact_agrees_with_nuts_on_rb04(shared_data):
 def test_exact_agrees_with_nuts_on_simulated_data():
     # 50 x 45 like rb04, so the compiled NUTS model is reused (no second compilation)
     table = _simulated(50, 45, seed=7)
-    from bayes_ir.hierarchical.sampling import compile_count
+    from bayes_ir.hierarchical.sampling import clear_cache, compile_count
 
     exact = fit(table, method="exact", draws=3000, seed=3, priors=PRIORS)
     nuts = fit(table, method="nuts", draws=2000, tune=1000, seed=4, priors=PRIORS)
@@ -187,6 +187,11 @@ def test_exact_agrees_with_nuts_on_simulated_data():
     other = fit(_simulated(50, 45, seed=8, chi=0.05), method="nuts", draws=300, tune=300)
     assert compile_count() == before
     assert abs(float(other.draws["sigma_system"].mean()) - 0.05) < 0.02
+    # its draws are those of a fresh compilation: the starting points follow the data too
+    clear_cache()
+    fresh = fit(_simulated(50, 45, seed=8, chi=0.05), method="nuts", draws=300, tune=300)
+    assert compile_count() == before + 1
+    assert fresh.posterior["posterior"].identical(other.posterior["posterior"])
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from replicate_tables import simulate_runs
 from results.hierarchical import SBC_ALPHA, SBC_BINS, SBC_BINS_SLOW, SBC_LEVEL
 
 from bayes_ir.errors import BayesIRError, InsufficientDataError, ModelCheckWarning, ScoreTableError
-from bayes_ir.hierarchical import ReplicateFit, fit_replicates
+from bayes_ir.hierarchical import ReplicateFit, fit_replicates, sampling
 from bayes_ir.hierarchical.design import DesignPriors, replicates_design
 from bayes_ir.hierarchical.design_calibration import calibrate_design, design_parameter_names
 from bayes_ir.table import ScoreTable
@@ -102,6 +102,12 @@ def test_gibbs_agrees_with_nuts_on_the_pymc_twin():
     a, b = gibbs.contrast_draws(), nuts.contrast_draws()
     assert np.all(np.abs(a.mean(0) - b.mean(0)) < 0.1 * b.std(0))
     np.testing.assert_allclose(a.std(0), b.std(0), rtol=0.1)
+    # a refit of the same design with other settings reuses the compiled twin
+    before = sampling.compile_count()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit_replicates(table, seed=3, method="nuts", draws=50, tune=50, model_check=False)
+    assert sampling.compile_count() == before
 
 
 def test_model_check_flags_systems_whose_runs_spread_unlike_the_others():
