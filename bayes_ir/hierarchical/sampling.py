@@ -53,6 +53,10 @@ Sampler = Literal["nutpie", "pymc"]
 #: Fewest warm-up draws nutpie accepts (its adaptation windows need one; 0 panics).
 NUTPIE_MIN_TUNE: int = 1
 _CACHE: dict[tuple, Any] = {}
+#: Most compiled models kept by :func:`cached_compile` (the least recently used goes):
+#: a sweep over many datasets of the crossed designs, whose keys hold the data, must not
+#: keep every compiled model alive.
+CACHE_SIZE: int = 8
 _COMPILES = [0]
 _INITIAL_POINT_LOCK = threading.Lock()
 
@@ -95,6 +99,7 @@ def cached_compile(key: tuple, build: Callable[[], Any], data: Mapping[str, Any]
 
     Notes
     -----
+    At most :data:`CACHE_SIZE` models are kept, the least recently used leaving first.
     nutpie's ``with_data`` swaps the data its log density reads, but the starting
     points come from PyMC's initial-point function, which reads the model's own
     containers: they are set to ``data`` before each call (under a lock), so the
@@ -107,7 +112,10 @@ def cached_compile(key: tuple, build: Callable[[], Any], data: Mapping[str, Any]
         model = build()
         _CACHE[key] = (model, nutpie.compile_pymc_model(model))
         _COMPILES[0] += 1
-    model, compiled = _CACHE[key]
+        while len(_CACHE) > CACHE_SIZE:
+            del _CACHE[next(iter(_CACHE))]
+    model, compiled = _CACHE.pop(key)
+    _CACHE[key] = (model, compiled)  # now the most recently used
     known = {var.name for var in compiled.shared_var_keys}
     compiled = compiled.with_data(**{k: v for k, v in data.items() if k in known})
     containers = {k: model[k] for k in data if k in model.named_vars}
