@@ -57,6 +57,10 @@ def ci_prob(value: float | None) -> float:
 
 #: Most chains one fit may run (more is a typo, and would hang the machine).
 MAX_CHAINS: int = 64
+#: Threads of the GIL-free numerical work inside one call (the diagnostics' blocks, the
+#: model check's special functions): at most 2, the cores of the machines the package is
+#: measured on; sampling chains are placed by their samplers.
+COMPUTE_THREADS: int = min(2, os.cpu_count() or 1)
 #: Largest text file read whole beside the scores: a selector list (``-C @file``) or a
 #: config (10 MB: a million system names; a larger one is the wrong file).
 MAX_SIDE_FILE_BYTES: int = 10_000_000

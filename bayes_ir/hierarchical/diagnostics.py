@@ -16,7 +16,6 @@ time (about 35 ms each), which made the diagnostics the slowest step of a fit.
 
 from __future__ import annotations
 
-import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,7 +54,7 @@ HYPERPARAMETERS = (
 DIAGNOSE_BLOCK: int = 1_000_000
 #: Threads that diagnose blocks in parallel (the compiled loop and numpy's sort release
 #: the GIL).
-DIAGNOSE_THREADS: int = min(2, os.cpu_count() or 1)
+DIAGNOSE_THREADS: int = defaults.COMPUTE_THREADS
 #: Tail probability of the tail ESS (ArviZ's default: the 5% and 95% quantiles).
 TAIL_PROB: float = 0.05
 #: Lowest acceptable Bayesian fraction of missing information per chain (Betancourt 2016).

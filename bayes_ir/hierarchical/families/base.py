@@ -53,7 +53,6 @@ leave-one-out cross-validation and WAIC. *Statistics and Computing* 27(5), 1413-
 from __future__ import annotations
 
 import abc
-import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
@@ -61,6 +60,7 @@ from typing import Any, ClassVar
 import numpy as np
 import xarray as xr
 
+from bayes_ir import defaults
 from bayes_ir.errors import BayesIRError, OptionError
 
 __all__ = [
@@ -153,7 +153,7 @@ def population_nodes(sd_max: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: Threads of :func:`threaded_ufunc` (scipy's special functions release the GIL).
-UFUNC_THREADS: int = min(2, os.cpu_count() or 1)
+UFUNC_THREADS: int = defaults.COMPUTE_THREADS
 #: Fewest values per thread of :func:`threaded_ufunc` (below, one call on this thread).
 _UFUNC_CHUNK: int = 100_000
 
