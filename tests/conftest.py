@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
-from hypothesis import settings
+# Byte code is cached for the suite whatever the shell says (PYTHONDONTWRITEBYTECODE=1 is set
+# on CI machines): otherwise each test process rewrites the asserts of all test modules again
+# (about 8 s of CPU per pytest worker) and each command the tests start compiles bayes_ir from
+# source. Set before bayes_ir and the test modules are imported; child processes inherit it.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-from bayes_ir.table import ScoreTable
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from bayes_ir.table import ScoreTable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

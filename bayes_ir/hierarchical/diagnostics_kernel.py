@@ -392,24 +392,68 @@ def _sort_order(keys: np.ndarray, y: np.ndarray) -> None:
 
     Keys equal but for the position bits are ties or draws that differ only in their
     lowest bits (rare); a run of them whose draws are out of order is sorted by its
-    draws (merge sort). Then only the positions are kept.
+    draws (:func:`_merge_sort`, stable). Then only the positions are kept.
     """
     size = keys.size
     bits = _index_bits(size)
     low = (1 << bits) - 1
     i = 0
-    while i < size - 1:
+    while i < size:
         j = i
         ordered = True
         while j + 1 < size and (keys[j + 1] ^ keys[i]) >> bits == 0:
             ordered = ordered and y[keys[j] & low] <= y[keys[j + 1] & low]
             j += 1
+        for g in range(i, j + 1):
+            keys[g] &= low
         if not ordered:
-            run = keys[i : j + 1] & low
-            keys[i : j + 1] = run[np.argsort(y[run], kind="mergesort")]
+            _merge_sort(keys[i : j + 1], y)
         i = j + 1
-    for g in range(size):
-        keys[g] &= low
+
+
+#: Positions sorted by insertion before :func:`_merge_sort` merges them.
+_INSERTION_RUN = 16
+
+
+@_jit
+def _merge_sort(order: np.ndarray, y: np.ndarray) -> None:
+    """Sort the positions ``order`` by ``y[order]``, in place, stably.
+
+    Bottom-up merge sort of runs of :data:`_INSERTION_RUN` sorted by insertion. Written
+    out rather than ``np.argsort(kind="mergesort")``: numba took about 10 s to compile
+    that generic sort, on every new machine, for runs a few draws long.
+    """
+    n = order.size
+    for start in range(0, n, _INSERTION_RUN):
+        for a in range(start + 1, min(start + _INSERTION_RUN, n)):
+            p = order[a]
+            b = a - 1
+            while b >= start and y[order[b]] > y[p]:
+                order[b + 1] = order[b]
+                b -= 1
+            order[b + 1] = p
+    src = order
+    dst = np.empty_like(order)
+    in_order = True  # whether src is order (numba has no identity test of arrays)
+    width = _INSERTION_RUN
+    while width < n:
+        for start in range(0, n, 2 * width):
+            mid = min(start + width, n)
+            stop = min(start + 2 * width, n)
+            a, b = start, mid
+            for g in range(start, stop):
+                if a < mid and (b >= stop or y[src[a]] <= y[src[b]]):
+                    dst[g] = src[a]
+                    a += 1
+                else:
+                    dst[g] = src[b]
+                    b += 1
+        src, dst = dst, src
+        in_order = not in_order
+        width *= 2
+    if not in_order:
+        for g in range(n):
+            order[g] = src[g]
 
 
 @_jit
@@ -524,7 +568,8 @@ def diagnose_block(
         for s in range(3 + n_q):  # one series at a time: the working set stays small
             work = zb if s == _BULK else other
             if s == _MEAN:
-                work[:] = yk[:n_split]
+                for p in range(n_split):
+                    work[p] = yk[p]
             elif s == _SD:
                 for p in range(n_split):
                     work[p] = (yk[p] - mu) ** 2
@@ -534,4 +579,5 @@ def diagnose_block(
             ess, between[k, s] = _series_ess(work, n_rows, half, acov)
             out[k, 3 + s if s < 3 else N_OUT + s - 3] = ess
             if ess == NEED_FFT:
-                series[k, s] = work
+                for p in range(n_split):
+                    series[k, s, p] = work[p]

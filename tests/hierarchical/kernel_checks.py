@@ -11,8 +11,15 @@ import ctypes
 
 import numpy as np
 import pytest
+from pytensor.compile.mode import Mode
 
 _DOUBLE_P = ctypes.POINTER(ctypes.c_double)
+
+#: PyTensor mode of the reference functions: the default graph rewrites (the numerically
+#: stable forms), run by Python implementations instead of compiled C. These functions are
+#: called at a few points, and a fresh machine spends minutes compiling each graph's C code
+#: (no fused elementwise loops: Python runs at most 32 operands in one).
+REFERENCE_MODE = Mode(linker="py", optimizer="fast_run").excluding("fusion")
 
 
 def assert_equals_pymc(kernel, model, data, points, to_point) -> None:
@@ -21,7 +28,7 @@ def assert_equals_pymc(kernel, model, data, points, to_point) -> None:
     ``to_point(theta)`` cuts a vector laid out as the kernel's coordinates into PyMC's
     value variables (also used to lay our gradient out in PyMC's order).
     """
-    logp, dlogp = model.compile_logp(), model.compile_dlogp()
+    logp, dlogp = model.compile_logp(mode=REFERENCE_MODE), model.compile_dlogp(mode=REFERENCE_MODE)
     for theta in points:
         point = to_point(theta)
         value, grad = kernel.logp_and_grad(theta, data)
@@ -51,7 +58,7 @@ def assert_callbacks_equal(
     """
     fixed = fixed or {}
     graphs = model.replace_rvs_by_values([model[name] for name in names if name not in fixed])
-    compiled = model.compile_fn(graphs, inputs=model.value_vars)
+    compiled = model.compile_fn(graphs, inputs=model.value_vars, mode=REFERENCE_MODE)
 
     def deterministics(point):
         values = iter(compiled(point))

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from agreement import agree
 from fixed_priors import PRIORS
+from kernel_checks import REFERENCE_MODE
 from scipy import stats
 
 from bayes_ir.hierarchical.design import (
@@ -140,7 +141,7 @@ def test_the_pymc_twin_has_the_stated_log_density(scale):
             0.3,
             size=model.initial_point()[value.name].shape,
         )
-    logp = model.compile_logp(jacobian=False)(point)
+    logp = model.compile_logp(jacobian=False, mode=REFERENCE_MODE)(point)
     b0 = point["b0"]
     sigma = np.exp(point["sigma_log__"])
     ref = stats.norm.logpdf(b0, pri.intercept_mu, pri.intercept_sd).sum()
