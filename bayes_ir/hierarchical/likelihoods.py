@@ -326,38 +326,27 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
 
     PSIS is pointwise: each cell's ELPD, Pareto k and effective parameters depend on its
     own log-likelihood draws and on ``r_eff`` (computed once from the whole posterior),
-    so blocks of :data:`LOO_BLOCK` values give ArviZ's result; the totals are summed
-    and the SE is ArviZ's :math:`\sqrt{n\,\mathrm{Var}(\mathrm{elpd}_i)}`.
+    so blocks of :data:`LOO_BLOCK` values, smoothed all at once by
+    :func:`~bayes_ir.hierarchical.psis.psis_loo`, give ArviZ's result; the totals are
+    summed and the SE is ArviZ's :math:`\sqrt{n\,\mathrm{Var}(\mathrm{elpd}_i)}`.
     """
-    import arviz_stats as azs
     from arviz_stats.utils import ELPDDataLOO
 
     from bayes_ir.hierarchical.fit import log_likelihood_cells
+    from bayes_ir.hierarchical.psis import psis_loo
 
     post, design, cells = _loo_draws(fit, draws, seed)
     n_samples = post.sizes["chain"] * post.sizes["draw"]
     reff = _relative_ess(post)
-    coords = {"chain": post["chain"].values, "draw": post["draw"].values}
-    stub = xr.Dataset({"b0": post["b0"]})  # ArviZ wants a posterior group; r_eff is given
     width = max(1, LOO_BLOCK // n_samples)
     elpd_i, pareto_k, p_loo = [], [], 0.0
     for lo in range(0, cells.size, width):
         block = cells[lo : lo + width]
         ll = log_likelihood_cells(post, design, _family_spec(fit), block)
-        tree = xr.DataTree.from_dict(
-            {
-                "/posterior": stub,
-                "/log_likelihood": xr.Dataset(
-                    {"score": (("chain", "draw", "obs"), ll)}, coords=coords
-                ),
-            }
-        )
-        with warnings.catch_warnings():  # ArviZ's generic warnings: ours names the model
-            warnings.simplefilter("ignore", UserWarning)
-            part = azs.loo(tree, pointwise=True, var_name="score", reff=reff)
-        elpd_i.append(np.asarray(part.elpd_i.values))
-        pareto_k.append(np.asarray(part.pareto_k.values))
-        p_loo += float(part.p)
+        e, k, p = psis_loo(ll.reshape(n_samples, block.size).T, reff)
+        elpd_i.append(e)
+        pareto_k.append(k)
+        p_loo += float(np.sum(p))
     elpd_all = np.concatenate(elpd_i)
     k_all = np.concatenate(pareto_k)
     topic, system = np.divmod(cells, design.matrix.shape[1])
