@@ -25,8 +25,9 @@ with ``zoi`` :math:`\pi_s` (the probability of an exact 0 or 1) and ``coi``
 
 Cost: the exact 0s and 1s enter through their counts per system (:math:`O(S)`); each
 score inside (0, 1) costs one call of
-:func:`~bayes_ir.hierarchical.families._kernel.softplus_expit` and two of
-:func:`~bayes_ir.hierarchical.families._kernel.lgamma_digamma`. The cells inside are
+:func:`~bayes_ir.hierarchical.families._kernel.softplus_expit` (which gives
+:math:`\mu`, :math:`1 - \mu` and their logs) and two of
+:func:`~bayes_ir.hierarchical.families._kernel.lgamma_digamma_log`. The cells inside are
 stored row by row (compressed sparse rows), so exact 0s, 1s and missing cells cost
 nothing. Per interior cell, with :math:`a = \mu\phi`, :math:`b = (1-\mu)\phi`:
 
@@ -70,6 +71,7 @@ from bayes_ir.hierarchical.families._kernel import (
     free_vector_prior,
     jit,
     lgamma_digamma,
+    lgamma_digamma_log,
     logistic_prior,
     n_crossed,
     nutpie_status,
@@ -140,12 +142,12 @@ def _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff):
 
 
 @jit
-def _interior_loglik(data, b0, topic, system, phi, g_topic, g_system, g_phi):
+def _interior_loglik(data, b0, topic, system, phi, log_phi, g_topic, g_system, g_phi):
     r"""Beta part of the log-likelihood (scores inside (0, 1)) and its gradients.
 
-    Fills ``g_topic``, ``g_system`` (d / d effect) and ``g_phi`` (per system, the sum
-    over its interior scores of :math:`\mu(\log y - \psi(a)) + (1-\mu)(\log(1-y) -
-    \psi(b))`, completed by :func:`_system_loglik`).
+    ``log_phi`` is ``log(phi)``. Fills ``g_topic``, ``g_system`` (d / d effect) and
+    ``g_phi`` (per system, the sum over its interior scores of :math:`\mu(\log y -
+    \psi(a)) + (1-\mu)(\log(1-y) - \psi(b))`, completed by :func:`_system_loglik`).
     """
     n_t, n_s, _, _, nnz, _ = _layout(data)
     o = N_HEADER + 3 * n_s
@@ -163,14 +165,18 @@ def _interior_loglik(data, b0, topic, system, phi, g_topic, g_system, g_phi):
         for j in range(int(row[t]), int(row[t + 1])):
             s = int(col[j])
             eta = base + system[s]
-            small = expit(-abs(eta))  # the smaller of mu, 1 - mu, to full precision
-            if eta >= 0.0:
-                mu, one_m = 1.0 - small, small
-            else:
-                mu, one_m = small, 1.0 - small
+            size = abs(eta)
+            # the smaller of mu, 1 - mu and the log of both, to full precision, by
+            # selection: log expit(-|eta|) = -|eta| - softplus(-|eta|)
+            soft, small = softplus_expit(-size)
+            pos = eta >= 0.0
+            mu = 1.0 - small if pos else small
+            one_m = small if pos else 1.0 - small
+            log_mu = -soft if pos else -size - soft
+            log_one_m = -size - soft if pos else -soft
             ph = phi[s]
-            lg_a, dg_a = lgamma_digamma(mu * ph)
-            lg_b, dg_b = lgamma_digamma(one_m * ph)
+            lg_a, dg_a = lgamma_digamma_log(mu * ph, log_mu + log_phi[s])
+            lg_b, dg_b = lgamma_digamma_log(one_m * ph, log_one_m + log_phi[s])
             ly, l1y = log_y[j], log_1my[j]
             ll += (mu * ph - 1.0) * ly + (one_m * ph - 1.0) * l1y - lg_a - lg_b
             g = ph * (ly - l1y - dg_a + dg_b) * mu * one_m
@@ -222,7 +228,8 @@ def _logp_grad(theta, data, grad):
     phi = np.exp(log_phi)
     g_topic, g_system = np.empty(n_t), np.empty(n_s)
     g_phi, g_zoi, g_coi = np.empty(n_s), np.empty(n_s), np.empty(n_s)
-    ll = _interior_loglik(data, theta[0], topic, system, phi, g_topic, g_system, g_phi)
+    ll = _interior_loglik(data, theta[0], topic, system, phi, log_phi, g_topic, g_system,
+                          g_phi)  # fmt: skip
     ll += _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
     lp = crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau, chi, grad)
     c = n_crossed(data)
