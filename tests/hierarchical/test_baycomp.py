@@ -20,10 +20,10 @@ default, ``runs=1``); here the topics are independent. On Ranger's runs (6 colle
 50 queries) the three shares agree within 0.03 (measured: 0.077/0.000/0.923 against
 0.066/0.000/0.934); on the simulated rectangle (8 x 50, a contrast near the rope) within
 0.05 (measured: 0.014/0.331/0.655 against 0.042/0.285/0.673), the rope share being the one
-that differs most. That difference is not the folds' correlation: baycomp run with rho
-near 0 (``runs=1e-9``) moves its rope share away from ours, not towards it. What stays
-unmatched is the prior of the overall difference (here the difference of two system
-effects under one pooled SD, in baycomp a uniform).
+that differs most. That difference is unexplained: it is not the folds' correlation
+(baycomp run with rho near 0, ``runs=1e-9``, moves its rope share away from ours, not
+towards it), nor the priors of the system and system x collection SDs (their rates from 1
+to 0.001 leave our shares within 0.01).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def shares(shared_data):
 
 
 #: Largest difference of a share from baycomp's (module docstring: the simulated case is
-#: near the rope, where the shares are most sensitive to what stays unmatched).
+#: near the rope, where the shares part for a reason not found yet).
 TOLERANCE = {"ranger50": 0.03, "simulated": 0.05}
 
 
