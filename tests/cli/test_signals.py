@@ -26,14 +26,20 @@ pytestmark = [
 ]
 
 
-def _start(folder: Path, *extra: str) -> subprocess.Popen:
-    """Start ``python -m bayes_ir fit ... --save OUT.nc`` in ``folder``."""
+def _start(folder: Path, *extra: str, sigint=signal.SIG_DFL) -> subprocess.Popen:
+    """Start ``python -m bayes_ir fit ... --save OUT.nc`` in ``folder``.
+
+    The child starts with SIGINT delivered, as from a terminal (``sigint``), whatever the
+    suite inherited: a suite started as a background job (``cmd &``, ``nohup``) has SIGINT
+    ignored, and the command line rightly keeps ignoring it then
+    (:func:`test_ignored_sigint_stays_ignored`).
+    """
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     args = [sys.executable, "-m", "bayes_ir", "fit", str(EXAMPLE), "--champion", "bm25",
             "--challengers", "chal_*", "--save", "OUT.nc", *extra]  # fmt: skip
-    return subprocess.Popen(
-        args, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    return subprocess.Popen(args, cwd=folder, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))  # fmt: skip
 
 
 def _assert_nothing_partial(folder: Path) -> None:
@@ -73,6 +79,19 @@ def test_signal_during_fit_save(tmp_path, sig, status, word):
     assert proc.returncode == status, err
     assert err.strip() == word, err
     _assert_nothing_partial(tmp_path)
+
+
+def test_ignored_sigint_stays_ignored(tmp_path):
+    """Started with SIGINT ignored (a background job), the run ignores Ctrl-C as Python does."""
+    proc = _start(tmp_path, "--seed", "1", sigint=signal.SIG_IGN)
+    assert proc.stdout.readline(), proc.stderr.read()  # under way
+    for _ in range(5):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "interrupted" not in err
+    assert HierarchicalFit.load(tmp_path / "OUT.nc").posterior["posterior"].sizes["chain"] == 4
 
 
 @pytest.mark.slow
