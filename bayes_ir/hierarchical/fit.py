@@ -52,7 +52,7 @@ __all__ = [
     "log_likelihood_cells",
     "log_likelihood_draws",
     "EXACT_ESS_PER_DRAW",
-    "GIBBS_ESS_PER_DRAW",
+    "GIBBS_MIN_ESS_PER_DRAW",
     "GIBBS_TUNE",
     "default_draws",
     "SKEW_NORMAL_CELL_DRAWS",
@@ -67,10 +67,11 @@ Method = Literal["auto", "exact", "gibbs", "nuts"]
 #: ESS per draw the default draws of the exact sampler count on: its draws are
 #: independent (measured 0.93-1.0 over the checked quantities of rb04 and Robust04 AP).
 EXACT_ESS_PER_DRAW: float = 1.0
-#: ESS per draw the default draws of the blocked Gibbs sampler (missing cells, Gaussian)
-#: count on: its draws are nearly independent (0.5-1 on rb04 with 10% of the cells
-#: missing), so the lower end.
-GIBBS_ESS_PER_DRAW: float = 0.5
+#: Smallest ESS per draw the default draws of the blocked Gibbs sampler (missing cells,
+#: Gaussian) allow for: a pilot measures it (:func:`~bayes_ir.hierarchical.gibbs.sample_gibbs`,
+#: 0.38-0.43 on rb04 with 10% of the cells missing, 0.9 on 2,000 x 500 with 10%
+#: missing) and sets the draws, at most those of this floor.
+GIBBS_MIN_ESS_PER_DRAW: float = 0.1
 #: Discarded warm-up iterations per chain of the Gibbs sampler: it starts from moment
 #: estimates and forgets them within a few iterations.
 GIBBS_TUNE: int = 300
@@ -447,12 +448,16 @@ class HierarchicalFit:
         """One line: chains x draws, and the ESS the default draws were chosen for.
 
         E.g. ``draws: 4 x 3,125 = 12,500 (chosen for ESS >= 10,000)`` (bulk and tail
-        ESS, :func:`default_draws`); without the parenthesis when the draws were given.
+        ESS, :func:`default_draws`), with the pilot's ESS per draw when a pilot chose them
+        (the Gibbs sampler); without the parenthesis when the draws were given.
         """
         post = self.draws
         line = f"draws: {post.sizes['chain']} x {post.sizes['draw']:,} = {self.n_draws:,}"
         target = self.provenance.get("draws_for_ess")
-        if target:
+        pilot = self.provenance.get("pilot_ess_per_draw")
+        if target and pilot is not None:
+            line += f" (chosen for ESS >= {target:,.0f} from a pilot's ESS per draw, {pilot:.2f})"
+        elif target:
             line += f" (chosen for ESS >= {target:,.0f})"
         return line
 
@@ -703,11 +708,17 @@ def _check_memory(design: Design, opts: dict[str, Any]) -> None:
     the pointwise log-likelihood is kept.
     """
     shape = {"chains": opts["chains"], "draws": opts["draws"]}
+    validate.memory(
+        "the posterior draws", {**shape, "values per draw": _values_per_draw(design, opts)}
+    )
+
+
+def _values_per_draw(design: Design, opts: dict[str, Any]) -> int:
+    """Values stored per draw (:func:`_check_memory`)."""
     n_hyper = 4 + (2 if opts["likelihood"] == "skew_normal" else 0)
     n_hyper += (len(design.systems) + 1) if opts["sigma"] == "system" else 0
     n_par = n_hyper + len(design.topics) + len(design.systems)
-    cells = n_par + (len(design.score) if opts["log_likelihood"] else 0)
-    validate.memory("the posterior draws", {**shape, "values per draw": cells})
+    return n_par + (len(design.score) if opts["log_likelihood"] else 0)
 
 
 def _warn_ignored(what: str, **options: Any) -> None:
@@ -779,9 +790,10 @@ def fit(
     chains, draws, tune, target_accept
         Sampler settings; ``draws``/``tune`` default to
         :func:`skew_normal_draws` (10,000 up to 10,000 cells, fewer above) / 500 per
-        chain for the skew-normal, :func:`default_draws` (4 x 6,250: bulk and tail ESS
-        >= 10,000 with a margin, or the gate's ESS if higher) / 300 for the Gibbs
-        sampler and :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits;
+        chain for the skew-normal, as many as a pilot of 4 x 500 draws says bulk and tail
+        ESS >= 10,000 (or the gate's ESS if higher) need, with a margin, at most
+        :func:`default_draws` (4 x 31,250) / 300 for the Gibbs sampler and
+        :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits;
         ``target_accept`` to :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler
         draws :func:`default_draws` independent draws per chain (4 x 3,125), the summary
         says so, and has no warm-up and no step size: ``tune`` and
@@ -1033,6 +1045,10 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
     _default_draws("gibbs", opts)
     opts["tune"] = GIBBS_TUNE if opts["tune"] is None else opts["tune"]
     opts["target_accept"] = None
+    target = opts["ess_target"]
+    if target is not None:  # the pilot chooses, up to the most that fit in memory
+        most = defaults.memory_limit() // (8 * int(opts["chains"]) * _values_per_draw(design, opts))
+        opts["draws"] = max(min(opts["draws"], int(most)), 1)
     _check_memory(design, opts)
     post, info = sample_gibbs(
         design.topic_idx,
@@ -1045,7 +1061,9 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         tune=opts["tune"],
         seed=opts["seed"],
         pooled=opts["pooled"],
+        ess=None if target is None else defaults.DRAWS_ESS_MARGIN * target,
     )
+    opts["draws"] = int(post["b0"].shape[1])
     # float32 precision, as NUTS draws (a saved fit stores them as float32 without loss)
     post = {name: _float32_values(name, values) for name, values in post.items()}
     return post, None, info
@@ -1137,11 +1155,12 @@ def default_draws(method: str, chains: int, ess: float | None = None) -> int:
     :math:`\lceil m E / (C e) \rceil` for the target ESS :math:`E` (``ess``, default
     :data:`bayes_ir.defaults.DRAWS_ESS`), the margin :math:`m`
     (:data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`), :math:`C` chains and the sampler's
-    ESS per draw :math:`e` (:data:`EXACT_ESS_PER_DRAW`, :data:`GIBBS_ESS_PER_DRAW`):
-    4 x 3,125 draws for the exact sampler, 4 x 6,250 for the Gibbs sampler.
+    ESS per draw :math:`e` (:data:`EXACT_ESS_PER_DRAW`, :data:`GIBBS_MIN_ESS_PER_DRAW`):
+    4 x 3,125 draws for the exact sampler; for the Gibbs sampler 4 x 31,250 is the most,
+    and a pilot sets the draws (:func:`~bayes_ir.hierarchical.gibbs.sample_gibbs`).
     """
     target = defaults.DRAWS_ESS if ess is None else float(ess)
-    per_draw = {"exact": EXACT_ESS_PER_DRAW, "gibbs": GIBBS_ESS_PER_DRAW}[method]
+    per_draw = {"exact": EXACT_ESS_PER_DRAW, "gibbs": GIBBS_MIN_ESS_PER_DRAW}[method]
     return math.ceil(defaults.DRAWS_ESS_MARGIN * target / (int(chains) * per_draw))
 
 

@@ -22,8 +22,14 @@ given the effects, up to its Exponential prior. This sampler alternates:
    :math:`M = Q_{ww} - B^\top \mathrm{diag}\big(1/(\sigma^2 (n_r + \sigma^2/\tau^2))\big) B`,
    a dense :math:`(K+1)^2` matrix (one Cholesky factor per draw), and then :math:`a
    \mid w` from independent Gaussians. :math:`B^\top \mathrm{diag}(\cdot) B` is a weighted
-   sum of precomputed matrices, one per distinct row count, so a draw costs
-   :math:`O(J K^2 + K^3 + n)` for :math:`J` distinct counts and :math:`n` observed cells.
+   sum of precomputed matrices, one per distinct row count or, when fewer, the terms of
+   its Taylor series in the counts (:class:`Incidence`); the sums over the observed cells
+   of a row or a column run over the missing cells when fewer are missing, and the
+   residuals are those of a fixed reference fit plus an additive correction (their sum
+   of squares from the rows' and columns' sums). A draw costs :math:`O(L K^2 + K^3 + R +
+   \min(n, RK - n))` for :math:`L` Gram terms, :math:`R` rows and :math:`n` observed
+   cells: about 10 ms for 2,000 x 500 with 10% missing, where one pass over the cells
+   alone took 3 ms.
    The zero-sum constraints :math:`\sum a = \sum c = 0` of the model's ``ZeroSumNormal``
    effects (an i.i.d. normal conditioned on its sum) are imposed exactly by conditioning
    the unconstrained draw :math:`x` on :math:`Ax = 0` ("conditioning by kriging",
@@ -87,8 +93,15 @@ from bayes_ir.hierarchical.samplers.chains import run_stretches, stretch_seed
 
 __all__ = ["Incidence", "sample_gibbs"]
 
-#: Largest number of entries of the per-count Gram matrices kept in memory (8 bytes each).
+#: Largest number of entries of the Gram terms kept in memory (8 bytes each).
 _GRAM_LIMIT: int = 20_000_000
+
+#: Kept draws per chain of the pilot that sets the draws for a target ESS (``ess``).
+PILOT_DRAWS: int = 500
+
+#: Relative size below which the remainder of the Taylor series of the Gram terms is
+#: dropped (below the rounding of a double).
+_SERIES_TOL: float = 2.0**-60
 
 
 @dataclass(frozen=True)
@@ -103,7 +116,7 @@ class Incidence:
     transposed
         True when rows are systems (more systems than topics).
     row, col, y
-        Row index, column index and score of each observed cell.
+        Row index, column index and score of each observed cell, sorted by row and column.
     n_row, n_col
         Observed cells per row and per column.
     y_row, y_col
@@ -111,13 +124,37 @@ class Incidence:
     w_row, w_col
         Weight (1 or 0) of each row's and column's prior precision: 0 for an unpooled
         system (module docstring); all 1 by default.
-    row_ptr, row_cells
-        The cells of row ``r`` are ``row_cells[row_ptr[r]:row_ptr[r + 1]]``.
-    counts, weights, gram
-        Distinct pairs of row count and row weight :math:`(v_j, w_j)` and
-        :math:`\sum_{r: (n_r, w_r) = (v_j, w_j)} B_r B_r^\top`, with
-        :math:`B = [n_r \mid N]` (None when too large to keep; then
-        :math:`B^\top \mathrm{diag}(g) B` is summed row by row at every draw).
+    row_ptr
+        The cells of row ``r`` are ``row_ptr[r]:row_ptr[r + 1]``.
+    list_row, list_col, list_sign, complete
+        The cells through which the sampler sums over the observed cells of a row or a
+        column: the observed cells (``list_sign`` 1, ``complete`` False), or, when fewer
+        are missing than observed, the missing ones (``list_sign`` -1, ``complete``
+        True: a sum over the observed cells is the sum over the complete row or column
+        minus that over its missing cells). A pass over the cells then costs
+        :math:`O(\min(n, RK - n))`.
+    fit_b0, fit_row, fit_col
+        A reference additive fit (backfitting, Ghosh, Hastie and Owen 2022); the sampler
+        writes the residuals as those of this fit plus an additive correction, so that
+        their sum of squares needs no pass over the cells.
+    resid_row, resid_col, resid_sum, resid_ss
+        Sums per row and per column, sum and sum of squares of the reference residuals.
+    gram, centre, n_series
+        The Gram terms :math:`H_l` of :math:`B^\top \mathrm{diag}(g) B = \sum_l
+        \gamma_l(\rho) H_l` (shape (K+1, K+1, L); None when too large to keep: then it is
+        summed row by row at every draw), with :math:`B = [n_r \mid N]` and :math:`g_r =
+        1/(n_r + w_r \rho)`. ``centre`` 0: one term per distinct pair :math:`(v_j, w_j)` of
+        row count and weight, :math:`\gamma_j = 1/(v_j + w_j \rho)`. ``centre`` :math:`c >
+        0`: the Taylor series of :math:`1/(v + \rho)` about :math:`v = c`,
+
+        .. math::
+
+            \frac{1}{v + \rho} = \frac{1}{c + \rho} \sum_{l \ge 0}
+            \Big(\frac{c - v}{c}\Big)^l \Big(\frac{c}{c + \rho}\Big)^l,
+
+        truncated after ``n_series`` terms, where the remainder is below the rounding of a
+        double for every :math:`\rho \ge 0`, and then a last term (:math:`\gamma = 1`)
+        for the rows of weight 0. Used when it has fewer terms than the distinct counts.
     """
 
     transposed: bool
@@ -130,11 +167,23 @@ class Incidence:
     y_col: np.ndarray
     w_row: np.ndarray
     w_col: np.ndarray
+    row_ptr: np.ndarray
+    list_row: np.ndarray
+    list_col: np.ndarray
+    list_sign: float
+    complete: bool
+    fit_b0: float
+    fit_row: np.ndarray
+    fit_col: np.ndarray
+    resid_row: np.ndarray
+    resid_col: np.ndarray
+    resid_sum: float
+    resid_ss: float
+    gram: np.ndarray | None
+    centre: float
+    n_series: int
     counts: np.ndarray
     weights: np.ndarray
-    gram: np.ndarray | None
-    row_ptr: np.ndarray
-    row_cells: np.ndarray
 
     @classmethod
     def of(
@@ -149,32 +198,33 @@ class Incidence:
 
         ``pooled``: mask of the systems that share ``sigma_system`` (default: all).
         """
-        n_t, n_s = shape
+        n_t, n_s = int(shape[0]), int(shape[1])
         w_system = np.ones(n_s) if pooled is None else np.asarray(pooled, dtype=float)
         w_topic = np.ones(n_t)
         transposed = n_s > n_t
         row, col = (system_idx, topic_idx) if transposed else (topic_idx, system_idx)
         n_r, n_k = (n_s, n_t) if transposed else (n_t, n_s)
-        y = np.asarray(score, dtype=float)
         row = np.asarray(row, dtype=np.int64)
         col = np.asarray(col, dtype=np.int64)
-        if np.unique(row * n_k + col).size != y.size:
+        order = np.lexsort((col, row))
+        row, col = row[order], col[order]
+        y = np.asarray(score, dtype=float)[order]
+        key = row * n_k + col
+        if np.any(key[1:] == key[:-1]):
             raise BayesIRError("the Gibbs sampler needs at most one score per topic and system")
         n_row = np.bincount(row, minlength=n_r).astype(float)
         n_col = np.bincount(col, minlength=n_k).astype(float)
         w_row, w_col = (w_system, w_topic) if transposed else (w_topic, w_system)
-        pairs, group = np.unique(np.column_stack([n_row, w_row]), axis=0, return_inverse=True)
-        counts, weights = pairs[:, 0].copy(), pairs[:, 1].copy()
-        group = group.ravel()
-        gram = None
-        if counts.size * (n_k + 1) ** 2 <= _GRAM_LIMIT:
-            basis = np.zeros((n_r, n_k + 1))
-            basis[:, 0] = n_row
-            basis[row, col + 1] = 1.0
-            gram = np.zeros((counts.size, n_k + 1, n_k + 1))
-            for j in range(counts.size):
-                part = basis[group == j]
-                gram[j] = part.T @ part
+        complete = n_r * n_k - y.size < y.size
+        if complete:
+            observed = np.zeros(n_r * n_k, dtype=bool)
+            observed[key] = True
+            list_row, list_col = np.divmod(np.flatnonzero(~observed), n_k)
+        else:
+            list_row, list_col = row, col
+        fit_b0, fit_row, fit_col = _backfit(row, col, y, n_row, n_col)
+        resid = y - fit_b0 - fit_row[row] - fit_col[col]
+        gram, centre, n_series, counts, weights = _gram_terms(row, col, n_row, w_row, n_k)
         return cls(
             transposed=transposed,
             row=row,
@@ -186,11 +236,23 @@ class Incidence:
             y_col=np.bincount(col, weights=y, minlength=n_k),
             w_row=w_row,
             w_col=w_col,
+            row_ptr=np.concatenate([[0], np.cumsum(n_row)]).astype(np.int64),
+            list_row=np.ascontiguousarray(list_row, dtype=np.int64),
+            list_col=np.ascontiguousarray(list_col, dtype=np.int64),
+            list_sign=-1.0 if complete else 1.0,
+            complete=bool(complete),
+            fit_b0=fit_b0,
+            fit_row=fit_row,
+            fit_col=fit_col,
+            resid_row=np.bincount(row, weights=resid, minlength=n_r),
+            resid_col=np.bincount(col, weights=resid, minlength=n_k),
+            resid_sum=float(resid.sum()),
+            resid_ss=float(resid @ resid),
+            gram=gram,
+            centre=centre,
+            n_series=n_series,
             counts=counts,
             weights=weights,
-            gram=gram,
-            row_ptr=np.concatenate([[0], np.cumsum(n_row)]).astype(np.int64),
-            row_cells=np.argsort(row, kind="stable").astype(np.int64),
         )
 
     @property
@@ -204,27 +266,74 @@ class Incidence:
         return self.n_col.size
 
 
+def _backfit(
+    row: np.ndarray, col: np.ndarray, y: np.ndarray, n_row: np.ndarray, n_col: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Additive fit ``b0 + a[row] + c[col]`` by ten sweeps of alternating means."""
+    b0 = float(y.mean())
+    a = np.zeros(n_row.size)
+    c = np.zeros(n_col.size)
+    for _ in range(10):
+        a = np.bincount(row, y - b0 - c[col], n_row.size) / np.maximum(n_row, 1)
+        a -= a.mean()
+        c = np.bincount(col, y - b0 - a[row], n_col.size) / np.maximum(n_col, 1)
+        c -= c.mean()
+    return b0, a, c
+
+
+def _gram_terms(
+    row: np.ndarray, col: np.ndarray, n_row: np.ndarray, w_row: np.ndarray, n_k: int
+) -> tuple[np.ndarray | None, float, int, np.ndarray, np.ndarray]:
+    """Return the Gram terms of :class:`Incidence`: gram, centre, n_series, counts, weights.
+
+    One term per distinct pair of row count and weight, or the Taylor series about the
+    middle of the pooled rows' counts when it needs fewer terms; None when the terms
+    would exceed :data:`_GRAM_LIMIT` entries.
+    """
+    pairs, group = np.unique(np.column_stack([n_row, w_row]), axis=0, return_inverse=True)
+    counts, weights = pairs[:, 0].copy(), pairs[:, 1].copy()
+    group = group.ravel()
+    pooled = counts[weights > 0]
+    centre, n_series = 0.0, 0
+    if pooled.size > 1:
+        mid = 0.5 * (pooled.min() + pooled.max())
+        ratio = (pooled.max() - pooled.min()) / (2.0 * mid)
+        terms = math.ceil(math.log(_SERIES_TOL * (1.0 - ratio)) / math.log(ratio))
+        if terms + (pooled.size < counts.size) < counts.size:
+            centre, n_series = float(mid), int(terms)
+    n_terms = n_series + int(np.any(weights == 0)) if centre else counts.size
+    k1 = n_k + 1
+    if n_terms * k1 * k1 > _GRAM_LIMIT:
+        return None, 0.0, 0, counts, weights
+    basis = np.zeros((n_row.size, k1))
+    basis[:, 0] = n_row
+    basis[row, col + 1] = 1.0
+    gram = np.zeros((n_terms, k1, k1))
+    for j in range(counts.size):
+        part = basis[group == j]
+        g = part.T @ part
+        if not centre:
+            gram[j] = g
+        elif weights[j] == 0:
+            gram[-1] += g / counts[j]
+        else:
+            gram[:n_series] += ((centre - counts[j]) / centre) ** np.arange(n_series)[
+                :, None, None
+            ] * g
+    return np.ascontiguousarray(gram.transpose(1, 2, 0)), centre, n_series, counts, weights
+
+
 def _start(inc: Incidence, n_chains: int, rng: np.random.Generator) -> np.ndarray:
     """Over-dispersed starting scales (sigma, row SD, column SD), shape (chains, 3).
 
-    Moment estimates from the additive fit by alternating means (a few sweeps of
-    backfitting over the observed cells), multiplied by ``exp(U(-0.5, 0.5))``.
+    Moment estimates from the reference additive fit, multiplied by ``exp(U(-0.5, 0.5))``.
     """
-    b0 = inc.y.mean()
-    a = np.zeros(inc.n_rows)
-    c = np.zeros(inc.n_cols)
-    for _ in range(10):
-        a = np.bincount(inc.row, inc.y - b0 - c[inc.col], inc.n_rows) / np.maximum(inc.n_row, 1)
-        a -= a.mean()
-        c = np.bincount(inc.col, inc.y - b0 - a[inc.row], inc.n_cols) / np.maximum(inc.n_col, 1)
-        c -= c.mean()
-    resid = inc.y - b0 - a[inc.row] - c[inc.col]
     spread = max(float(np.std(inc.y)), 1e-8)
     guess = np.array(
         [
-            max(float(np.sqrt(np.mean(resid**2))), 1e-3 * spread),
-            max(float(np.std(a[inc.w_row > 0])), 1e-3 * spread),
-            max(float(np.std(c[inc.w_col > 0])), 1e-3 * spread),
+            max(math.sqrt(inc.resid_ss / inc.y.size), 1e-3 * spread),
+            max(float(np.std(inc.fit_row[inc.w_row > 0])), 1e-3 * spread),
+            max(float(np.std(inc.fit_col[inc.w_col > 0])), 1e-3 * spread),
         ]
     )
     return guess * np.exp(rng.uniform(-0.5, 0.5, size=(n_chains, 3)))
@@ -243,8 +352,9 @@ def sample_gibbs(
     seed: int,
     label: str = "sampling (Gibbs)",
     pooled: np.ndarray | None = None,
+    ess: float | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Sample the Gaussian model of a table with missing cells by blocked Gibbs sampling.
+    r"""Sample the Gaussian model of a table with missing cells by blocked Gibbs sampling.
 
     Parameters
     ----------
@@ -264,6 +374,14 @@ def sample_gibbs(
     pooled
         Mask of the systems whose effects share ``sigma_system`` (default: all; see
         the module docstring for ``pooling="artifacts"``).
+    ess
+        Bulk and tail ESS to reach. When given, ``draws`` is the most draws per chain:
+        the chains first run a pilot of :data:`PILOT_DRAWS` kept draws, and continue to
+        :math:`\lceil E / (C e) \rceil` draws (at least the pilot's, at most ``draws``)
+        for the target :math:`E`, :math:`C` chains and the smallest bulk or tail ESS per
+        draw :math:`e` of the pilot over the four scalars (the scales and the intercept:
+        the effects are drawn jointly given them and mix at least as fast on the tables
+        of the tests).
 
     Returns
     -------
@@ -272,7 +390,8 @@ def sample_gibbs(
         ``topic_effect`` (chains, draws, T) and ``system_effect`` (chains, draws, S).
     info : dict
         Acceptance rates of the three Metropolis-Hastings scale steps
-        (``accept_sigma``, ``accept_sigma_topic``, ``accept_sigma_system``).
+        (``accept_sigma``, ``accept_sigma_topic``, ``accept_sigma_system``), and with
+        ``ess`` the pilot's ESS per draw ``pilot_ess_per_draw``.
 
     Notes
     -----
@@ -297,47 +416,61 @@ def sample_gibbs(
     rng = np.random.default_rng([int(seed), 21])
     starts = _start(inc, chains, rng)
     rates = np.array([hyper.sigma_rate, rate_row, rate_col])
-    out = {
-        "b0": np.empty((chains, draws)),
-        "scales": np.empty((chains, draws, 3)),
-        "row": np.empty((chains, draws, inc.n_rows)),
-        "col": np.empty((chains, draws, inc.n_cols)),
-    }
     accepted = np.zeros((chains, 3))
     use_gram = inc.gram is not None
-    gram = inc.gram if use_gram else np.zeros((0, inc.n_cols + 1, inc.n_cols + 1))
+    gram = inc.gram if use_gram else np.zeros((inc.n_cols + 1, inc.n_cols + 1, 0))
+    out: dict[str, np.ndarray] = {}
 
-    def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
-        run_chain(
-            inc.y,
-            inc.row,
-            inc.col,
-            inc.row_ptr,
-            inc.row_cells,
-            inc.n_row,
-            inc.n_col,
-            inc.y_row,
-            inc.y_col,
-            inc.w_row,
-            inc.w_col,
-            inc.counts,
-            inc.weights,
-            gram,
-            use_gram,
-            float(hyper.b0_mu),
-            b0_sd,
-            rates,
-            starts[c],
-            n_tune,
-            stretch_seed(seed, 21, c, k),
-            out["b0"][c, i0:i1],
-            out["scales"][c, i0:i1],
-            out["row"][c, i0:i1],
-            out["col"][c, i0:i1],
-            accepted[c],
-        )
+    def run(n_draws: int, n_tune: int, kept: int, salt: int, what: str) -> None:
+        """Run every chain on by ``n_tune`` + ``n_draws`` iterations, kept from ``kept``."""
 
-    run_stretches(stretch, chains=chains, tune=tune, draws=draws, label=label)
+        def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
+            run_chain(
+                (inc.y, inc.row, inc.col, inc.row_ptr, inc.n_row, inc.n_col, inc.y_row, inc.y_col),
+                (inc.w_row, inc.w_col),
+                (inc.list_row, inc.list_col, inc.list_sign, inc.complete),
+                (inc.fit_b0, inc.fit_row, inc.fit_col),
+                (inc.resid_row, inc.resid_col, inc.resid_sum, inc.resid_ss),
+                (gram, use_gram, inc.centre, inc.n_series, inc.counts, inc.weights),
+                float(hyper.b0_mu),
+                b0_sd,
+                rates,
+                starts[c],
+                n_tune,
+                stretch_seed(seed, salt, c, k),
+                out["b0"][c, kept + i0 : kept + i1],
+                out["scales"][c, kept + i0 : kept + i1],
+                out["row"][c, kept + i0 : kept + i1],
+                out["col"][c, kept + i0 : kept + i1],
+                accepted[c],
+            )
+
+        run_stretches(stretch, chains=chains, tune=n_tune, draws=n_draws, label=what)
+
+    def grow(total: int) -> None:
+        """Make room for ``total`` draws per chain, keeping those drawn."""
+        widths = {"b0": (), "scales": (3,), "row": (inc.n_rows,), "col": (inc.n_cols,)}
+        for name, width in widths.items():
+            grown = np.empty((chains, total, *width))
+            if name in out:
+                grown[:, : out[name].shape[1]] = out[name]
+            out[name] = grown
+
+    info: dict[str, float] = {}
+    if ess is None or draws <= PILOT_DRAWS:
+        grow(draws)
+        run(draws, tune, 0, 21, label)
+    else:
+        grow(PILOT_DRAWS)
+        run(PILOT_DRAWS, tune, 0, 21, f"{label}: pilot")
+        per_draw = _ess_per_draw(out["b0"], out["scales"])
+        info["pilot_ess_per_draw"] = per_draw
+        need = math.ceil(float(ess) / (chains * per_draw)) if per_draw > 0 else draws
+        total = int(min(max(need, PILOT_DRAWS), draws))
+        if total > PILOT_DRAWS:
+            grow(total)
+            run(total - PILOT_DRAWS, 0, PILOT_DRAWS, 22, label)
+        draws = total
     out["sigma"] = out["scales"][..., 0]
     out["row_sd"], out["col_sd"] = out["scales"][..., 1], out["scales"][..., 2]
     topic, system = ("col", "row") if inc.transposed else ("row", "col")
@@ -357,9 +490,18 @@ def sample_gibbs(
         "topic_effect": out[topic],
         "system_effect": system_effect,
     }
-    info = {
-        "accept_sigma": float(rates[0]),
-        "accept_sigma_topic": float(accept_topic),
-        "accept_sigma_system": float(accept_system),
-    }
+    info.update(
+        accept_sigma=float(rates[0]),
+        accept_sigma_topic=float(accept_topic),
+        accept_sigma_system=float(accept_system),
+    )
     return posterior, info
+
+
+def _ess_per_draw(b0: np.ndarray, scales: np.ndarray) -> float:
+    """Smallest bulk or tail ESS per draw of the intercept and the three scales."""
+    from bayes_ir.hierarchical.diagnostics import draw_diagnostics
+
+    table = draw_diagnostics(np.concatenate([b0[..., None], scales], axis=-1))
+    smallest = np.nanmin(table[["ess_bulk", "ess_tail"]].to_numpy(), initial=np.inf)
+    return float(smallest) / b0.size if np.isfinite(smallest) else 0.0

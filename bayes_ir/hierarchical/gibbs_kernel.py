@@ -1,14 +1,18 @@
-"""Compiled iteration loop of the blocked Gibbs sampler (:mod:`bayes_ir.hierarchical.gibbs`).
+r"""Compiled iteration loop of the blocked Gibbs sampler (:mod:`bayes_ir.hierarchical.gibbs`).
 
 One call of :func:`run_chain` runs a stretch of one chain: every iteration draws the effects
 jointly given the scales (one Cholesky factor of the :math:`(K+1)^2` Schur complement,
 three triangular solves, the rows' diagonal block), imposes the two zero-sum
 constraints, makes the two scale-expansion moves and the three Metropolis-Hastings
 scale steps, exactly as the module docstring of :mod:`bayes_ir.hierarchical.gibbs`
-writes them. It is numba code because an iteration is about a hundred small array
-operations: as numpy calls, their overhead (5-10 us each) was 90% of the time on rb04.
-The function is compiled once per machine (cached on disk) and releases the GIL, so
-chains run in parallel threads.
+writes them. Every sum over the observed cells of a row or a column goes through the
+cell list of :class:`~bayes_ir.hierarchical.gibbs.Incidence` (:func:`_cell_sums`: the
+missing cells when fewer are missing), and the residuals are those of the reference fit
+plus an additive correction, so an iteration costs
+:math:`O(L K^2 + K^3 + R + \min(n, RK - n))` for :math:`L` Gram terms. It is numba code
+because an iteration is about a hundred small array operations: as numpy calls, their
+overhead (5-10 us each) was 90% of the time on rb04. The function is compiled once per
+machine (cached on disk) and releases the GIL, so chains run in parallel threads.
 
 Each call seeds numba's random generator of the thread that runs it (thread-local
 state), so a chain's draws depend on its seeds only, not on the thread or the order.
@@ -79,30 +83,90 @@ def _cholesky_solve(chol: np.ndarray, rhs: np.ndarray) -> None:
             for k in range(i):
                 s -= chol[i, k] * rhs[k, j]
             rhs[i, j] = s / chol[i, i]
-        for i in range(n - 1, -1, -1):
-            s = rhs[i, j]
-            for k in range(i + 1, n):
-                s -= chol[k, i] * rhs[k, j]
-            rhs[i, j] = s / chol[i, i]
+        for i in range(n - 1, -1, -1):  # by rows of chol: x_i known, removed from the rest
+            rhs[i, j] /= chol[i, i]
+            for k in range(i):
+                rhs[k, j] -= chol[i, k] * rhs[i, j]
+
+
+@_jit
+def _cell_sums(to, frm, sign, complete, v, out):
+    """``out[i, j]``: sum of ``v[k, j]`` over the observed cells with ``to = i``, ``frm = k``.
+
+    ``(to, frm)`` is the cell list's (row, column) index for the sums per row of a
+    vector over the columns, (column, row) for the sums per column; ``sign`` and
+    ``complete`` say whether it lists the observed or the missing cells
+    (:class:`~bayes_ir.hierarchical.gibbs.Incidence`).
+    """
+    m = v.shape[1]
+    for j in range(m):
+        total = 0.0
+        if complete:
+            for k in range(v.shape[0]):
+                total += v[k, j]
+        for i in range(out.shape[0]):
+            out[i, j] = total
+    for c in range(to.size):
+        i = to[c]
+        k = frm[c]
+        for j in range(m):
+            out[i, j] += sign * v[k, j]
+
+
+@_jit
+def _subtract_gram(m, gram, coef):
+    """``m -= sum_l coef[l] gram[:, :, l]`` (symmetric: the upper triangle, then mirrored)."""
+    k1 = m.shape[0]
+    n_terms = coef.size
+    for k in range(k1):
+        for j in range(k, k1):
+            s = 0.0
+            for t in range(n_terms):
+                s += coef[t] * gram[k, j, t]
+            m[k, j] -= s
+    for k in range(k1):
+        for j in range(k + 1, k1):
+            m[j, k] = m[k, j]
+
+
+@_jit
+def _gram_coefs(rho, centre, n_series, counts, weights, coef):
+    """Fill ``coef`` with the Gram terms' coefficients at ``rho`` (see ``Incidence``)."""
+    if centre == 0.0:
+        for g in range(coef.size):
+            coef[g] = 1.0 / (counts[g] + weights[g] * rho)
+        return
+    base = 1.0 / (centre + rho)
+    u = centre * base
+    for t in range(n_series):
+        coef[t] = base
+        base *= u
+    for t in range(n_series, coef.size):
+        coef[t] = 1.0
+
+
+@_jit
+def _subtract_rows(m, row_ptr, col, n_row, w_row, rho):
+    """``m -= B^T diag(1 / (n_r + w_r rho)) B`` summed row by row (no Gram terms kept)."""
+    for r in range(n_row.size):
+        coef = 1.0 / (n_row[r] + w_row[r] * rho)
+        m[0, 0] -= coef * n_row[r] * n_row[r]
+        for p in range(row_ptr[r], row_ptr[r + 1]):
+            kp = col[p] + 1
+            m[0, kp] -= coef * n_row[r]
+            m[kp, 0] -= coef * n_row[r]
+            for q in range(row_ptr[r], row_ptr[r + 1]):
+                m[kp, col[q] + 1] -= coef
 
 
 @_jit
 def run_chain(
-    y,
-    row,
-    col,
-    row_ptr,
-    row_cells,
-    n_row,
-    n_col,
-    y_row,
-    y_col,
-    w_row,
-    w_col,
-    counts,
-    weights,
-    gram,
-    use_gram,
+    table,
+    prior_weights,
+    cells,
+    reference,
+    residuals,
+    schur,
     b0_mu,
     b0_sd,
     rates,
@@ -119,20 +183,24 @@ def run_chain(
 
     Parameters
     ----------
-    y, row, col
-        Score, row and column of each observed cell.
-    row_ptr, row_cells
-        Cells of row ``r``: ``row_cells[row_ptr[r]:row_ptr[r + 1]]``.
-    n_row, n_col, y_row, y_col
-        Cells and score sums per row and per column.
-    w_row, w_col
-        Weights (1 or 0) of the rows' and columns' prior precisions: a row or column of
-        weight 0 has a flat prior, and the zero-sum constraint and the scale steps run
-        over the rows and columns of weight 1.
-    counts, weights, gram, use_gram
-        Distinct pairs of row count and row weight and their Gram matrices (see
-        :class:`~bayes_ir.hierarchical.gibbs.Incidence`); without them (``use_gram``
-        false) the Schur complement is summed row by row.
+    table
+        ``(y, row, col, row_ptr, n_row, n_col, y_row, y_col)``: score, row and column of
+        each observed cell (sorted by row; row ``r``'s are ``row_ptr[r]:row_ptr[r + 1]``),
+        cells and score sums per row and per column.
+    prior_weights
+        ``(w_row, w_col)``: weights (1 or 0) of the rows' and columns' prior precisions: a
+        row or column of weight 0 has a flat prior, and the zero-sum constraint and the
+        scale steps run over the rows and columns of weight 1.
+    cells
+        ``(list_row, list_col, sign, complete)``: the cell list of the sums over observed
+        cells (:class:`~bayes_ir.hierarchical.gibbs.Incidence`).
+    reference, residuals
+        ``(b0, rows, columns)`` of the reference fit and ``(per row, per column, sum, sum
+        of squares)`` of its residuals.
+    schur
+        ``(gram, use_gram, centre, n_series, counts, weights)``: the Gram terms of the
+        Schur complement (:class:`~bayes_ir.hierarchical.gibbs.Incidence`); without them
+        (``use_gram`` false) it is summed row by row.
     b0_mu, b0_sd, rates
         Prior of ``b0`` (``b0_sd = inf``: flat) and the Exponential rates of (sigma, row
         SD, column SD).
@@ -147,6 +215,12 @@ def run_chain(
         Counts of accepted MH proposals of the three kept iterations' scale steps (3,),
         incremented.
     """
+    y, row, col, row_ptr, n_row, n_col, y_row, y_col = table
+    w_row, w_col = prior_weights
+    fit_b0, fit_row, fit_col = reference
+    resid_row, resid_col, resid_sum, resid_ss = residuals
+    gram, use_gram, centre, n_series, counts, weights = schur
+    list_row, list_col, sign, complete = cells
     np.random.seed(seed)
     n_r = n_row.size
     n_k = n_col.size
@@ -155,9 +229,16 @@ def run_chain(
     draws = out_b0.size
     sigma, tau, chi = state[0], state[1], state[2]
     m = np.empty((k1, k1))
+    coef = np.empty(gram.shape[2])
     rhs = np.empty((k1, 3))
     z = np.empty(k1)
     a = np.empty((n_r, 3))
+    u = np.empty((n_r, 2))
+    at_cols = np.empty((n_k, 2))
+    at_rows = np.empty((n_r, 3))
+    dc = np.empty((n_k, 2))
+    da = np.empty((n_r, 1))
+    da_cols = np.empty((n_k, 1))
     e_row = np.empty(n_r)
     e_col = np.empty(n_k)
     y_sum = y.sum()
@@ -176,21 +257,10 @@ def run_chain(
             m[k + 1, 0] = n_col[k]
             m[k + 1, k + 1] = n_col[k]
         if use_gram:
-            for g in range(counts.size):
-                coef = 1.0 / (counts[g] + weights[g] * rho)
-                for k in range(k1):
-                    for j in range(k1):
-                        m[k, j] -= coef * gram[g, k, j]
+            _gram_coefs(rho, centre, n_series, counts, weights, coef)
+            _subtract_gram(m, gram, coef)
         else:
-            for r in range(n_r):
-                coef = 1.0 / (n_row[r] + w_row[r] * rho)
-                m[0, 0] -= coef * n_row[r] * n_row[r]
-                for p in range(row_ptr[r], row_ptr[r + 1]):
-                    kp = col[row_cells[p]] + 1
-                    m[0, kp] -= coef * n_row[r]
-                    m[kp, 0] -= coef * n_row[r]
-                    for q in range(row_ptr[r], row_ptr[r + 1]):
-                        m[kp, col[row_cells[q]] + 1] -= coef
+            _subtract_rows(m, row_ptr, col, n_row, w_row, rho)
         for k in range(k1):
             for j in range(k1):
                 m[k, j] /= s2
@@ -202,18 +272,17 @@ def run_chain(
         rhs[0, 0] = y_sum / s2 + b0_mu / (b0_sd * b0_sd)
         rhs[0, 1] = 0.0
         rhs[0, 2] = 0.0
-        for k in range(n_k):
-            rhs[k + 1, 0] = y_col[k] / s2
-            rhs[k + 1, 1] = 0.0
-            rhs[k + 1, 2] = w_col[k]
         for r in range(n_r):
             inv = 1.0 / (n_row[r] + w_row[r] * rho)
-            rhs[0, 0] -= n_row[r] * y_row[r] * inv / s2
-            rhs[0, 1] -= n_row[r] * inv * w_row[r]
-            for p in range(row_ptr[r], row_ptr[r + 1]):
-                kp = col[row_cells[p]] + 1
-                rhs[kp, 0] -= y_row[r] * inv / s2
-                rhs[kp, 1] -= inv * w_row[r]
+            u[r, 0] = y_row[r] * inv / s2
+            u[r, 1] = inv * w_row[r]
+            rhs[0, 0] -= n_row[r] * u[r, 0]
+            rhs[0, 1] -= n_row[r] * u[r, 1]
+        _cell_sums(list_col, list_row, sign, complete, u, at_cols)
+        for k in range(n_k):
+            rhs[k + 1, 0] = y_col[k] / s2 - at_cols[k, 0]
+            rhs[k + 1, 1] = -at_cols[k, 1]
+            rhs[k + 1, 2] = w_col[k]
         for k in range(k1):
             z[k] = np.random.standard_normal()
         for k in range(k1):
@@ -223,16 +292,12 @@ def run_chain(
             rhs[k, 0] += s
         _cholesky_solve(chol, rhs)  # rhs now holds W = M^-1 [h + L z, r1, r2]
         # rows given (b0, columns)
+        _cell_sums(list_row, list_col, sign, complete, rhs[1:], at_rows)
         for r in range(n_r):
             d = n_row[r] / s2 + w_row[r] / t2
-            bw0 = n_row[r] * rhs[0, 0]
-            bw1 = n_row[r] * rhs[0, 1]
-            bw2 = n_row[r] * rhs[0, 2]
-            for p in range(row_ptr[r], row_ptr[r + 1]):
-                kp = col[row_cells[p]] + 1
-                bw0 += rhs[kp, 0]
-                bw1 += rhs[kp, 1]
-                bw2 += rhs[kp, 2]
+            bw0 = n_row[r] * rhs[0, 0] + at_rows[r, 0]
+            bw1 = n_row[r] * rhs[0, 1] + at_rows[r, 1]
+            bw2 = n_row[r] * rhs[0, 2] + at_rows[r, 2]
             a[r, 0] = (y_row[r] - bw0) / s2 / d + np.random.standard_normal() / math.sqrt(d)
             a[r, 1] = (w_row[r] - bw1 / s2) / d
             a[r, 2] = -bw2 / s2 / d
@@ -254,17 +319,25 @@ def run_chain(
             a[r, 0] -= a[r, 1] * g0 + a[r, 2] * g1
         for k in range(1, k1):
             rhs[k, 0] -= rhs[k, 1] * g0 + rhs[k, 2] * g1
-        # residuals, their sums per row and column
-        sse = 0.0
-        for r in range(n_r):
-            e_row[r] = 0.0
+        # residuals y - b0 - a - c = (those of the reference fit) - (db0 + da + dc), with
+        # their sums per row and column and their sum of squares
+        db0 = b0 - fit_b0
         for k in range(n_k):
-            e_col[k] = 0.0
-        for i in range(n):
-            e = y[i] - b0 - a[row[i], 0] - rhs[col[i] + 1, 0]
-            sse += e * e
-            e_row[row[i]] += e
-            e_col[col[i]] += e
+            dc[k, 0] = rhs[k + 1, 0] - fit_col[k]
+            dc[k, 1] = w_col[k] * rhs[k + 1, 0]
+        for r in range(n_r):
+            da[r, 0] = a[r, 0] - fit_row[r]
+        _cell_sums(list_row, list_col, sign, complete, dc, at_rows)
+        _cell_sums(list_col, list_row, sign, complete, da, da_cols)
+        sse = resid_ss - 2.0 * db0 * resid_sum
+        for r in range(n_r):
+            p = db0 + da[r, 0]
+            e_row[r] = resid_row[r] - n_row[r] * p - at_rows[r, 0]
+            sse += -2.0 * da[r, 0] * resid_row[r] + n_row[r] * p * p + 2.0 * p * at_rows[r, 0]
+        for k in range(n_k):
+            e_col[k] = resid_col[k] - n_col[k] * (db0 + dc[k, 0]) - da_cols[k, 0]
+            sse += -2.0 * dc[k, 0] * resid_col[k] + n_col[k] * dc[k, 0] * dc[k, 0]
+        sse = max(sse, 0.0)
         # scale expansion of (pooled columns, chi)
         vv = 0.0
         ev = 0.0
@@ -273,8 +346,8 @@ def run_chain(
             ev += w_col[k] * e_col[k] * rhs[k + 1, 0]
         g = _expansion(vv, ev + vv, s2, rates[2] * chi)
         sse += -2.0 * (g - 1.0) * ev + (g - 1.0) ** 2 * vv
-        for i in range(n):
-            e_row[row[i]] -= (g - 1.0) * w_col[col[i]] * rhs[col[i] + 1, 0]
+        for r in range(n_r):
+            e_row[r] -= (g - 1.0) * at_rows[r, 1]
         for k in range(1, k1):
             if w_col[k - 1] > 0.0:
                 rhs[k, 0] *= g

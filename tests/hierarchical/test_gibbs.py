@@ -9,6 +9,7 @@ missing, in test_calibration.py style).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -127,6 +128,68 @@ def test_same_seed_same_draws_and_the_gram_shortcut_changes_nothing(monkeypatch)
     d, _ = sample_gibbs(*cells, PRIORS, chains=3, draws=300, tune=50, seed=8)
     for name in a:
         np.testing.assert_allclose(d[name], a[name], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("missing", [0.1, 0.6], ids=["few missing", "most missing"])
+def test_sums_over_the_cell_list_equal_the_dense_ones(missing):
+    """Row and column sums over the observed cells, through the missing or the observed ones."""
+    from bayes_ir.hierarchical.gibbs_kernel import _cell_sums
+
+    inc = Incidence.of(*_cells(_matrix(60, 25, seed=2, missing=missing)))
+    assert inc.complete == (missing < 0.5)
+    observed = np.zeros((inc.n_rows, inc.n_cols))
+    observed[inc.row, inc.col] = 1.0
+    rng = np.random.default_rng(0)
+    v, u = rng.normal(size=(inc.n_cols, 3)), rng.normal(size=(inc.n_rows, 2))
+    rows, cols = np.empty((inc.n_rows, 3)), np.empty((inc.n_cols, 2))
+    _cell_sums(inc.list_row, inc.list_col, inc.list_sign, inc.complete, v, rows)
+    _cell_sums(inc.list_col, inc.list_row, inc.list_sign, inc.complete, u, cols)
+    np.testing.assert_allclose(rows, observed @ v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(cols, observed.T @ u, rtol=1e-12, atol=1e-12)
+    resid = inc.y - inc.fit_b0 - inc.fit_row[inc.row] - inc.fit_col[inc.col]
+    np.testing.assert_allclose(inc.resid_ss, resid @ resid, rtol=1e-12)
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["topics>systems", "systems>topics"])
+def test_the_taylor_series_of_the_gram_terms_equals_their_direct_sum(transposed):
+    """Many distinct row counts in a narrow range: the series (fewer terms) is chosen."""
+    from bayes_ir.hierarchical.gibbs_kernel import _gram_coefs
+
+    y = _matrix(600, 150, seed=7, missing=0.1)
+    y = y.T if transposed else y
+    pooled = np.ones(y.shape[1], dtype=bool)
+    pooled[:2] = False
+    inc = Incidence.of(*_cells(y), pooled=pooled)
+    assert inc.centre > 0 and inc.gram.shape[2] < inc.counts.size
+    basis = np.zeros((inc.n_rows, inc.n_cols + 1))
+    basis[:, 0] = inc.n_row
+    basis[inc.row, inc.col + 1] = 1.0
+    for rho in (0.0, 0.3, 7.0, 1e4):
+        coef = np.empty(inc.gram.shape[2])
+        _gram_coefs(rho, inc.centre, inc.n_series, inc.counts, inc.weights, coef)
+        direct = basis.T @ (basis / (inc.n_row + inc.w_row * rho)[:, None])
+        np.testing.assert_allclose(inc.gram @ coef, direct, rtol=1e-12, atol=1e-12 * direct.max())
+
+
+def test_a_pilot_sets_the_draws_for_the_ess_asked():
+    """Draws from the pilot's ESS per draw, between the pilot's and the most allowed."""
+    from bayes_ir.hierarchical.diagnostics import draw_diagnostics
+
+    cells = _cells(_matrix(40, 12, seed=2, missing=0.2))
+    post, info = sample_gibbs(*cells, PRIORS, chains=4, draws=20_000, tune=100, seed=3, ess=6000)
+    n = post["b0"].shape[1]
+    assert n == math.ceil(6000 / (4 * info["pilot_ess_per_draw"]))
+    assert gibbs.PILOT_DRAWS < n < 20_000
+    scalars = np.stack([post[k] for k in SCALARS], axis=-1)
+    table = draw_diagnostics(scalars)
+    assert table[["ess_bulk", "ess_tail"]].min().min() > 0.8 * 6000
+    again, _ = sample_gibbs(*cells, PRIORS, chains=4, draws=20_000, tune=100, seed=3, ess=6000)
+    np.testing.assert_array_equal(again["system_effect"], post["system_effect"])
+    # the pilot's draws are enough; the most allowed bounds the draws
+    few, _ = sample_gibbs(*cells, PRIORS, chains=4, draws=20_000, tune=100, seed=3, ess=50)
+    many, _ = sample_gibbs(*cells, PRIORS, chains=2, draws=900, tune=100, seed=3, ess=1e9)
+    assert few["b0"].shape == (4, gibbs.PILOT_DRAWS) and many["b0"].shape == (2, 900)
+    np.testing.assert_array_equal(few["b0"], post["b0"][:, : gibbs.PILOT_DRAWS])
 
 
 def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table, tmp_path):
