@@ -477,13 +477,17 @@ class ScoreTable:
         """
         self.require_one_per_cell("a topic x system matrix")
         block, coll, meas = self._single_block(collection, measure)
-        wide = block.pivot(index="topic", columns="system", values="score")
-        systems = [s for s in self.systems if s in wide.columns]
-        wide = wide.reindex(index=natural_sorted(wide.index), columns=systems)
+        present = set(block["system"].unique())
+        systems = [s for s in self.systems if s in present]
+        topics = natural_sorted(block["topic"].unique())
+        values = np.full((len(topics), len(systems)), np.nan)
+        values[_positions(block["topic"], topics), _positions(block["system"], systems)] = block[
+            "score"
+        ].to_numpy(dtype=float)
         da = xr.DataArray(
-            wide.to_numpy(dtype=float),
+            values,
             dims=("topic", "system"),
-            coords={"topic": list(wide.index), "system": systems},
+            coords={"topic": list(topics), "system": systems},
             name="score",
             attrs={"collection": coll, "measure": meas, "source": self.source},
         )
@@ -582,3 +586,9 @@ def concat(tables: Sequence[ScoreTable], *, source: str | None = None) -> ScoreT
         missing=tables[0].missing,
         notes=notes,
     )
+
+
+def _positions(labels: pd.Series, order: Sequence[str]) -> np.ndarray:
+    """Position of each of ``labels`` in ``order`` (factorised first: fast on millions)."""
+    codes, uniques = pd.factorize(labels)
+    return pd.Index(list(order)).get_indexer(uniques)[codes]
