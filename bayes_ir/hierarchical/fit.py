@@ -1046,10 +1046,10 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
     opts["tune"] = GIBBS_TUNE if opts["tune"] is None else opts["tune"]
     opts["target_accept"] = None
     target = opts["ess_target"]
-    if target is not None:  # the pilot chooses, up to the most that fit in memory
-        most = defaults.memory_limit() // (8 * int(opts["chains"]) * _values_per_draw(design, opts))
-        opts["draws"] = max(min(opts["draws"], int(most)), 1)
-    _check_memory(design, opts)
+
+    def check(draws: int) -> None:  # the memory the draws will take, before they are drawn
+        _check_memory(design, {**opts, "draws": draws})
+
     post, info = sample_gibbs(
         design.topic_idx,
         design.system_idx,
@@ -1062,6 +1062,7 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
         seed=opts["seed"],
         pooled=opts["pooled"],
         ess=None if target is None else defaults.DRAWS_ESS_MARGIN * target,
+        check_draws=check,
     )
     opts["draws"] = int(post["b0"].shape[1])
     # float32 precision, as NUTS draws (a saved fit stores them as float32 without loss)

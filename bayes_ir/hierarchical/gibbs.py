@@ -83,6 +83,7 @@ Chapman & Hall, section 2.3.3 (sampling under a hard linear constraint).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -353,6 +354,7 @@ def sample_gibbs(
     label: str = "sampling (Gibbs)",
     pooled: np.ndarray | None = None,
     ess: float | None = None,
+    check_draws: Callable[[int], None] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     r"""Sample the Gaussian model of a table with missing cells by blocked Gibbs sampling.
 
@@ -382,6 +384,9 @@ def sample_gibbs(
         draw :math:`e` of the pilot over the four scalars (the scales and the intercept:
         the effects are drawn jointly given them and mix at least as fast on the tables
         of the tests).
+    check_draws
+        Called with the draws per chain before they are drawn (the pilot's, then the
+        chosen ones): raises to refuse them (e.g. beyond the memory limit).
 
     Returns
     -------
@@ -457,10 +462,13 @@ def sample_gibbs(
             out[name] = grown
 
     info: dict[str, float] = {}
+    check = check_draws if check_draws is not None else (lambda draws: None)
     if ess is None or draws <= PILOT_DRAWS:
+        check(draws)
         grow(draws)
         run(draws, tune, 0, 21, label)
     else:
+        check(PILOT_DRAWS)
         grow(PILOT_DRAWS)
         run(PILOT_DRAWS, tune, 0, 21, f"{label}: pilot")
         per_draw = _ess_per_draw(out["b0"], out["scales"])
@@ -468,6 +476,7 @@ def sample_gibbs(
         need = math.ceil(float(ess) / (chains * per_draw)) if per_draw > 0 else draws
         total = int(min(max(need, PILOT_DRAWS), draws))
         if total > PILOT_DRAWS:
+            check(total)
             grow(total)
             run(total - PILOT_DRAWS, 0, PILOT_DRAWS, 22, label)
         draws = total

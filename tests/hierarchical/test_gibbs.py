@@ -192,6 +192,21 @@ def test_a_pilot_sets_the_draws_for_the_ess_asked():
     np.testing.assert_array_equal(few["b0"], post["b0"][:, : gibbs.PILOT_DRAWS])
 
 
+def test_draws_a_pilot_chose_are_refused_above_the_memory_limit(monkeypatch):
+    """The pilot fits in memory, the draws it asks for do not: one clear line, no draws."""
+    from bayes_ir import defaults
+    from bayes_ir.errors import OptionError
+
+    table = _table(_matrix(20, 8, seed=4, missing=0.2))
+    monkeypatch.setattr(defaults, "MEMORY_LIMIT", 1e6)  # 4 x 500 x 32 x 8 bytes = 0.5 MB
+    with pytest.raises(OptionError) as info:
+        fit(table, seed=1, model_check=False)
+    message = str(info.value)
+    draws = int(message.split("4 chains x ")[1].split(" draws")[0].replace(",", ""))
+    assert draws > gibbs.PILOT_DRAWS and "x 32 values per draw" in message
+    assert message.startswith("the posterior draws would need about")
+
+
 def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table, tmp_path):
     data = rb04_table.data
     rng = np.random.default_rng(0)
