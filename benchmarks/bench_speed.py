@@ -32,8 +32,8 @@ Workloads (targets from the issues; ``../shared/data`` must be present):
 11. ``bayes-ir risk --r 5`` on rb04: <= 5 s;
 12. ``compare_likelihoods`` on Robust04 AP: <= 180 s and <= 2 GB;
 13. Gaussian, 2,000 topics x 500 systems with 10% of the cells missing: ESS >= 10,000
-    in <= 120 s (the blocked Gibbs sampler is O(K^3) per iteration in the smaller
-    dimension: minutes; not run by default, ``--only 13``).
+    in <= 120 s (the blocked Gibbs sampler factorises a (K+1)^2 matrix per iteration in
+    the smaller dimension K; about 2 minutes, not run by default, ``--only 13``).
 
 Rows 8-12 run the command line (or the function) end to end in a fresh process; their
 ESS columns are empty (``-``).
