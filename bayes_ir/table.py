@@ -481,9 +481,9 @@ class ScoreTable:
         systems = [s for s in self.systems if s in present]
         topics = natural_sorted(block["topic"].unique())
         values = np.full((len(topics), len(systems)), np.nan)
-        values[_positions(block["topic"], topics), _positions(block["system"], systems)] = block[
-            "score"
-        ].to_numpy(dtype=float)
+        rows, cols = _positions(block["topic"], topics), _positions(block["system"], systems)
+        kept = cols >= 0  # a system outside self.systems has no column (as a reindex drops it)
+        values[rows[kept], cols[kept]] = block["score"].to_numpy(dtype=float)[kept]
         da = xr.DataArray(
             values,
             dims=("topic", "system"),
@@ -589,6 +589,6 @@ def concat(tables: Sequence[ScoreTable], *, source: str | None = None) -> ScoreT
 
 
 def _positions(labels: pd.Series, order: Sequence[str]) -> np.ndarray:
-    """Position of each of ``labels`` in ``order`` (factorised first: fast on millions)."""
+    """Position of each of ``labels`` in ``order``, -1 if absent (fast on millions of labels)."""
     codes, uniques = pd.factorize(labels)
     return pd.Index(list(order)).get_indexer(uniques)[codes]
