@@ -708,17 +708,11 @@ def _check_memory(design: Design, opts: dict[str, Any]) -> None:
     the pointwise log-likelihood is kept.
     """
     shape = {"chains": opts["chains"], "draws": opts["draws"]}
-    validate.memory(
-        "the posterior draws", {**shape, "values per draw": _values_per_draw(design, opts)}
-    )
-
-
-def _values_per_draw(design: Design, opts: dict[str, Any]) -> int:
-    """Values stored per draw (:func:`_check_memory`)."""
     n_hyper = 4 + (2 if opts["likelihood"] == "skew_normal" else 0)
     n_hyper += (len(design.systems) + 1) if opts["sigma"] == "system" else 0
     n_par = n_hyper + len(design.topics) + len(design.systems)
-    return n_par + (len(design.score) if opts["log_likelihood"] else 0)
+    cells = n_par + (len(design.score) if opts["log_likelihood"] else 0)
+    validate.memory("the posterior draws", {**shape, "values per draw": cells})
 
 
 def _warn_ignored(what: str, **options: Any) -> None:
