@@ -207,6 +207,16 @@ def test_draws_a_pilot_chose_are_refused_above_the_memory_limit(monkeypatch):
     assert message.startswith("the posterior draws would need about")
 
 
+def test_small_integer_indices_and_shape_do_not_overflow():
+    """Indices from pandas category codes (int8) and a shape of int8 give the same draws."""
+    t, s, y, shape = _cells(_matrix(30, 8, seed=4, missing=0.2))
+    a, _ = sample_gibbs(t, s, y, shape, PRIORS, chains=2, draws=50, tune=10, seed=1)
+    small = (t.astype(np.int8), s.astype(np.int8), y, tuple(np.int8(n) for n in shape))
+    b, _ = sample_gibbs(*small, PRIORS, chains=2, draws=50, tune=10, seed=1)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name])
+
+
 def test_fit_reports_the_gibbs_sampler_and_its_options(rb04_table, tmp_path):
     data = rb04_table.data
     rng = np.random.default_rng(0)
