@@ -24,7 +24,7 @@ import pandas as pd
 import xarray as xr
 
 from bayes_ir import validate
-from bayes_ir.errors import InsufficientDataError, ScoreTableError
+from bayes_ir.errors import InsufficientDataError, OptionError, ScoreTableError
 from bayes_ir.measures import canonical_measure
 from bayes_ir.roles import Roles, assign_roles, check_known
 from bayes_ir.table_checks import (
@@ -162,16 +162,32 @@ class ScoreTable:
         refused unless ``missing`` is ``"keep"`` or ``"intersect"``, like a gap in a
         tidy table. Infinite scores are refused.
         """
-        wide = pd.DataFrame(matrix).copy()
-        if systems is not None:
-            wide.columns = list(systems)
-        if topics is not None:
-            wide.index = list(topics)
-        wide.index = wide.index.map(str)
-        wide.columns = wide.columns.map(str)
-        long = wide.rename_axis(index="topic", columns="system").stack(future_stack=True)
-        long = long.rename("score").reset_index()
-        long = long[~pd.isna(long["score"])].reset_index(drop=True)
+        wide = pd.DataFrame(matrix)
+        names = {
+            "topic": list(wide.index) if topics is None else list(topics),
+            "system": list(wide.columns) if systems is None else list(systems),
+        }
+        for axis, n in (("topic", wide.shape[0]), ("system", wide.shape[1])):
+            if len(names[axis]) != n:
+                raise OptionError(f"{len(names[axis])} {axis} names for {n} {axis}s of the matrix")
+        # one row per cell, topic by topic; the labels as categoricals of the distinct
+        # names (equal names merge, so a repeated name is a duplicate cell downstream)
+        topic = pd.Categorical([str(t) for t in names["topic"]])
+        system = pd.Categorical([str(s) for s in names["system"]])
+        n_t, n_s = wide.shape
+        score = wide.to_numpy().ravel()
+        kept = np.flatnonzero(~pd.isna(score))
+        long = pd.DataFrame(
+            {
+                "topic": pd.Categorical.from_codes(
+                    topic.codes[kept // n_s], categories=topic.categories
+                ),
+                "system": pd.Categorical.from_codes(
+                    system.codes[kept % n_s], categories=system.categories
+                ),
+                "score": score[kept],
+            }
+        )
         return cls.from_frame(
             long, collection=collection, measure=measure, source=source, missing=missing
         )

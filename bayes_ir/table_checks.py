@@ -98,10 +98,12 @@ def check_frame(
         df["_source"] = np.asarray(sources, dtype=object)
         kept.append("_source")
     where = _Where(source=source, has_lines=lines is not None, per_row=sources is not None)
-    if "collection" not in df:
-        df["collection"] = collection or DEFAULT_COLLECTION
-    if "measure" not in df:
-        df["measure"] = measure or DEFAULT_MEASURE
+    for col, value in (
+        ("collection", collection or DEFAULT_COLLECTION),
+        ("measure", measure or DEFAULT_MEASURE),
+    ):
+        if col not in df:  # one name for every row: a categorical, no per-row strings
+            df[col] = pd.Categorical.from_codes(np.zeros(len(df), dtype=np.int8), [str(value)])
     if missing not in ("error", "intersect", "keep"):
         raise ScoreTableError(
             f"missing must be 'error', 'intersect' or 'keep', got {missing!r}", source=source

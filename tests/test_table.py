@@ -21,6 +21,36 @@ def _two_blocks() -> ScoreTable:
     return ScoreTable.from_frame(pd.DataFrame(rows, columns=list(COLUMNS)))
 
 
+def test_from_matrix_equals_the_tidy_table_of_its_cells():
+    """The matrix path builds the same table as the long frame of its observed cells."""
+    rng = np.random.default_rng(3)
+    y = rng.uniform(size=(7, 5))
+    y[rng.uniform(size=y.shape) < 0.2] = np.nan
+    topics, systems = [10, 2, "q3", 4, 5, 6, 1], ["b", "a", "c", "e", "d"]
+    long = pd.DataFrame(
+        [
+            (str(t), s, y[i, j])
+            for i, t in enumerate(topics)
+            for j, s in enumerate(systems)
+            if np.isfinite(y[i, j])
+        ],
+        columns=["topic", "system", "score"],
+    )
+    a = ScoreTable.from_matrix(y, systems=systems, topics=topics, measure="AP", missing="keep")
+    b = ScoreTable.from_frame(long, measure="AP", missing="keep")
+    pd.testing.assert_frame_equal(a.data, b.data)
+    assert a.notes == b.notes
+
+
+def test_from_matrix_names_a_bad_matrix_in_one_line():
+    with pytest.raises(OptionError, match="3 system names for 2 systems of the matrix"):
+        ScoreTable.from_matrix(np.zeros((2, 2)), systems=["a", "b", "c"])
+    with pytest.raises(ScoreTableError, match="duplicate"):
+        ScoreTable.from_matrix(np.zeros((2, 2)), systems=["a", "a"])
+    with pytest.raises(ScoreTableError, match="score"):
+        ScoreTable.from_matrix(pd.DataFrame({"a": [0.1, "high"], "b": [0.2, 0.3]}))
+
+
 def test_from_matrix_round_trips_through_matrix():
     values = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
     table = ScoreTable.from_matrix(
