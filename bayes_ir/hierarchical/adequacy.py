@@ -105,6 +105,7 @@ doi:10.1145/3397271.3401033
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -221,6 +222,8 @@ _P_COLUMN = {
 _TWO_SIDED = ("mean", "skewness", "zeros", "ones")
 #: Elements of one block of replicates (draws x topics x systems), to bound memory.
 _BLOCK: int = 2_000_000
+#: Fewest blocks of systems (beside the champion's) when there are systems enough.
+_MIN_BLOCKS: int = 8
 _SAMPLE = ("chain", "draw")
 
 
@@ -662,14 +665,17 @@ def _check_arrays(
     out = {k: np.full(n_s, np.nan) for k in keys}
     out["pit"], out["pit_se"] = np.full((n_s, n_t), np.nan), np.full((n_s, n_t), np.nan)
     out["n"] = obs.sum(axis=1)
-    size = max(1, _BLOCK // max(n_draws * n_t, 1))
+    # blocks within the memory bound, and at least _MIN_BLOCKS to share among threads
+    # (fixed, so that the blocks and their generators do not depend on the threads)
+    size = max(1, min(_BLOCK // max(n_draws * n_t, 1), -(-(n_s - 1) // _MIN_BLOCKS)))
     order = list(range(n_s))
     if champion is not None:  # the champion first: its replicate is kept for "lost"
         order.remove(champion)
         order.insert(0, champion)
-    champ_rep = None
     blocks = [order[:1], *(order[i : i + size] for i in range(1, n_s, size))]
-    for block in blocks:
+
+    def check(block: list[int], gen: np.random.Generator, champ_rep: Any) -> np.ndarray:
+        """Fill ``out`` for one block of systems; return its replicates (n, B, T)."""
         idx = np.asarray(block)
         wb, yb = w[idx], y0[idx]
         cells = cells_of(idx)
@@ -678,14 +684,14 @@ def _check_arrays(
         pit = cdf.mean(axis=0)
         if below is not cdf:  # point masses: randomised PIT
             low = below.mean(axis=0)
-            pit = low + rng.uniform(size=pit.shape) * (pit - low)
+            pit = low + gen.uniform(size=pit.shape) * (pit - low)
         out["pit"][idx] = np.where(wb > 0, pit, np.nan)
         out["pit_se"][idx] = np.where(wb > 0, cdf.std(axis=0) / np.sqrt(n_eff), np.nan)
         del cdf, below
         m = wb.sum(axis=1)
         out["c50"][idx] = (((pit >= 0.25) & (pit <= 0.75)) * wb).sum(axis=1) / m
         out["c95"][idx] = (((pit >= 0.025) & (pit <= 0.975)) * wb).sum(axis=1) / m
-        rep = cells.rvs(rng)
+        rep = cells.rvs(gen)
         eps = rep - mu
         rep *= wb
         _store(out, "mean", idx, _ppp(rep.sum(axis=-1) / m, yb.sum(axis=-1) / m, n_eff))
@@ -703,16 +709,27 @@ def _check_arrays(
             out[f"share_{name}"][idx] = k / m
             out[f"pred_{name}"][idx] = prob.sum(axis=-1).mean(axis=0) / m
             out[f"low_{name}"][idx], out[f"high_{name}"][idx] = _count_tails(prob, k)
-        if champion is None:
-            continue
-        if champ_rep is None:
-            champ_rep = rep[:, 0, :]
-            continue
-        both = wb * w[champion]
-        k = both.sum(axis=1)
-        lost_rep = ((rep < champ_rep[:, None, :]) * both).sum(axis=-1) / k
-        lost_obs = ((yb < y0[champion]) * both).sum(axis=-1) / k
-        _store(out, "lost", idx, _ppp(lost_rep, lost_obs, n_eff))
+        if champ_rep is not None:
+            both = wb * w[champion]
+            k = both.sum(axis=1)
+            lost_rep = ((rep < champ_rep[:, None, :]) * both).sum(axis=-1) / k
+            lost_obs = ((yb < y0[champion]) * both).sum(axis=-1) / k
+            _store(out, "lost", idx, _ppp(lost_rep, lost_obs, n_eff))
+        return rep
+
+    # the first block (the champion's) alone: its replicate is the others' "lost"; then
+    # the rest in threads (numpy and scipy's special functions release the GIL), each
+    # with its own generator spawned from ``rng``, so the result does not depend on them
+    gens = rng.spawn(len(blocks))
+    first = check(blocks[0], gens[0], None)
+    champ_rep = first[:, 0, :] if champion is not None else None
+    rest = [(b, g, champ_rep) for b, g in zip(blocks[1:], gens[1:], strict=True)]
+    if len(rest) > 1 and defaults.COMPUTE_THREADS > 1:
+        with ThreadPoolExecutor(defaults.COMPUTE_THREADS) as pool:
+            list(pool.map(lambda a: check(*a), rest))
+    else:
+        for a in rest:
+            check(*a)
     return out
 
 

@@ -13,6 +13,7 @@ import xarray as xr
 from scipy import stats
 
 from bayes_ir.errors import ModelCheckWarning
+from bayes_ir.hierarchical import adequacy
 from bayes_ir.hierarchical.adequacy import (
     CHECKS,
     MEASURED_RATES,
@@ -286,6 +287,20 @@ def test_check_is_reproducible_and_survives_save_load(example_fit, tmp_path):
     pd.testing.assert_frame_equal(bare.to_frame(), again.to_frame())
     loaded = HierarchicalFit.load(example_fit.save(tmp_path / "fit.nc"))
     pd.testing.assert_frame_equal(loaded.model_check.to_frame(), example_fit.model_check.to_frame())
+
+
+def test_check_does_not_depend_on_the_threads(example_fit, monkeypatch):
+    """Blocks of systems run on threads, each with its own seeded generator."""
+    from bayes_ir import defaults
+
+    seed = example_fit.provenance["seed"]
+    monkeypatch.setattr(adequacy, "_BLOCK", 20_000)  # many blocks of few systems
+    on_two = check_model(example_fit, seed=seed).to_frame()
+    monkeypatch.setattr(defaults, "COMPUTE_THREADS", 1)
+    on_one = check_model(example_fit, seed=seed).to_frame()
+    pd.testing.assert_frame_equal(on_one, on_two)
+    monkeypatch.setattr(defaults, "COMPUTE_THREADS", 3)
+    pd.testing.assert_frame_equal(check_model(example_fit, seed=seed).to_frame(), on_two)
 
 
 # ---------------------------------------------------------------------- subsets

@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import abc
 import re
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 import numpy as np
@@ -150,37 +149,6 @@ def population_nodes(sd_max: float) -> tuple[np.ndarray, np.ndarray]:
     z = np.arange(-QUADRATURE_RANGE, QUADRATURE_RANGE + step / 2, step)
     weights = np.exp(-0.5 * z * z)
     return z, weights / weights.sum()
-
-
-#: Threads of :func:`threaded_ufunc` (scipy's special functions release the GIL).
-UFUNC_THREADS: int = defaults.COMPUTE_THREADS
-#: Fewest values per thread of :func:`threaded_ufunc` (below, one call on this thread).
-_UFUNC_CHUNK: int = 100_000
-
-
-def threaded_ufunc(func: Any, *args: np.ndarray) -> np.ndarray:
-    """Return ``func(*args)`` for an elementwise ``func``, in chunks of the first axis on threads.
-
-    For the costly special functions of the model check (the regularised incomplete beta
-    of :meth:`Cells.cdf`, about 0.5-1 microsecond per value), which release the GIL:
-    :data:`UFUNC_THREADS` threads share the values. ``args`` must have one shape; the
-    result equals ``func(*args)`` exactly (each value is computed once, by the same
-    function).
-    """
-    n = args[0].shape[0] if args[0].ndim else 0
-    parts = min(UFUNC_THREADS, n * int(np.prod(args[0].shape[1:])) // _UFUNC_CHUNK)
-    if parts < 2:
-        return func(*args)
-    out = np.empty(args[0].shape)
-    bounds = np.linspace(0, n, parts + 1).astype(int)
-
-    def run(i: int) -> None:
-        piece = slice(bounds[i], bounds[i + 1])
-        func(*(a[piece] for a in args), out=out[piece])
-
-    with ThreadPoolExecutor(parts) as pool:
-        list(pool.map(run, range(parts)))
-    return out
 
 
 class Cells(abc.ABC):
@@ -376,8 +344,6 @@ class Family(abc.ABC):
 
     def default_draws(self, n_cells: int) -> tuple[int, int]:
         """Default draws and warm-up iterations per chain for a table of ``n_cells``."""
-        from bayes_ir import defaults
-
         return defaults.DRAWS, defaults.TUNE
 
     def sample(self, design: Any, priors: Any, **options: Any) -> tuple[Any, Any, dict]:

@@ -50,7 +50,7 @@ from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import ScoreTableError
-from bayes_ir.hierarchical.families.base import Cells, flat_draws, threaded_ufunc
+from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
 from bayes_ir.hierarchical.families.sampler import (
     centred_by_information,
@@ -115,11 +115,8 @@ class BinomialCells(Cells):
             return np.where(k >= 1, failure, 0.0), np.where(k >= 1, 1.0, failure)
         k = np.broadcast_to(k, self.p.shape)
 
-        def bdtr(j: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-            return special.bdtr(j, self.trials, p, out=out)
-
-        at = threaded_ufunc(bdtr, k, self.p)
-        below = np.where(k >= 1, threaded_ufunc(bdtr, np.maximum(k - 1, 0), self.p), 0.0)
+        at = special.bdtr(k, self.trials, self.p)
+        below = np.where(k >= 1, special.bdtr(np.maximum(k - 1, 0), self.trials, self.p), 0.0)
         return below, at
 
     def rvs(self, rng: np.random.Generator) -> np.ndarray:

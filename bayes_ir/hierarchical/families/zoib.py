@@ -52,7 +52,7 @@ from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
-from bayes_ir.hierarchical.families.base import Cells, flat_draws, threaded_ufunc
+from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
 from bayes_ir.hierarchical.families.sampler import kernel_model, sample_kernel
 
@@ -99,7 +99,7 @@ class ZOIBCells(Cells):
         if inside.any():  # the beta CDF only where it is needed (it is the costly part)
             a = np.broadcast_to(self.mu * self.phi, shape)[inside]
             b = np.broadcast_to((1.0 - self.mu) * self.phi, shape)[inside]
-            beta[inside] = threaded_ufunc(special.betainc, a, b, np.broadcast_to(y, shape)[inside])
+            beta[inside] = special.betainc(a, b, np.broadcast_to(y, shape)[inside])
         at = np.where(y >= 1.0, 1.0, zero + (1.0 - self.zoi) * beta)
         below = np.where(y <= 0.0, 0.0, np.where(y >= 1.0, 1.0 - self.zoi * self.coi, at))
         return below, at

@@ -15,8 +15,8 @@ from scipy import special, stats
 
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.hierarchical import compare, fit
-from bayes_ir.hierarchical.families import ZOIB, base, family_of, get_family
-from bayes_ir.hierarchical.families.base import population_mean, threaded_ufunc
+from bayes_ir.hierarchical.families import ZOIB, family_of, get_family
+from bayes_ir.hierarchical.families.base import population_mean
 from bayes_ir.hierarchical.families.sampler import topic_population_sd
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
@@ -68,10 +68,7 @@ def test_only_zeros_and_ones_warn_that_the_beta_part_is_the_prior():
         get_family("zoib").check_scores(design)
 
 
-@pytest.mark.parametrize("threads", [False, True])
-def test_cells_equal_scipy(zoib_fit, threads, monkeypatch):
-    if threads:  # the beta CDF in chunks on threads, as for a large table
-        monkeypatch.setattr(base, "_UFUNC_CHUNK", 1)
+def test_cells_equal_scipy(zoib_fit):
     family = family_of(zoib_fit)
     params = family.parameters(zoib_fit.draws, np.arange(4))
     cells = family.cells(params, np.array([1, 3]))
@@ -89,20 +86,6 @@ def test_cells_equal_scipy(zoib_fit, threads, monkeypatch):
     np.testing.assert_allclose(cells.mean, zoi * coi + (1 - zoi) * mu)
     rep = cells.rvs(np.random.default_rng(1))
     assert ((rep >= 0) & (rep <= 1)).all()
-
-
-def test_threaded_ufunc_equals_one_call():
-    rng = np.random.default_rng(0)
-    a, b = rng.uniform(0.1, 30, (2, 250_001))
-    y = rng.uniform(size=a.size)
-    assert np.array_equal(threaded_ufunc(special.betainc, a, b, y), special.betainc(a, b, y))
-    k = rng.integers(0, 11, (40_001, 2, 3)).astype(float)
-    p = rng.uniform(size=k.shape)
-
-    def bdtr(j, q, out=None):
-        return special.bdtr(j, 10, q, out=out)
-
-    assert np.array_equal(threaded_ufunc(bdtr, k, p), special.bdtr(k, 10, p))
 
 
 def test_replicates_have_the_model_share_of_exact_zeros_and_ones():
