@@ -468,7 +468,11 @@ class ScoreTable:
     def _single_block(
         self, collection: str | None, measure: str | None
     ) -> tuple[pd.DataFrame, str, str]:
-        table = self.select(collection=collection, measure=measure)
+        table = (
+            self
+            if collection is None and measure is None
+            else self.select(collection=collection, measure=measure)
+        )
         for col, name in (("collection", "collections"), ("measure", "measures")):
             values = table.data[col].unique()
             if len(values) > 1:
@@ -493,11 +497,12 @@ class ScoreTable:
         """
         self.require_one_per_cell("a topic x system matrix")
         block, coll, meas = self._single_block(collection, measure)
-        present = set(block["system"].unique())
+        topic, system = pd.factorize(block["topic"]), pd.factorize(block["system"])
+        present = set(system[1])
         systems = [s for s in self.systems if s in present]
-        topics = natural_sorted(block["topic"].unique())
+        topics = natural_sorted(topic[1])
         values = np.full((len(topics), len(systems)), np.nan)
-        rows, cols = _positions(block["topic"], topics), _positions(block["system"], systems)
+        rows, cols = _positions(*topic, topics), _positions(*system, systems)
         kept = cols >= 0  # a system outside self.systems has no column (as a reindex drops it)
         values[rows[kept], cols[kept]] = block["score"].to_numpy(dtype=float)[kept]
         da = xr.DataArray(
@@ -604,7 +609,6 @@ def concat(tables: Sequence[ScoreTable], *, source: str | None = None) -> ScoreT
     )
 
 
-def _positions(labels: pd.Series, order: Sequence[str]) -> np.ndarray:
-    """Position of each of ``labels`` in ``order``, -1 if absent (fast on millions of labels)."""
-    codes, uniques = pd.factorize(labels)
+def _positions(codes: np.ndarray, uniques: Sequence[str], order: Sequence[str]) -> np.ndarray:
+    """Position in ``order`` of each label ``uniques[codes]`` (``pd.factorize``), -1 if absent."""
     return pd.Index(list(order)).get_indexer(uniques)[codes]
