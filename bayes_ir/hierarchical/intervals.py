@@ -7,7 +7,7 @@ import numpy as np
 __all__ = ["hdi_bounds"]
 
 
-def hdi_bounds(flat: np.ndarray, prob: float) -> np.ndarray:
+def hdi_bounds(flat: np.ndarray, prob: float, *, sorted_rows: bool = False) -> np.ndarray:
     r"""Shortest interval holding ``prob`` of the draws of each row of ``flat`` (K, S).
 
     ArviZ's ``hdi(method="nearest")`` (:func:`arviz_stats.hdi`), written again here for
@@ -20,6 +20,8 @@ def hdi_bounds(flat: np.ndarray, prob: float) -> np.ndarray:
         Draws, one row per quantity.
     prob
         Probability mass of the interval, in (0, 1).
+    sorted_rows
+        The rows of ``flat`` are already sorted (they are not sorted again).
 
     Returns
     -------
@@ -37,7 +39,9 @@ def hdi_bounds(flat: np.ndarray, prob: float) -> np.ndarray:
     Hyndman, R. J. (1996). Computing and graphing highest density regions. *The American
     Statistician* 50(2), 120-126.
     """
-    flat = np.sort(np.asarray(flat, dtype=float), axis=1)
+    flat = np.asarray(flat, dtype=float)
+    if not sorted_rows:
+        flat = np.sort(flat, axis=1)
     n = flat.shape[1]
     inc = min(int(np.floor(prob * n)), n - 1)
     width = flat[:, inc:] - flat[:, : n - inc]

@@ -226,3 +226,25 @@ def test_hdi_equals_arviz(prob):
     flat = np.concatenate([rng.gamma(2, size=(3, 4001)), np.round(rng.normal(size=(2, 4001)), 2)])
     ref = np.stack([np.asarray(azs.hdi(row, prob=prob)) for row in flat])
     np.testing.assert_array_equal(hdi_bounds(flat, prob), ref)
+    ordered = np.sort(flat, axis=1)
+    np.testing.assert_array_equal(hdi_bounds(ordered, prob, sorted_rows=True), ref)
+
+
+@pytest.mark.parametrize("block", [10**9, 3 * 4 * 50])
+def test_interval_frame_equals_numpy_and_arviz_in_blocks_on_threads(block, monkeypatch):
+    """The summary's intervals, one block or many (on threads), equal numpy and ArviZ."""
+    import importlib
+
+    import arviz_stats as azs
+
+    fit_module = importlib.import_module("bayes_ir.hierarchical.fit")
+    monkeypatch.setattr(fit_module, "_INTERVAL_BLOCK", block)
+    x = np.random.default_rng(7).gamma(2.0, size=(4, 50, 9)).astype(np.float32)
+    frame = fit_module._interval_frame(x, 0.9)
+    flat = x.reshape(-1, 9).astype(float).T
+    np.testing.assert_allclose(frame["mean"], flat.mean(axis=1), rtol=1e-14)
+    np.testing.assert_allclose(frame["sd"], flat.std(axis=1, ddof=1), rtol=1e-13)
+    eti = np.quantile(flat, [(1 - 0.9) / 2, 1 - (1 - 0.9) / 2], axis=1)
+    np.testing.assert_array_equal(frame[["eti_lower", "eti_upper"]].to_numpy().T, eti)
+    hdi = np.stack([np.asarray(azs.hdi(row, prob=0.9)) for row in flat])
+    np.testing.assert_array_equal(frame[["hdi_lower", "hdi_upper"]].to_numpy(), hdi)
