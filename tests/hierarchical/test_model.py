@@ -110,9 +110,11 @@ def test_build_model_rejects_bad_input():
 
 
 # ------------------------------------------------------------------ sufficient statistics
-def _random_point(model, rng):
+def _random_point(model, rng, start=None):
+    """Random values of the model's value variables (``start``: its initial point, which
+    gives their shapes; computed when not given)."""
     point = {}
-    for name, value in model.initial_point().items():
+    for name, value in (start or model.initial_point()).items():
         point[name] = rng.normal(0, 0.7, size=np.shape(value))
     return point
 
@@ -135,6 +137,7 @@ def test_sufficient_likelihood_equals_full_value_and_gradient():
     f_dlogp = full.compile_dlogp(mode=REFERENCE_MODE)
     s_dlogp = suff.compile_dlogp(mode=REFERENCE_MODE)
     rng = np.random.default_rng(1)
+    start = full.initial_point()  # the shapes of the values, unchanged by new data
     for k in range(4):
         design = design_of(_table(9, 6, seed=10 + k))
         for model, sufficient in ((full, False), (suff, True)):
@@ -143,7 +146,7 @@ def test_sufficient_likelihood_equals_full_value_and_gradient():
             with model:
                 pm.set_data({n: v for n, v in updates.items() if n in names})
         for _ in range(3):
-            point = _random_point(full, rng)
+            point = _random_point(full, rng, start)
             assert s_logp(point) == pytest.approx(f_logp(point), rel=1e-10, abs=1e-8)
             np.testing.assert_allclose(s_dlogp(point), f_dlogp(point), rtol=1e-8, atol=1e-7)
     # the data really changed: the observed term is scipy's on the last matrix swapped in
@@ -178,14 +181,20 @@ def test_full_gaussian_term_matches_scipy():
     assert float(logp_fn(point)) == pytest.approx(want, rel=1e-7)
 
 
-def _values(model, point):
-    value_fn = model.compile_fn(
+def _values(model, point, value_fn=None):
+    """The model's variables at ``point`` (``value_fn``: from :func:`_value_fn`, compiled
+    once for several points)."""
+    value_fn = value_fn or _value_fn(model)
+    return dict(zip([v.name for v in model.unobserved_value_vars], value_fn(point), strict=True))
+
+
+def _value_fn(model):
+    return model.compile_fn(
         model.unobserved_value_vars,
         inputs=model.value_vars,
         on_unused_input="ignore",
         mode=REFERENCE_MODE,
     )
-    return dict(zip([v.name for v in model.unobserved_value_vars], value_fn(point), strict=True))
 
 
 @pytest.mark.parametrize("missing", [0, 3], ids=["complete-matrix", "gather"])
@@ -205,9 +214,10 @@ def test_skewnormal_term_is_the_sign_marginal_of_scipy(missing):
         mode=REFERENCE_MODE,
     )
     rng = np.random.default_rng(5)
+    start, value_fn = model.initial_point(), _value_fn(model)
     for _ in range(3):
-        point = _random_point(model, rng)
-        values = _values(model, point)
+        point = _random_point(model, rng, start)
+        values = _values(model, point, value_fn)
         mu = values["b0"] + values["topic_effect"][:, None] + values["system_effect"][None, :]
         alpha = float(skewness_to_alpha(values["abs_skewness"]))
         total = []
