@@ -34,11 +34,21 @@ def _table(n_t=40, n_s=5, *, seed=1, zeros=0.08, ones=0.04, zero_system=None):
     return table.with_roles(champion="s0", challengers=["s1", "s2"])
 
 
+#: Draws per chain of the fits here (the default is 4,000): the model check replicates at
+#: most ``adequacy.N_DRAWS`` (1,000) draws whatever the fit draws, so its p-values have the
+#: Monte Carlo error of a default fit (s4's zeros: p about 1e-8 pooled, 0.35 per system,
+#: cut-off 1e-4); the other checks use each draw as the input of an identity.
+DRAWS = 1000
+#: The fit whose diagnostics must pass: 4 x 1,500 draws give a tail ESS of about 900 (the
+#: gate asks for 400; 4 x 1,000 give about 600).
+FIXTURE_DRAWS = 1500
+
+
 @pytest.fixture(scope="module")
 def zoib_fit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return fit(_table(), likelihood="zoib", seed=4)
+        return fit(_table(), likelihood="zoib", seed=4, draws=FIXTURE_DRAWS)
 
 
 def test_options_and_outcome_space():
@@ -132,8 +142,8 @@ def test_a_system_with_many_exact_zeros_is_flagged_by_the_pooled_model_only():
     table = _table(60, 5, seed=2, zero_system=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        pooled = fit(table, likelihood="zoib", seed=1)
-        per_system = fit(table, likelihood="zoib(inflation=system)", seed=1)
+        pooled = fit(table, likelihood="zoib", seed=1, draws=DRAWS)
+        per_system = fit(table, likelihood="zoib(inflation=system)", seed=1, draws=DRAWS)
     assert "zeros" in pooled.model_check.failed("s4")
     assert "zeros" not in per_system.model_check.failed("s4")
     assert per_system.draws["zoi"].sel(system="s4").mean() > 0.4
