@@ -260,22 +260,34 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SLACK = 2
 
 
-def _open(page, width, check):
-    """Open ``page`` in headless Chromium ``width`` px wide; return errors, requests, check()."""
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, launched once for the module's browser tests (about 1.5 s a launch);
+    each test opens its page in a fresh browser context of its own (:func:`_open`)."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    errors, requests = [], []
     with sync_api.sync_playwright() as pw:
         flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=flags)
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=flags)
         try:
-            tab = browser.new_page(viewport={"width": width, "height": 900})
-            tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            tab.on("pageerror", lambda e: errors.append(str(e)))
-            tab.on("request", lambda r: requests.append(r.url))
-            tab.goto(page.as_uri())
-            return errors, requests, check(tab)
+            yield chromium
         finally:
-            browser.close()
+            chromium.close()
+
+
+def _open(browser, page, width, check):
+    """Open ``page`` in ``browser`` ``width`` px wide (a new context: no cache, cookies or
+    requests of another test); return errors, requests, check()."""
+    errors, requests = [], []
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.on("request", lambda r: requests.append(r.url))
+        tab.goto(page.as_uri())
+        return errors, requests, check(tab)
+    finally:
+        context.close()
 
 
 #: Right edge of the widest table, figure or block, and the page's own width (in print,
@@ -289,12 +301,12 @@ _WIDEST = """() => {
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 @pytest.mark.parametrize("width", [1280, 390])
-def test_renders_in_a_real_browser(rv, page, tmp_path, width):
+def test_renders_in_a_real_browser(browser, rv, page, tmp_path, width):
     def look(tab):
         return (tab.inner_text("body"), tab.screenshot(full_page=True),
                 tab.evaluate("document.documentElement.scrollWidth"))  # fmt: skip
 
-    errors, requests, (text, shot, scroll_width) = _open(page, width, look)
+    errors, requests, (text, shot, scroll_width) = _open(browser, page, width, look)
     assert errors == []
     assert requests == [page.as_uri()]  # the page itself, nothing else
     assert scroll_width <= width + SLACK  # wide tables scroll inside their box, not the page
@@ -320,10 +332,10 @@ _FIRST_SCREEN = """() => {
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 @pytest.mark.parametrize("width", [1280, 390])
-def test_the_decision_table_and_figure_1_are_whole_at_phone_width(page, width):
+def test_the_decision_table_and_figure_1_are_whole_at_phone_width(browser, page, width):
     """At 390 px the decision table and Figure 1 were cut at the right edge (to scroll)."""
     errors, _, (table, cells, figure, inner) = _open(
-        page, width, lambda t: t.evaluate(_FIRST_SCREEN)
+        browser, page, width, lambda t: t.evaluate(_FIRST_SCREEN)
     )
     assert errors == [] and inner == width
     assert max(table, cells, figure) <= width + SLACK
@@ -343,7 +355,7 @@ def test_a_misfitting_challenger_is_marked_in_the_review(rv, page):
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
-def test_several_measures_at_phone_width_and_in_print(multi, multi_page):
+def test_several_measures_at_phone_width_and_in_print(browser, multi, multi_page):
     def look(tab):
         rows = tab.locator("#summary-table tbody tr").count()
         screen = tab.evaluate("document.documentElement.scrollWidth")
@@ -351,7 +363,7 @@ def test_several_measures_at_phone_width_and_in_print(multi, multi_page):
         tab.set_viewport_size({"width": 680, "height": 1000})  # A4 less 1.5 cm margins, 96 dpi
         return rows, screen, tab.evaluate(_WIDEST), len(tab.pdf())
 
-    errors, requests, (rows, screen, printed, pdf) = _open(multi_page, 390, look)
+    errors, requests, (rows, screen, printed, pdf) = _open(browser, multi_page, 390, look)
     assert errors == [] and requests == [multi_page.as_uri()]
     assert rows == len(multi.to_frame()) == 6
     assert screen <= 390 + SLACK  # wide tables and figures scroll inside their box
