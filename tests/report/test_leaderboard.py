@@ -98,26 +98,36 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SLACK = 2
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, launched once for both widths; each test has a context of its own."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM,
+                                      args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 @pytest.mark.parametrize("width", [1280, 390])
-def test_page_in_a_real_browser(lb, tmp_path, width):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+def test_page_in_a_real_browser(browser, lb, tmp_path, width):
     page = lb.to_html(tmp_path / "board.html")
     errors, requests = [], []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM,
-                                     args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
-        try:
-            tab = browser.new_page(viewport={"width": width, "height": 900})
-            tab.on("pageerror", lambda e: errors.append(str(e)))
-            tab.on("request", lambda r: requests.append(r.url))
-            tab.goto(page.as_uri())
-            text = tab.inner_text("body")
-            scroll = tab.evaluate("document.documentElement.scrollWidth")
-            rows = tab.locator("#board-table tbody tr").count()
-            shot = tab.screenshot(full_page=True)
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.on("request", lambda r: requests.append(r.url))
+        tab.goto(page.as_uri())
+        text = tab.inner_text("body")
+        scroll = tab.evaluate("document.documentElement.scrollWidth")
+        rows = tab.locator("#board-table tbody tr").count()
+        shot = tab.screenshot(full_page=True)
+    finally:
+        context.close()
     assert errors == [] and requests == [page.as_uri()]
     assert scroll <= width + SLACK  # the table scrolls inside its box, not the page
     assert rows == 6 and all(name in text for name in NAMES)
