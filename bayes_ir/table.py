@@ -497,12 +497,14 @@ class ScoreTable:
         """
         self.require_one_per_cell("a topic x system matrix")
         block, coll, meas = self._single_block(collection, measure)
-        topic, system = pd.factorize(block["topic"]), pd.factorize(block["system"])
-        present = set(system[1])
+        topic_codes, topic_names = pd.factorize(block["topic"])
+        system_codes, system_names = pd.factorize(block["system"])
+        present = set(system_names)
         systems = [s for s in self.systems if s in present]
-        topics = natural_sorted(topic[1])
+        topics = natural_sorted(topic_names)
         values = np.full((len(topics), len(systems)), np.nan)
-        rows, cols = _positions(*topic, topics), _positions(*system, systems)
+        rows = _positions(topic_codes, topic_names, topics)
+        cols = _positions(system_codes, system_names, systems)
         kept = cols >= 0  # a system outside self.systems has no column (as a reindex drops it)
         values[rows[kept], cols[kept]] = block["score"].to_numpy(dtype=float)[kept]
         da = xr.DataArray(
