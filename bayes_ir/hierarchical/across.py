@@ -35,12 +35,11 @@ from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, diagnose_
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
-__all__ = ["ACROSS_DRAWS", "ACROSS_TUNE", "BY", "AcrossFit", "fit_across"]
+__all__ = ["ACROSS_TUNE", "BY", "AcrossFit", "fit_across"]
 
-#: Draws and discarded warm-up iterations per chain of the blocked Gibbs sampler across
-#: collections: 4 x 5,000 gives ESS >= 10,000 for the contrasts and scales of the
-#: benchmark designs (ESS per draw 0.5 to 1; ``benchmarks/bench_collections.py``).
-ACROSS_DRAWS: int = 5000
+#: Discarded warm-up iterations per chain of the blocked Gibbs sampler across collections
+#: (its draws are chosen by a pilot for the ESS asked:
+#: :func:`~bayes_ir.hierarchical.design_posterior.sample_design`).
 ACROSS_TUNE: int = 300
 #: Draws and warm-up per chain of NUTS on the PyMC twin.
 ACROSS_NUTS_DRAWS: int = 2000
@@ -200,8 +199,9 @@ def fit_across(
         ``"gibbs"`` (blocked Gibbs; ``"auto"``, the default) or ``"nuts"`` (NUTS on
         the PyMC twin: nutpie, or PyMC's own with ``sampler="pymc"``).
     chains, draws, tune, target_accept
-        Sampler settings (defaults: :data:`ACROSS_DRAWS`/:data:`ACROSS_TUNE` per chain
-        for Gibbs; 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT` for NUTS).
+        Sampler settings (defaults for Gibbs: the draws a pilot chooses for bulk and tail
+        ESS >= 10,000 (:func:`.design_posterior.sample_design`) and :data:`ACROSS_TUNE`
+        per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`).
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`).
     priors
@@ -275,7 +275,7 @@ def fit_across(
     post, stats, settings = sample_design(
         design, pri, method=method, chains=chains, draws=draws, tune=tune,
         target_accept=target_accept, seed=seed, sampler=sampler,
-        gibbs=(ACROSS_DRAWS, ACROSS_TUNE), nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
+        gibbs_tune=ACROSS_TUNE, nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
     )  # fmt: skip
     diag = _diagnose(post, design, stats, th)
     tree = xr.DataTree.from_dict(

@@ -71,6 +71,16 @@ class DesignFit:
         post = self.posterior["posterior"]
         return int(post.sizes["chain"] * post.sizes["draw"])
 
+    def describe_draws(self) -> str:
+        """One line: chains x draws, and the ESS a pilot chose them for (when it did).
+
+        See :func:`~bayes_ir.hierarchical.samplers.chains.describe_draws`.
+        """
+        from bayes_ir.hierarchical.samplers.chains import describe_draws
+
+        post = self.posterior["posterior"]
+        return describe_draws(post.sizes["chain"], post.sizes["draw"], self.provenance)
+
     def term_draws(self, name: str) -> np.ndarray:
         """Return the draws of a term's effects or of a scale, as (chains x draws, levels).
 
@@ -133,7 +143,7 @@ def sample_design(
     target_accept: float | None,
     seed: int,
     sampler: str | None,
-    gibbs: tuple[int, int],
+    gibbs_tune: int,
     nuts: tuple[int, int],
 ) -> tuple[dict[str, np.ndarray], xr.Dataset | None, dict[str, Any]]:
     """Sample the Gaussian model of ``design`` by blocked Gibbs or NUTS on its PyMC twin.
@@ -146,9 +156,13 @@ def sample_design(
         ``"gibbs"`` or ``"nuts"``.
     chains, draws, tune, target_accept, seed, sampler
         Sampler settings (``None``: the defaults below; ``target_accept`` and ``sampler``
-        apply to NUTS only: nutpie, or PyMC's own with ``sampler="pymc"``).
-    gibbs, nuts
-        Default (draws, tune) per chain of each method.
+        apply to NUTS only: nutpie, or PyMC's own with ``sampler="pymc"``). The Gibbs
+        sampler's default draws are chosen by a pilot for bulk and tail ESS >=
+        :data:`bayes_ir.defaults.DRAWS_ESS` with the margin
+        :data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`, at most
+        :func:`~bayes_ir.hierarchical.samplers.chains.most_draws`.
+    gibbs_tune, nuts
+        Default warm-up per chain of the Gibbs sampler; default (draws, tune) of NUTS.
 
     Returns
     -------
@@ -159,15 +173,24 @@ def sample_design(
     """
     if method == "gibbs":
         from bayes_ir.hierarchical.samplers.blocked_gibbs import sample_design_gibbs
+        from bayes_ir.hierarchical.samplers.chains import most_draws
 
         if target_accept is not None or sampler is not None:
             raise BayesIRError("target_accept and sampler apply to method='nuts' only")
-        draws = gibbs[0] if draws is None else validate.positive_int("draws", draws)
-        tune = gibbs[1] if tune is None else validate.positive_int("tune", tune, minimum=0)
+        ess = None
+        if draws is None:  # a pilot chooses them (the most: those of the slowest mixing)
+            ess = defaults.DRAWS_ESS_MARGIN * defaults.DRAWS_ESS
+            draws = most_draws(ess, chains)
+        draws = validate.positive_int("draws", draws)
+        tune = gibbs_tune if tune is None else validate.positive_int("tune", tune, minimum=0)
         post, info = sample_design_gibbs(
-            design, priors, chains=chains, draws=draws, tune=tune, seed=seed
+            design, priors, chains=chains, draws=draws, tune=tune, seed=seed, ess=ess
         )
-        return post, None, {"draws": draws, "tune": tune, "target_accept": None, **info}
+        draws = int(post["b0"].shape[1])
+        settings = {"draws": draws, "tune": tune, "target_accept": None, **info}
+        if ess is not None:
+            settings["draws_for_ess"] = defaults.DRAWS_ESS
+        return post, None, settings
     from bayes_ir.hierarchical.samplers.pymc_design import sample_design_nuts
 
     draws = nuts[0] if draws is None else validate.positive_int("draws", draws)

@@ -42,6 +42,7 @@ from bayes_ir.hierarchical.model import (
     resolve_pooling,
 )
 from bayes_ir.hierarchical.priors import Priors
+from bayes_ir.hierarchical.samplers.chains import describe_draws
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
@@ -448,19 +449,11 @@ class HierarchicalFit:
     def describe_draws(self) -> str:
         """One line: chains x draws, and the ESS the default draws were chosen for.
 
-        E.g. ``draws: 4 x 3,125 = 12,500 (chosen for ESS >= 10,000)`` (bulk and tail
-        ESS, :func:`default_draws`), with the pilot's ESS per draw when a pilot chose them
-        (the Gibbs sampler); without the parenthesis when the draws were given.
+        See :func:`~bayes_ir.hierarchical.samplers.chains.describe_draws` (the exact
+        sampler's draws from :func:`default_draws`, the Gibbs sampler's from a pilot).
         """
         post = self.draws
-        line = f"draws: {post.sizes['chain']} x {post.sizes['draw']:,} = {self.n_draws:,}"
-        target = self.provenance.get("draws_for_ess")
-        pilot = self.provenance.get("pilot_ess_per_draw")
-        if target and pilot is not None:
-            line += f" (chosen for ESS >= {target:,.0f} from a pilot's ESS per draw, {pilot:.2f})"
-        elif target:
-            line += f" (chosen for ESS >= {target:,.0f})"
-        return line
+        return describe_draws(post.sizes["chain"], post.sizes["draw"], self.provenance)
 
     def _sampler_line(self) -> str:
         """Say what drew the posterior, its acceptance rate and its ESS per draw."""

@@ -90,15 +90,18 @@ import numpy as np
 
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.priors import Priors
-from bayes_ir.hierarchical.samplers.chains import run_stretches, stretch_seed
+from bayes_ir.hierarchical.samplers.chains import (
+    grow_draws,
+    run_stretches,
+    run_to_ess,
+    stretch_seed,
+)
 
 __all__ = ["Incidence", "sample_gibbs"]
 
 #: Largest number of entries of the Gram terms kept in memory (8 bytes each).
 _GRAM_LIMIT: int = 20_000_000
 
-#: Kept draws per chain of the pilot that sets the draws for a target ESS (``ess``).
-PILOT_DRAWS: int = 500
 
 #: Relative size below which the remainder of the Taylor series of the Gram terms is
 #: dropped (below the rounding of a double).
@@ -377,13 +380,12 @@ def sample_gibbs(
         Mask of the systems whose effects share ``sigma_system`` (default: all; see
         the module docstring for ``pooling="artifacts"``).
     ess
-        Bulk and tail ESS to reach. When given, ``draws`` is the most draws per chain:
-        the chains first run a pilot of :data:`PILOT_DRAWS` kept draws, and continue to
-        :math:`\lceil E / (C e) \rceil` draws (at least the pilot's, at most ``draws``)
-        for the target :math:`E`, :math:`C` chains and the smallest bulk or tail ESS per
-        draw :math:`e` of the pilot over the four scalars (the scales and the intercept:
-        the effects are drawn jointly given them and mix at least as fast on the tables
-        of the tests).
+        Bulk and tail ESS to reach. When given, ``draws`` is the most draws per chain,
+        and a pilot sets the draws
+        (:func:`~bayes_ir.hierarchical.samplers.chains.run_to_ess`) from the smallest
+        bulk or tail ESS per draw of the four scalars (the scales and the intercept: the
+        effects are drawn jointly given them and mix at least as fast on the tables of
+        the tests).
     check_draws
         Called with the draws per chain before they are drawn (the pilot's, then the
         chosen ones): raises to refuse them (e.g. beyond the memory limit).
@@ -426,8 +428,10 @@ def sample_gibbs(
     gram = inc.gram if use_gram else np.zeros((inc.n_cols + 1, inc.n_cols + 1, 0))
     out: dict[str, np.ndarray] = {}
 
-    def run(n_draws: int, n_tune: int, kept: int, salt: int, what: str) -> None:
+    def run(n_draws: int, n_tune: int, kept: int, phase: str) -> None:
         """Run every chain on by ``n_tune`` + ``n_draws`` iterations, kept from ``kept``."""
+        salt = 22 if phase == "rest" else 21
+        what = f"{label}: pilot" if phase == "pilot" else label
 
         def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
             run_chain(
@@ -452,34 +456,20 @@ def sample_gibbs(
 
         run_stretches(stretch, chains=chains, tune=n_tune, draws=n_draws, label=what)
 
-    def grow(total: int) -> None:
-        """Make room for ``total`` draws per chain, keeping those drawn."""
-        widths = {"b0": (), "scales": (3,), "row": (inc.n_rows,), "col": (inc.n_cols,)}
-        for name, width in widths.items():
-            grown = np.empty((chains, total, *width))
-            if name in out:
-                grown[:, : out[name].shape[1]] = out[name]
-            out[name] = grown
-
     info: dict[str, float] = {}
-    check = check_draws if check_draws is not None else (lambda draws: None)
-    if ess is None or draws <= PILOT_DRAWS:
-        check(draws)
-        grow(draws)
-        run(draws, tune, 0, 21, label)
-    else:
-        check(PILOT_DRAWS)
-        grow(PILOT_DRAWS)
-        run(PILOT_DRAWS, tune, 0, 21, f"{label}: pilot")
-        per_draw = _ess_per_draw(out["b0"], out["scales"])
+    widths = {"b0": (), "scales": (3,), "row": (inc.n_rows,), "col": (inc.n_cols,)}
+    draws, per_draw = run_to_ess(
+        run,
+        lambda total: grow_draws(out, widths, chains, total),
+        lambda: np.concatenate([out["b0"][..., None], out["scales"]], axis=-1),
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        ess=ess,
+        check=check_draws,
+    )
+    if per_draw is not None:
         info["pilot_ess_per_draw"] = per_draw
-        need = math.ceil(float(ess) / (chains * per_draw)) if per_draw > 0 else draws
-        total = int(min(max(need, PILOT_DRAWS), draws))
-        if total > PILOT_DRAWS:
-            check(total)
-            grow(total)
-            run(total - PILOT_DRAWS, 0, PILOT_DRAWS, 22, label)
-        draws = total
     out["sigma"] = out["scales"][..., 0]
     out["row_sd"], out["col_sd"] = out["scales"][..., 1], out["scales"][..., 2]
     topic, system = ("col", "row") if inc.transposed else ("row", "col")
@@ -505,12 +495,3 @@ def sample_gibbs(
         accept_sigma_system=float(accept_system),
     )
     return posterior, info
-
-
-def _ess_per_draw(b0: np.ndarray, scales: np.ndarray) -> float:
-    """Smallest bulk or tail ESS per draw of the intercept and the three scales."""
-    from bayes_ir.hierarchical.diagnostics import draw_diagnostics
-
-    table = draw_diagnostics(np.concatenate([b0[..., None], scales], axis=-1))
-    smallest = np.nanmin(table[["ess_bulk", "ess_tail"]].to_numpy(), initial=np.inf)
-    return float(smallest) / b0.size if np.isfinite(smallest) else 0.0

@@ -369,7 +369,7 @@ def contrasts_across(
     n_groups = len(labels)
     header = (
         f"Bayesian hierarchical model across {n_groups} {design.by}s (Gaussian; "
-        f"{fit.method}): {len(design.systems)} systems, {fit.n_draws:,} draws"
+        f"{fit.method}): {len(design.systems)} systems\n{fit.describe_draws()}"
     )
     return AcrossContrasts(
         by=str(design.by),

@@ -241,8 +241,9 @@ def contrasts_replicates(
     n_runs = design.term("replicate").n_levels
     header = (
         f"Bayesian model of runs (Gaussian; {fit.method}): {len(design.systems)} systems, "
-        f"{n_runs} runs, {design.term('topic').n_levels} topics, {fit.n_draws:,} draws; "
-        f"run-to-run SD {'per system' if fit.sigma_replicate == 'system' else 'pooled'}"
+        f"{n_runs} runs, {design.term('topic').n_levels} topics; "
+        f"run-to-run SD {'per system' if fit.sigma_replicate == 'system' else 'pooled'}\n"
+        f"{fit.describe_draws()}"
     )
     flagged = getattr(fit.model_check, "flagged", ())
     return ReplicateContrasts(

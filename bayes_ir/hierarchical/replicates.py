@@ -49,12 +49,10 @@ from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, diagnose_
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
-__all__ = ["OVER", "REPLICATE_DRAWS", "REPLICATE_TUNE", "ReplicateFit", "fit_replicates"]
+__all__ = ["OVER", "REPLICATE_TUNE", "ReplicateFit", "fit_replicates"]
 
-#: Draws and discarded warm-up iterations per chain of the blocked Gibbs sampler: 4 x
-#: 5,000 gives bulk and tail ESS >= 10,000 for the contrasts and scales of the benchmark
-#: designs (``benchmarks/bench_replicates.py``).
-REPLICATE_DRAWS: int = 5000
+#: Discarded warm-up iterations per chain of the blocked Gibbs sampler (its draws are
+#: chosen by a pilot for the ESS asked: :func:`.design_posterior.sample_design`).
 REPLICATE_TUNE: int = 300
 #: Draws and warm-up per chain of NUTS on the PyMC twin.
 REPLICATE_NUTS_DRAWS: int = 2000
@@ -255,9 +253,9 @@ def fit_replicates(
         ``"gibbs"`` (blocked Gibbs; ``"auto"``, the default) or ``"nuts"`` (NUTS on the
         PyMC twin: nutpie, or PyMC's own with ``sampler="pymc"``).
     chains, draws, tune, target_accept
-        Sampler settings (defaults: :data:`REPLICATE_DRAWS`/:data:`REPLICATE_TUNE` per
-        chain for Gibbs; 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT` for
-        NUTS).
+        Sampler settings (defaults for Gibbs: the draws a pilot chooses for bulk and tail
+        ESS >= 10,000 (:func:`.design_posterior.sample_design`) and :data:`REPLICATE_TUNE`
+        per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`).
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`); it also seeds the new
         runs of the single-run contrasts.
@@ -308,7 +306,7 @@ def fit_replicates(
     post, stats, settings = sample_design(
         design, pri, method=method, chains=chains, draws=draws, tune=tune,
         target_accept=target_accept, seed=seed, sampler=sampler,
-        gibbs=(REPLICATE_DRAWS, REPLICATE_TUNE), nuts=(REPLICATE_NUTS_DRAWS, REPLICATE_NUTS_TUNE),
+        gibbs_tune=REPLICATE_TUNE, nuts=(REPLICATE_NUTS_DRAWS, REPLICATE_NUTS_TUNE),
     )  # fmt: skip
     diag = _diagnose(post, design, stats, th)
     tree = xr.DataTree.from_dict(

@@ -28,6 +28,7 @@ from bayes_ir.hierarchical import fit, load_fit
 from bayes_ir.hierarchical.calibration import simulation_based_calibration
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.gibbs import Incidence, sample_gibbs
+from bayes_ir.hierarchical.samplers.chains import PILOT_DRAWS
 from bayes_ir.table import ScoreTable
 
 
@@ -179,7 +180,7 @@ def test_a_pilot_sets_the_draws_for_the_ess_asked():
     post, info = sample_gibbs(*cells, PRIORS, chains=4, draws=20_000, tune=100, seed=3, ess=6000)
     n = post["b0"].shape[1]
     assert n == math.ceil(6000 / (4 * info["pilot_ess_per_draw"]))
-    assert gibbs.PILOT_DRAWS < n < 20_000
+    assert PILOT_DRAWS < n < 20_000
     scalars = np.stack([post[k] for k in SCALARS], axis=-1)
     table = draw_diagnostics(scalars)
     assert table[["ess_bulk", "ess_tail"]].min().min() > 0.8 * 6000
@@ -188,8 +189,8 @@ def test_a_pilot_sets_the_draws_for_the_ess_asked():
     # the pilot's draws are enough; the most allowed bounds the draws
     few, _ = sample_gibbs(*cells, PRIORS, chains=4, draws=20_000, tune=100, seed=3, ess=50)
     many, _ = sample_gibbs(*cells, PRIORS, chains=2, draws=900, tune=100, seed=3, ess=1e9)
-    assert few["b0"].shape == (4, gibbs.PILOT_DRAWS) and many["b0"].shape == (2, 900)
-    np.testing.assert_array_equal(few["b0"], post["b0"][:, : gibbs.PILOT_DRAWS])
+    assert few["b0"].shape == (4, PILOT_DRAWS) and many["b0"].shape == (2, 900)
+    np.testing.assert_array_equal(few["b0"], post["b0"][:, : PILOT_DRAWS])
 
 
 def test_draws_a_pilot_chose_are_refused_above_the_memory_limit(monkeypatch):
@@ -203,7 +204,7 @@ def test_draws_a_pilot_chose_are_refused_above_the_memory_limit(monkeypatch):
         fit(table, seed=1, model_check=False)
     message = str(info.value)
     draws = int(message.split("4 chains x ")[1].split(" draws")[0].replace(",", ""))
-    assert draws > gibbs.PILOT_DRAWS and "x 32 values per draw" in message
+    assert draws > PILOT_DRAWS and "x 32 values per draw" in message
     assert message.startswith("the posterior draws would need about")
 
 

@@ -74,7 +74,12 @@ from bayes_ir import validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.design import CrossedDesign, DesignPriors
 from bayes_ir.hierarchical.samplers.blocked_gibbs_kernel import run_design_chain
-from bayes_ir.hierarchical.samplers.chains import run_stretches, stretch_seed
+from bayes_ir.hierarchical.samplers.chains import (
+    grow_draws,
+    run_stretches,
+    run_to_ess,
+    stretch_seed,
+)
 
 __all__ = ["GibbsLayout", "sample_design_gibbs"]
 
@@ -453,6 +458,7 @@ def sample_design_gibbs(
     seed: int,
     keep_rows: bool | None = None,
     label: str = "sampling (Gibbs)",
+    ess: float | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Sample the Gaussian model of ``design`` by blocked Gibbs sampling.
 
@@ -461,7 +467,8 @@ def sample_design_gibbs(
     design, priors
         The design and its resolved priors.
     chains, draws, tune
-        ``chains`` chains of ``tune`` discarded and ``draws`` kept iterations.
+        ``chains`` chains of ``tune`` discarded and ``draws`` kept iterations (with
+        ``ess``, ``draws`` is the most).
     seed
         Random seed (each chain has its own streams; the same seed, the same draws).
     keep_rows
@@ -469,6 +476,14 @@ def sample_design_gibbs(
         draws x rows is at most :data:`ROWS_KEPT_LIMIT`.
     label
         What the progress report calls the work.
+    ess
+        Bulk and tail ESS to reach: a pilot sets the draws
+        (:func:`~bayes_ir.hierarchical.samplers.chains.run_to_ess`) from the smallest
+        bulk or tail ESS per draw of the columns' effects: the intercepts and the
+        effects the contrasts are made of (system, system x collection, runs). The
+        scales get the ESS these draws give them (on Ranger's six collections the
+        residual SDs and the SD of two systems' effects mix at about half the rate of
+        the effects); the diagnostics gate checks them.
 
     Returns
     -------
@@ -477,55 +492,79 @@ def sample_design_gibbs(
         included) and ``{scale name: (chains, draws, groups)}`` (``sigma`` the
         residual SDs).
     info : dict
-        ``accept_<scale name>``: mean acceptance rate of each scale's MH step.
+        ``accept_<scale name>``: mean acceptance rate of each scale's MH step; with
+        ``ess``, the pilot's ESS per draw ``pilot_ess_per_draw``.
     """
     chains = validate.positive_int("chains", chains)
     draws = validate.positive_int("draws", draws)
     tune = validate.positive_int("tune", tune, minimum=0)
     layout = GibbsLayout.of(design, priors)
-    if keep_rows is None:
-        keep_rows = chains * draws * layout.n_rows <= ROWS_KEPT_LIMIT
-    keep_rows = bool(keep_rows) and layout.rows is not None
-    validate.memory(
-        "the Gibbs draws",
-        {
-            "chains": chains,
-            "draws": draws,
-            "values": layout.n_cols + layout.n_scales + (layout.n_rows if keep_rows else 0),
-        },
-    )
+    rows = {"keep": layout.rows is not None and (keep_rows is None or bool(keep_rows))}
+
+    def check(total: int) -> None:  # the rows are kept while the draws allow it
+        if keep_rows is None:
+            rows["keep"] = rows["keep"] and chains * total * layout.n_rows <= ROWS_KEPT_LIMIT
+        values = layout.n_cols + layout.n_scales + (layout.n_rows if rows["keep"] else 0)
+        validate.memory("the Gibbs draws", {"chains": chains, "draws": total, "values": values})
+
     rng = np.random.default_rng([int(seed), 29])
     # over-dispersed starts: the moment estimates times exp(U(-0.5, 0.5))
     starts = moment_scales(design) * np.exp(rng.uniform(-0.5, 0.5, (chains, layout.n_scales)))
-    out_scales = np.empty((chains, draws, layout.n_scales))
-    out_cols = np.empty((chains, draws, layout.n_cols))
-    out_rows = np.empty((chains, draws if keep_rows else 1, layout.n_rows if keep_rows else 0))
+    out: dict[str, np.ndarray] = {}
+    no_rows = np.empty((1, 0))
     accepted = np.zeros((chains, layout.n_scales))
 
-    def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
-        rows_out = out_rows[c, i0:i1] if keep_rows else out_rows[c]
-        run_design_chain(
-            **layout.arrays,
-            state=starts[c],
-            tune=n_tune,
-            seed=stretch_seed(seed, 29, c, k),
-            out_scales=out_scales[c, i0:i1],
-            out_cols=out_cols[c, i0:i1],
-            out_rows=rows_out,
-            keep_rows=keep_rows,
-            accepted=accepted[c],
-        )
+    def run(n_draws: int, n_tune: int, kept: int, phase: str) -> None:
+        """Run every chain on by ``n_tune`` + ``n_draws`` iterations, kept from ``kept``."""
+        salt = 30 if phase == "rest" else 29
 
-    run_stretches(stretch, chains=chains, tune=tune, draws=draws, label=label)
+        def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
+            kept_draws = slice(kept + i0, kept + i1)
+            run_design_chain(
+                **layout.arrays,
+                state=starts[c],
+                tune=n_tune,
+                seed=stretch_seed(seed, salt, c, k),
+                out_scales=out["scales"][c, kept_draws],
+                out_cols=out["cols"][c, kept_draws],
+                out_rows=out["rows"][c, kept_draws] if rows["keep"] else no_rows,
+                keep_rows=rows["keep"],
+                accepted=accepted[c],
+            )
+
+        what = f"{label}: pilot" if phase == "pilot" else label
+        run_stretches(stretch, chains=chains, tune=n_tune, draws=n_draws, label=what)
+
+    def grow(total: int) -> None:
+        widths: dict[str, tuple[int, ...]] = {
+            "scales": (layout.n_scales,),
+            "cols": (layout.n_cols,),
+        }
+        if rows["keep"]:
+            widths["rows"] = (layout.n_rows,)
+        else:
+            out.pop("rows", None)
+        grow_draws(out, widths, chains, total)
+
+    draws, per_draw = run_to_ess(
+        run,
+        grow,
+        lambda: out["cols"],
+        chains=chains,
+        draws=draws,
+        tune=tune,
+        ess=ess,
+        check=check,
+    )
     posterior: dict[str, np.ndarray] = {}
     for j, off in layout.columns:
         t = design.terms[j]
-        posterior[t.name] = out_cols[..., off : off + t.n_levels]
-    if keep_rows and layout.rows is not None:
-        posterior[design.terms[layout.rows].name] = out_rows
+        posterior[t.name] = out["cols"][..., off : off + t.n_levels]
+    if rows["keep"] and layout.rows is not None:
+        posterior[design.terms[layout.rows].name] = out["rows"]
     rates = accepted.sum(axis=0) / (chains * draws)
-    info = {}
+    info = {} if per_draw is None else {"pilot_ess_per_draw": per_draw}
     for name, sl in layout.scale_slices.items():
-        posterior[name] = out_scales[..., sl]
+        posterior[name] = out["scales"][..., sl]
         info[f"accept_{name}"] = float(rates[sl].mean())
     return posterior, info

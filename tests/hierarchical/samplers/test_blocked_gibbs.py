@@ -125,6 +125,36 @@ def test_zero_sum_sets_hold_exactly_and_seeds_reproduce(scale):
     assert a["sigma"].shape == (2, 200, 4) and a["sigma_system"].shape == (2, 200, 1)
 
 
+def test_a_pilot_sets_the_draws_for_the_ess_asked(monkeypatch):
+    """Draws from the pilot's ESS per draw of the column effects (intercepts, systems)."""
+    import math
+
+    from bayes_ir.hierarchical.diagnostics import draw_diagnostics
+    from bayes_ir.hierarchical.samplers import blocked_gibbs
+    from bayes_ir.hierarchical.samplers.chains import PILOT_DRAWS
+
+    d = collections_design(_collections())
+    pri = design_priors(d)
+    post, info = sample_design_gibbs(d, pri, chains=4, draws=20_000, tune=100, seed=5, ess=6000)
+    n = post["b0"].shape[1]
+    assert n == math.ceil(6000 / (4 * info["pilot_ess_per_draw"]))
+    assert PILOT_DRAWS < n < 20_000
+    names = [t.name for t in d.terms if t.name != "topic"]
+    scalars = np.concatenate([post[k].astype(float) for k in names], -1)
+    assert draw_diagnostics(scalars)[["ess_bulk", "ess_tail"]].min().min() > 0.8 * 6000
+    assert post["topic"].shape[1] == n  # the rows are kept for the draws chosen
+    # the same seed, the same draws; the pilot's first draws are those without a pilot
+    again, _ = sample_design_gibbs(d, pri, chains=4, draws=20_000, tune=100, seed=5, ess=6000)
+    np.testing.assert_array_equal(again["system"], post["system"])
+    plain, _ = sample_design_gibbs(d, pri, chains=4, draws=PILOT_DRAWS, tune=100, seed=5)
+    np.testing.assert_array_equal(plain["b0"], post["b0"][:, :PILOT_DRAWS])
+    # rows that fit for the pilot but not for the draws chosen are dropped, not kept partly
+    monkeypatch.setattr(blocked_gibbs, "ROWS_KEPT_LIMIT", 4 * PILOT_DRAWS * 100 + 1)
+    no_rows, _ = sample_design_gibbs(d, pri, chains=4, draws=20_000, tune=100, seed=5, ess=6000)
+    assert "topic" not in no_rows
+    np.testing.assert_array_equal(no_rows["system"], post["system"])
+
+
 @pytest.mark.parametrize("scale", ["measure", "sd"])
 def test_the_pymc_twin_has_the_stated_log_density(scale):
     """The twin's log density equals the model's, written with scipy at a random point."""
