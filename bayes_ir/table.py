@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -162,6 +163,10 @@ class ScoreTable:
         refused unless ``missing`` is ``"keep"`` or ``"intersect"``, like a gap in a
         tidy table. Infinite scores are refused.
         """
+        if np.ndim(matrix) != 2:
+            raise OptionError(
+                f"from_matrix needs a 2-D topic x system matrix, got shape {np.shape(matrix)}"
+            )
         wide = pd.DataFrame(matrix)
         names = {
             "topic": list(wide.index) if topics is None else list(topics),
@@ -172,11 +177,14 @@ class ScoreTable:
                 raise OptionError(f"{len(names[axis])} {axis} names for {n} {axis}s of the matrix")
         # one row per cell, topic by topic; the labels as categoricals of the distinct
         # names (equal names merge, so a repeated name is a duplicate cell downstream)
-        topic = pd.Categorical([str(t) for t in names["topic"]])
-        system = pd.Categorical([str(s) for s in names["system"]])
+        # a missing name (None, NaN) is an empty one, refused by name below
+        topic = pd.Categorical(["" if _is_missing(t) else str(t) for t in names["topic"]])
+        system = pd.Categorical(["" if _is_missing(s) else str(s) for s in names["system"]])
         n_t, n_s = wide.shape
         score = wide.to_numpy().ravel()
         kept = np.flatnonzero(~pd.isna(score))
+        if score.size and not kept.size:
+            raise ScoreTableError("no scores found: every cell of the matrix is NaN", source=source)
         long = pd.DataFrame(
             {
                 "topic": pd.Categorical.from_codes(
@@ -609,6 +617,11 @@ def concat(tables: Sequence[ScoreTable], *, source: str | None = None) -> ScoreT
         missing=tables[0].missing,
         notes=notes,
     )
+
+
+def _is_missing(label: Any) -> bool:
+    """Tell whether a name is a scalar missing value (None, NaN, pd.NA)."""
+    return label is None or (np.ndim(label) == 0 and bool(pd.isna(label)))
 
 
 def _positions(codes: np.ndarray, uniques: Sequence[str], order: Sequence[str]) -> np.ndarray:

@@ -49,6 +49,14 @@ def test_from_matrix_names_a_bad_matrix_in_one_line():
         ScoreTable.from_matrix(np.zeros((2, 2)), systems=["a", "a"])
     with pytest.raises(ScoreTableError, match="score"):
         ScoreTable.from_matrix(pd.DataFrame({"a": [0.1, "high"], "b": [0.2, 0.3]}))
+    with pytest.raises(OptionError, match=r"2-D topic x system matrix, got shape \(2, 2, 2\)"):
+        ScoreTable.from_matrix(np.zeros((2, 2, 2)))
+    with pytest.raises(ScoreTableError, match="empty topic name"):
+        ScoreTable.from_matrix(np.zeros((2, 2)), topics=[None, "q1"])
+    with pytest.raises(ScoreTableError, match="empty system name"):
+        ScoreTable.from_matrix(np.zeros((2, 2)), systems=["a", np.nan])
+    with pytest.raises(ScoreTableError, match="every cell of the matrix is NaN"):
+        ScoreTable.from_matrix(np.full((3, 2), np.nan), missing="keep")
 
 
 def test_from_matrix_round_trips_through_matrix():
