@@ -28,6 +28,21 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
+def pytest_configure(config):
+    """``pytest -n N`` shares the tests out with xdist's ``worksteal`` scheduler, not ``load``.
+
+    ``load`` hands each worker a batch of tests that grows with the tests still unsent, and
+    never takes one back: the last batches held up to a minute of fits (the ``risk`` and
+    ``report`` modules) on one worker while the other had finished (a 34 s tail of the
+    default suite on 2 cores). ``worksteal`` gives each worker a contiguous half (the tests
+    of a module stay together, so module fixtures are set up once) and moves the rest of a
+    busy worker's queue to an idle one. An explicit ``--dist`` is left as given.
+    """
+    explicit = any(arg == "-d" or arg.startswith("--dist") for arg in config.invocation_params.args)
+    if getattr(config.option, "dist", "no") == "load" and not explicit:
+        config.option.dist = "worksteal"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cli_command_built_once():
     """Build the click command of ``bayes_ir.cli.app`` once per test process.
