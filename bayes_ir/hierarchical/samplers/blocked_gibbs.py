@@ -479,11 +479,10 @@ def sample_design_gibbs(
     ess
         Bulk and tail ESS to reach: a pilot sets the draws
         (:func:`~bayes_ir.hierarchical.samplers.chains.run_to_ess`) from the smallest
-        bulk or tail ESS per draw of the columns' effects: the intercepts and the
-        effects the contrasts are made of (system, system x collection, runs). The
-        scales get the ESS these draws give them (on Ranger's six collections the
-        residual SDs and the SD of two systems' effects mix at about half the rate of
-        the effects); the diagnostics gate checks them.
+        bulk or tail ESS per draw of the scales and the columns' effects (the
+        intercepts and the effects the contrasts are made of: system, system x
+        collection, runs), the quantities the diagnostics check; the rows' effects
+        (topics) are drawn jointly with them given the scales.
 
     Returns
     -------
@@ -549,7 +548,7 @@ def sample_design_gibbs(
     draws, per_draw = run_to_ess(
         run,
         grow,
-        lambda: out["cols"],
+        lambda: np.concatenate([out["cols"], out["scales"]], axis=-1),
         chains=chains,
         draws=draws,
         tune=tune,

@@ -126,7 +126,7 @@ def test_zero_sum_sets_hold_exactly_and_seeds_reproduce(scale):
 
 
 def test_a_pilot_sets_the_draws_for_the_ess_asked(monkeypatch):
-    """Draws from the pilot's ESS per draw of the column effects (intercepts, systems)."""
+    """Draws from the pilot's ESS per draw of the scales and column effects (not topics)."""
     import math
 
     from bayes_ir.hierarchical.diagnostics import draw_diagnostics
@@ -139,7 +139,7 @@ def test_a_pilot_sets_the_draws_for_the_ess_asked(monkeypatch):
     n = post["b0"].shape[1]
     assert n == math.ceil(6000 / (4 * info["pilot_ess_per_draw"]))
     assert PILOT_DRAWS < n < 20_000
-    names = [t.name for t in d.terms if t.name != "topic"]
+    names = [t.name for t in d.terms if t.name != "topic"] + ["sigma", "sigma_system"]
     scalars = np.concatenate([post[k].astype(float) for k in names], -1)
     assert draw_diagnostics(scalars)[["ess_bulk", "ess_tail"]].min().min() > 0.8 * 6000
     assert post["topic"].shape[1] == n  # the rows are kept for the draws chosen
