@@ -303,6 +303,28 @@ def test_check_does_not_depend_on_the_threads(example_fit, monkeypatch):
     pd.testing.assert_frame_equal(check_model(example_fit, seed=seed).to_frame(), on_two)
 
 
+def test_threads_hold_two_blocks_not_every_replicate(monkeypatch):
+    """The threaded check keeps at most the blocks in flight (memory, traced exactly)."""
+    import tracemalloc
+
+    from bayes_ir import defaults
+    from bayes_ir.hierarchical import fit
+
+    rng = np.random.default_rng(8)
+    y = 0.3 + rng.normal(0, 0.2, (400, 1)) + rng.normal(0, 0.1, (400, 120))
+    table = ScoreTable.from_matrix(y, measure="sim").with_roles(champion="0", challengers=["1"])
+    fitted = fit(table, draws=1000, chains=2, seed=1, model_check=False)
+    monkeypatch.setattr(adequacy, "_BLOCK", 200_000)  # many blocks
+    peaks = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(defaults, "COMPUTE_THREADS", threads)
+        tracemalloc.start()
+        check_model(fitted, n_draws=300)
+        peaks[threads] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert peaks[2] < 2.5 * peaks[1], peaks
+
+
 # ---------------------------------------------------------------------- subsets
 @pytest.mark.parametrize(("n_t", "n_s", "ratio"), [(25, 10, 3.0), (50, 45, 1.0), (50, 45, 3.0)])
 def test_a_subset_check_flags_what_the_full_check_flags(n_t, n_s, ratio):
