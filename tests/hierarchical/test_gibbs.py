@@ -190,7 +190,7 @@ def test_a_pilot_sets_the_draws_for_the_ess_asked():
     few, _ = sample_gibbs(*cells, PRIORS, chains=4, draws=20_000, tune=100, seed=3, ess=50)
     many, _ = sample_gibbs(*cells, PRIORS, chains=2, draws=900, tune=100, seed=3, ess=1e9)
     assert few["b0"].shape == (4, PILOT_DRAWS) and many["b0"].shape == (2, 900)
-    np.testing.assert_array_equal(few["b0"], post["b0"][:, : PILOT_DRAWS])
+    np.testing.assert_array_equal(few["b0"], post["b0"][:, :PILOT_DRAWS])
 
 
 def test_draws_a_pilot_chose_are_refused_above_the_memory_limit(monkeypatch):
