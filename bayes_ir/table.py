@@ -176,8 +176,8 @@ class ScoreTable:
             if len(names[axis]) != n:
                 raise OptionError(f"{len(names[axis])} {axis} names for {n} {axis}s of the matrix")
         # one row per cell, topic by topic; the labels as categoricals of the distinct
-        # names (equal names merge, so a repeated name is a duplicate cell downstream)
-        # a missing name (None, NaN) is an empty one, refused by name below
+        # names (equal names merge, so a repeated name is a duplicate cell downstream; a
+        # missing name, None or NaN, is an empty one, refused by the check)
         topic = pd.Categorical(["" if _is_missing(t) else str(t) for t in names["topic"]])
         system = pd.Categorical(["" if _is_missing(s) else str(s) for s in names["system"]])
         n_t, n_s = wide.shape

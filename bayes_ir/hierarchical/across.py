@@ -274,7 +274,7 @@ def fit_across(
     th = Thresholds.resolve(thresholds)
     post, stats, settings = sample_design(
         design, pri, method=method, chains=chains, draws=draws, tune=tune,
-        target_accept=target_accept, seed=seed, sampler=sampler,
+        target_accept=target_accept, seed=seed, sampler=sampler, ess_target=th.draws_ess,
         gibbs_tune=ACROSS_TUNE, nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
     )  # fmt: skip
     diag = _diagnose(post, design, stats, th)

@@ -674,8 +674,8 @@ def _check_arrays(
         order.insert(0, champion)
     blocks = [order[:1], *(order[i : i + size] for i in range(1, n_s, size))]
 
-    def check(block: list[int], gen: np.random.Generator, champ_rep: Any) -> np.ndarray:
-        """Fill ``out`` for one block of systems; return its replicates (n, B, T)."""
+    def check(block: list[int], gen: np.random.Generator, champ_rep: Any) -> None:
+        """Fill ``out`` for one block; the champion's block keeps its replicate in ``champ``."""
         idx = np.asarray(block)
         wb, yb = w[idx], y0[idx]
         cells = cells_of(idx)
@@ -715,21 +715,19 @@ def _check_arrays(
             lost_rep = ((rep < champ_rep[:, None, :]) * both).sum(axis=-1) / k
             lost_obs = ((yb < y0[champion]) * both).sum(axis=-1) / k
             _store(out, "lost", idx, _ppp(lost_rep, lost_obs, n_eff))
-        return rep
+        elif champion is not None and champion in block:
+            champ["rep"] = rep[:, block.index(champion), :]
 
     # the first block (the champion's) alone: its replicate is the others' "lost"; then
     # the rest in threads (numpy and scipy's special functions release the GIL), each
     # with its own generator spawned from ``rng``, so the result does not depend on them
     gens = rng.spawn(len(blocks))
-    first = check(blocks[0], gens[0], None)
-    champ_rep = first[:, 0, :] if champion is not None else None
-    rest = [(b, g, champ_rep) for b, g in zip(blocks[1:], gens[1:], strict=True)]
+    champ: dict[str, np.ndarray] = {}
+    check(blocks[0], gens[0], None)
+    rest = [(b, g, champ.get("rep")) for b, g in zip(blocks[1:], gens[1:], strict=True)]
     if len(rest) > 1 and defaults.COMPUTE_THREADS > 1:
         with ThreadPoolExecutor(defaults.COMPUTE_THREADS) as pool:
-            # each block's replicates are dropped when it ends (a list of them would keep
-            # every replicate of the table alive: 0.7 GB more at 5,000 x 1,000)
-            for _ in pool.map(lambda a: check(*a).size, rest):
-                pass
+            list(pool.map(lambda a: check(*a), rest))  # each block's replicates end with it
     else:
         for a in rest:
             check(*a)

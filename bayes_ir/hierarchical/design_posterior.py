@@ -143,6 +143,7 @@ def sample_design(
     target_accept: float | None,
     seed: int,
     sampler: str | None,
+    ess_target: float,
     gibbs_tune: int,
     nuts: tuple[int, int],
 ) -> tuple[dict[str, np.ndarray], xr.Dataset | None, dict[str, Any]]:
@@ -156,11 +157,12 @@ def sample_design(
         ``"gibbs"`` or ``"nuts"``.
     chains, draws, tune, target_accept, seed, sampler
         Sampler settings (``None``: the defaults below; ``target_accept`` and ``sampler``
-        apply to NUTS only: nutpie, or PyMC's own with ``sampler="pymc"``). The Gibbs
-        sampler's default draws are chosen by a pilot for bulk and tail ESS >=
-        :data:`bayes_ir.defaults.DRAWS_ESS` with the margin
-        :data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`, at most
-        :func:`~bayes_ir.hierarchical.samplers.chains.most_draws`.
+        apply to NUTS only: nutpie, or PyMC's own with ``sampler="pymc"``).
+    ess_target
+        Bulk and tail ESS the Gibbs sampler's default draws aim at
+        (:attr:`~bayes_ir.hierarchical.diagnostics.Thresholds.draws_ess`): a pilot
+        chooses them for it with the margin :data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`, at
+        most :func:`~bayes_ir.hierarchical.samplers.chains.most_draws`.
     gibbs_tune, nuts
         Default warm-up per chain of the Gibbs sampler; default (draws, tune) of NUTS.
 
@@ -179,7 +181,7 @@ def sample_design(
             raise BayesIRError("target_accept and sampler apply to method='nuts' only")
         ess = None
         if draws is None:  # a pilot chooses them (the most: those of the slowest mixing)
-            ess = defaults.DRAWS_ESS_MARGIN * defaults.DRAWS_ESS
+            ess = defaults.DRAWS_ESS_MARGIN * ess_target
             draws = most_draws(ess, chains)
         draws = validate.positive_int("draws", draws)
         tune = gibbs_tune if tune is None else validate.positive_int("tune", tune, minimum=0)
@@ -189,7 +191,7 @@ def sample_design(
         draws = int(post["b0"].shape[1])
         settings = {"draws": draws, "tune": tune, "target_accept": None, **info}
         if ess is not None:
-            settings["draws_for_ess"] = defaults.DRAWS_ESS
+            settings["draws_for_ess"] = ess_target
         return post, None, settings
     from bayes_ir.hierarchical.samplers.pymc_design import sample_design_nuts
 

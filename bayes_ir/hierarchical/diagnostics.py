@@ -84,6 +84,15 @@ class Thresholds:
     max_divergences: int = 0
     bfmi_min: float = BFMI_MIN
 
+    @property
+    def draws_ess(self) -> float:
+        """Return the ESS the default draws aim at.
+
+        The larger of :data:`bayes_ir.defaults.DRAWS_ESS` (what the decision rules need)
+        and the gate's bulk and tail ESS.
+        """
+        return max(defaults.DRAWS_ESS, self.ess_bulk_min, self.ess_tail_min)
+
     @classmethod
     def resolve(cls, thresholds: Thresholds | str | dict[str, Any] | None) -> Thresholds:
         """Accept ``None`` (defaults), ``"default"``, ``"paper"``, a dict or a Thresholds."""

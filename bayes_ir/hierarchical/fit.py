@@ -910,7 +910,7 @@ def fit(
     method = _resolve_method(method, opts["likelihood"], design, opts["sigma"])
     pri = family.resolve_priors(design, priors)
     th = Thresholds.resolve(thresholds)
-    opts["gate_ess"] = max(th.ess_bulk_min, th.ess_tail_min)
+    opts["draws_ess"] = th.draws_ess
     if method == "exact":
         post, stats, info = _draw_exact(design, pri, opts)
     elif method == "gibbs":
@@ -987,13 +987,13 @@ def _check_options(
 def _default_draws(method: str, opts: dict[str, Any]) -> None:
     """Fill in ``opts["draws"]`` from the ESS to reach (:func:`default_draws`) unless given.
 
-    The target is the larger of :data:`bayes_ir.defaults.DRAWS_ESS` and the gate's ESS
-    thresholds (``opts["ess_target"]``, set then; ``None`` for draws the user gave).
+    The target is :attr:`~bayes_ir.hierarchical.diagnostics.Thresholds.draws_ess`
+    (``opts["ess_target"]``, set then; ``None`` for draws the user gave).
     """
     if opts["draws"] is not None:
         opts["ess_target"] = None
         return
-    target = max(defaults.DRAWS_ESS, opts["gate_ess"])
+    target = opts["draws_ess"]
     opts["draws"] = default_draws(method, int(opts["chains"]), target)
     opts["ess_target"] = target
 

@@ -143,3 +143,15 @@ def test_standardised_scale_and_options():
         fit_across(table, by="segment")
     with pytest.raises(BayesIRError, match="method='nuts' only"):
         fit_across(table, target_accept=0.9)
+
+
+def test_default_draws_aim_at_the_gate_ess_when_it_is_higher():
+    """A pilot chooses the draws for max(10,000, the gate's ESS), and the summary says so."""
+    from bayes_ir.hierarchical.diagnostics import Thresholds
+
+    assert Thresholds().draws_ess == 10_000
+    assert Thresholds(ess_bulk_min=400, ess_tail_min=12_000).draws_ess == 12_000
+    fit = fit_across(_table(), seed=3, thresholds={"ess_bulk_min": 12_000, "ess_tail_min": 12_000})
+    assert fit.provenance["draws_for_ess"] == 12_000
+    assert fit.diagnostics.passed  # the draws chosen reach it
+    assert "chosen for ESS >= 12,000 from a pilot's ESS per draw" in fit.summary()

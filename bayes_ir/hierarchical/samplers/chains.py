@@ -32,8 +32,8 @@ from bayes_ir.progress import task
 __all__ = [
     "BLOCK",
     "MIN_ESS_PER_DRAW",
-    "describe_draws",
     "PILOT_DRAWS",
+    "describe_draws",
     "ess_per_draw",
     "grow_draws",
     "most_draws",
