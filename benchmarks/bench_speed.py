@@ -36,7 +36,11 @@ Workloads (targets from the issues; ``../shared/data`` must be present):
     the smaller dimension K; about 2 minutes, not run by default, ``--only 13``).
 
 Rows 8-12 run the command line (or the function) end to end in a fresh process; their
-ESS columns are empty (``-``).
+ESS columns are empty (``-``). Every process uses the interpreter that runs this script:
+run it with the interpreter of a plain install (``pip install bayes_ir``, no extras) to
+time what a user's command takes. The ``dev`` extra installs dask (for the sweeps' tests),
+and xarray imports an installed dask at its first array (about 0.6 s of a command's
+start; bayes_ir itself never imports it).
 
 Run: ``python benchmarks/bench_speed.py [--no-reference] [--no-stan] [--only N ...]
 [--seeds K]``. Our rows use the package defaults (draws included); a reference whose
