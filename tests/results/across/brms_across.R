@@ -1,4 +1,4 @@
-# Rscript brms_across.R data.csv priors.csv out.csv champion challengers design seed
+# Rscript brms_across.R data.csv priors.csv out.csv champion challengers design seed [adapt_delta]
 #   data.csv: group, topic, system, score  (group: the collection or the segment)
 #   priors.csv: name, level, value (b0_mu, b0_sd per group or "all"; sigma_rate,
 #               topic_rate, system_rate, sxc_rate)
@@ -15,6 +15,7 @@ d <- read.csv(args[1], colClasses = c(group = "character", topic = "character",
 p <- read.csv(args[2], colClasses = c(name = "character", level = "character"))
 champ <- args[4]; chals <- strsplit(args[5], ",")[[1]]; design <- args[6]
 seed <- as.integer(args[7])
+adapt <- if (length(args) >= 8) as.numeric(args[8]) else 0.99
 get <- function(n, l = "all") p$value[p$name == n & p$level == l]
 groups <- sort(unique(d$group)); systems <- unique(d$system)
 d$g <- factor(paste0("k", match(d$group, groups)))
@@ -47,7 +48,7 @@ if (design == "collections") {
 }
 fit <- brm(f, data = d, prior = pri, stanvars = sv, chains = 4, iter = 3000, warmup = 1000,
            seed = seed, cores = 2, refresh = 0, backend = "rstan",
-           control = list(adapt_delta = 0.99))
+           control = list(adapt_delta = adapt))
 dr <- as_draws_df(fit)
 code <- function(s) paste0("s", match(s, systems))
 out <- list()
@@ -80,6 +81,7 @@ res <- do.call(rbind, lapply(names(out), function(n) {
              mcse = mcse_mean(m), q05 = quantile(x, 0.05), q95 = quantile(x, 0.95))
 }))
 res$max_rhat <- max(brms::rhat(fit), na.rm = TRUE)
+res$adapt_delta <- adapt
 res$divergences <- sum(nuts_params(fit)$Value[nuts_params(fit)$Parameter == "divergent__"])
 options(digits = 15)
 write.csv(res, args[3], row.names = FALSE)
