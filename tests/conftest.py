@@ -41,6 +41,28 @@ def pytest_configure(config):
     explicit = any(arg == "-d" or arg.startswith("--dist") for arg in config.invocation_params.args)
     if getattr(config.option, "dist", "no") == "load" and not explicit:
         config.option.dist = "worksteal"
+    _preload_the_sweep_workers()
+
+
+#: Modules the forkserver of :func:`bayes_ir.sweep.sweep` imports once per test process.
+SWEEP_PRELOAD = ("__main__", "bayes_ir.hierarchical", "bayes_ir.frequentist.glm",
+                 "bayes_ir.risk", "bayes_ir.reliability")  # fmt: skip
+
+
+def _preload_the_sweep_workers():
+    """The local process pools of the sweeps fork workers that have the package imported.
+
+    Each worker of a sweep's default pool (forkserver) imported bayes_ir, its NumPy,
+    SciPy and pandas stack and statsmodels again when it unpickled its first task: 2 to 4 s
+    of CPU per worker, two workers per sweep, in every test of several blocks, r levels or
+    artifact counts (``fit --sweep``, ``glm`` and ``review`` of several measures).
+    The forkserver imports them once (``__main__`` first, as by default) and each worker
+    is a fork of it. Only the start-up changes: the workers still ignore SIGINT and are
+    stopped as before (:func:`bayes_ir.sweep.sweep`).
+    """
+    import multiprocessing
+
+    multiprocessing.set_forkserver_preload(list(SWEEP_PRELOAD))
 
 
 @pytest.fixture(scope="session", autouse=True)
