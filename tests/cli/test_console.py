@@ -81,13 +81,12 @@ def test_risk_in_a_file_is_one_table(tmp_path):
     assert all(len(line) == len(table[2]) for line in table)
 
 
-def test_flags_show_no_value_type_in_help():
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120"}
+def test_flags_show_no_value_type_in_help(run_cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
     for argv in (["--help"], ["fit", "--help"], ["risk", "--help"]):
-        proc = subprocess.run([sys.executable, "-m", "bayes_ir", *argv], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
-        assert "<bool>" not in proc.stdout, argv
-        assert "--help" in proc.stdout
-    assert "--explain" in proc.stdout and "--strict" in proc.stdout
-    assert "<float>" in proc.stdout  # options that take a value still say which
+        code, out, err = run_cli(argv)
+        assert code == 0, err
+        assert "<bool>" not in out, argv
+        assert "--help" in out
+    assert "--explain" in out and "--strict" in out
+    assert "<float>" in out  # options that take a value still say which
