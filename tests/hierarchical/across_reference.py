@@ -140,7 +140,7 @@ def run_brms(case: Case, rscript: str, out: Path) -> subprocess.CompletedProcess
         roles = [case.table.champion, ",".join(case.table.challengers), case.design]
         args = [rscript, str(RESULTS / "brms_across.R"), str(data), str(priors), str(out),
                 *roles, str(R_SEED), str(case.adapt_delta)]  # fmt: skip
-        return subprocess.run(args, capture_output=True, text=True, timeout=7200)
+        return subprocess.run(args, capture_output=True, text=True, timeout=6 * 3600)
 
 
 def run_lme4(case: Case, rscript: str, out: Path) -> subprocess.CompletedProcess:
