@@ -13,11 +13,12 @@ with uniform priors on :math:`\delta_0` (within the largest absolute difference)
 :math:`\sigma_0` (up to 1,000 times the SD of the datasets' means) and each
 :math:`\sigma_i` (up to 1,000 times the mean within SD), :math:`\nu - 1 \sim
 \mathrm{Gamma}(\alpha, \beta)` with :math:`\alpha \sim U(1, 2)`, :math:`\beta \sim U(0.01,
-0.1)`, and :math:`\rho = 1/n` (``runs=1``: the folds of one cross-validation are
-correlated). The likelihood is written with its sufficient statistics: the mean of
-dataset :math:`i` is :math:`N(\delta_i, \sigma_i^2 (1 + (n - 1)\rho) / n)` and the sum of
-squares about it is :math:`\sigma_i^2 (1 - \rho)\chi^2_{n-1}`, which is the Stan program's
-multivariate normal density.
+0.1)` by default (here the bounds of :data:`NORMAL_NU`, which make the t a normal, as the
+stored baycomp run with ``nu="normal"``), and :math:`\rho = 1/n` (``runs=1``: the folds of
+one cross-validation are correlated). The likelihood is written with its sufficient
+statistics: the mean of dataset :math:`i` is :math:`N(\delta_i, \sigma_i^2 (1 + (n -
+1)\rho) / n)` and the sum of squares about it is :math:`\sigma_i^2 (1 -
+\rho)\chi^2_{n-1}`, which is the Stan program's multivariate normal density.
 
 Two switches move it to bayes_ir's model across collections with two systems:
 
@@ -42,10 +43,8 @@ import pandas as pd
 from scipy import stats
 
 #: The Gamma prior of nu - 1 that makes baycomp's Student-t a normal (nu ~ 95,000), as
-#: ``tests/results/across/baycomp_run.py`` runs it.
+#: ``tests/results/across/baycomp_run.py`` runs it (``nu="normal"``).
 NORMAL_NU = (1000.0, 1001.0, 0.01, 0.011)
-#: baycomp's default bounds of the Gamma prior of nu - 1 (``nu="learned"``).
-LEARNED_NU = (1.0, 2.0, 0.01, 0.1)
 
 
 def differences(pairs: pd.DataFrame) -> np.ndarray:
@@ -72,13 +71,22 @@ def _mixture_logp(delta0, rate: float, nodes: int = 400):
     return pt.logsumexp(terms)
 
 
+def region_shares(left: np.ndarray, right: np.ndarray) -> dict[str, float]:
+    """baycomp's ``probs()``: the share of draws in which each region is the most probable.
+
+    ``left`` and ``right`` are each draw's predictive P(below -rope) and P(above rope).
+    """
+    regions = np.stack([left, 1.0 - left - right, right], axis=1)
+    share = np.bincount(regions.argmax(axis=1), minlength=3) / len(left)
+    return dict(zip(("p_left", "p_rope", "p_right"), map(float, share), strict=True))
+
+
 def shares(
     diff: np.ndarray,
     rope: float,
     *,
     rho: float,
     prior: str = "baycomp",
-    nu: str = "normal",
     rates: tuple[float, float] = (0.01, 0.01),
     draws: int = 5_000,
     seed: int = 1,
@@ -99,8 +107,6 @@ def shares(
     prior
         ``"baycomp"`` (uniform priors on the contrast and its between SD) or
         ``"bayes_ir"`` (those of bayes_ir's model with two pooled systems).
-    nu
-        ``"normal"`` or ``"learned"`` (baycomp's Gamma prior on nu - 1).
     rates
         Exponential rates (score units) of the system SD and the system x collection SD
         (``prior="bayes_ir"``).
@@ -115,7 +121,7 @@ def shares(
     mean = x.mean(axis=1)
     ss = ((x - mean[:, None]) ** 2).sum(axis=1)
     within, among = float(np.mean(np.std(x, axis=1))), float(np.std(mean))
-    lo_a, hi_a, lo_b, hi_b = NORMAL_NU if nu == "normal" else LEARNED_NU
+    lo_a, hi_a, lo_b, hi_b = NORMAL_NU
     with pm.Model() as model:
         if prior == "baycomp":
             limit = float(np.abs(x).max())
@@ -142,10 +148,8 @@ def shares(
     r = rope / scale
     right = stats.t.sf(r, dof, mu, sd)
     left = stats.t.cdf(-r, dof, mu, sd)
-    regions = np.stack([left, 1.0 - left - right, right], axis=1)
-    share = np.bincount(regions.argmax(axis=1), minlength=3) / mu.size
     rhat = azs.rhat(np.stack([post[v].values for v in ("delta0", "std0")], axis=-1),
                     chain_axis=0, draw_axis=1)  # fmt: skip
     checks = {"rhat": float(np.max(rhat)),
               "divergences": float(trace["sample_stats"]["diverging"].values.sum())}  # fmt: skip
-    return dict(zip(("p_left", "p_rope", "p_right"), map(float, share), strict=True)), checks
+    return region_shares(left, right), checks

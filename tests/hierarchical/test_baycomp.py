@@ -45,7 +45,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from baycomp_port import differences
+from baycomp_port import differences, region_shares
 from baycomp_port import shares as port_shares
 from baycomp_reference import OUT, ROPE, as_table, cases
 from scipy import special
@@ -62,10 +62,7 @@ def _shares(contrasts) -> dict[str, float]:
     """baycomp's probs(): the share of draws in which each region is the most probable."""
     d, sd = contrasts.overall[:, 0], np.maximum(contrasts.between_sd, 1e-300)
     right = 1.0 - special.ndtr((ROPE - d) / sd)
-    left = special.ndtr((-ROPE - d) / sd)
-    regions = np.stack([left, 1.0 - left - right, right], axis=1)
-    share = np.bincount(regions.argmax(axis=1), minlength=3) / d.size
-    return dict(zip(("p_left", "p_rope", "p_right"), map(float, share), strict=True))
+    return region_shares(special.ndtr((-ROPE - d) / sd), right)
 
 
 @pytest.fixture(scope="module")
