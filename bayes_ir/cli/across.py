@@ -132,19 +132,26 @@ def fit_from_cli(
 
     from bayes_ir.errors import ConvergenceWarning, ModelCheckWarning
     from bayes_ir.hierarchical import fit_across
+    from bayes_ir.hierarchical.across import LIKELIHOODS
 
-    if sampler.likelihood != "gaussian":
+    if sampler.likelihood.split("(")[0] not in LIKELIHOODS:
         raise BayesIRError(
-            "across collections or segments the model is Gaussian: drop --likelihood"
+            f"--likelihood {sampler.likelihood} is not available across collections or "
+            f"segments: choose {', '.join(LIKELIHOODS)}"
         )
     table, seg = load_across(scores, segments)
     console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
-    options = {k: v for k, v in sampler.options().items() if k in ("chains", "draws", "tune")}
+    options = {
+        k: v
+        for k, v in sampler.options().items()
+        if k in ("chains", "draws", "tune", "target_accept")
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # said loudly by the summary
         warnings.simplefilter("ignore", ModelCheckWarning)  # marked and said by the summary
         return fit_across(table, segments=seg, scale=scale if seg is None else "auto",
-                          seed=seed, strict=strict, **options)  # fmt: skip
+                          seed=seed, strict=strict, likelihood=sampler.likelihood,
+                          **options)  # fmt: skip
 
 
 def report_fit(
@@ -191,7 +198,7 @@ def across_steps(
     roles = dict(zip(fit.design.systems, fit.design.roles, strict=True))
     for name in () if check is None else check.flagged:
         if roles.get(name) != "artifact":
-            steps.append((f"the Gaussian model does not describe {name} "
+            steps.append((f"the {check.likelihood} model does not describe {name} "
                           f"({', '.join(check.failed(name))}): look at that {by} alone "
                           "(bayes-ir fit with --likelihood auto) before acting on it",
                           None))  # fmt: skip

@@ -35,7 +35,7 @@ from bayes_ir.hierarchical.diagnostics import Diagnostics, Thresholds, diagnose_
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
 
-__all__ = ["ACROSS_TUNE", "BY", "AcrossFit", "fit_across"]
+__all__ = ["ACROSS_TUNE", "BY", "LIKELIHOODS", "AcrossFit", "fit_across"]
 
 #: Discarded warm-up iterations per chain of the blocked Gibbs sampler across collections
 #: (its draws are chosen by a pilot for the ESS asked:
@@ -44,8 +44,13 @@ ACROSS_TUNE: int = 300
 #: Draws and warm-up per chain of NUTS on the PyMC twin.
 ACROSS_NUTS_DRAWS: int = 2000
 ACROSS_NUTS_TUNE: int = 1000
+#: NUTS's default target acceptance with a logit family: the system x collection SD of
+#: a few systems is a funnel its smaller steps cross without divergences.
+FAMILY_TARGET_ACCEPT: float = 0.95
 #: The factors the system effects can vary over.
 BY: tuple[str, ...] = ("collection", "segment")
+#: Likelihoods of the model across groups.
+LIKELIHOODS: tuple[str, ...] = ("gaussian", "bernoulli", "binomial", "zoib")
 _PACKAGES = ("bayes_ir", "pymc", "nutpie", "numba", "arviz", "numpy", "scipy", "xarray")
 
 
@@ -121,10 +126,18 @@ class AcrossFit(DesignFit):
 
 
 def _diagnose(
-    post: dict[str, np.ndarray], design: CrossedDesign, stats: xr.Dataset | None, th: Thresholds
+    post: dict[str, np.ndarray],
+    design: CrossedDesign,
+    stats: xr.Dataset | None,
+    th: Thresholds,
+    family: Any,
+    seed: int,
 ) -> Diagnostics:
-    """Diagnose the scales, intercepts, system effects and every reported contrast."""
-    from bayes_ir.hierarchical.group_effects import group_contrast_draws
+    """Diagnose the scales, intercepts, system effects and every reported contrast.
+
+    A logit family's contrasts are diagnosed on the score scale, as they are reported.
+    """
+    from bayes_ir.hierarchical.group_effects import family_contrast_draws, group_contrast_draws
 
     names: list[str] = []
     kinds: list[str] = []
@@ -137,11 +150,19 @@ def _diagnose(
         columns.append(values)
 
     add("b0", "hyper", post["b0"], design.terms[0].levels)
-    add("sigma", "hyper", post["sigma"], design.residual.levels)
+    gaussian = family.name == "gaussian"
+    for name in ("sigma",) if gaussian else family.design_own:
+        add(name, "hyper", post[name], design.residual.levels)
     for t in design.terms[1:]:
         add(t.scale_name, "hyper", post[t.scale_name], t.scale_names)
     add("system_effect", "system", post["system"], design.systems)
-    overall, groups, labels = group_contrast_draws(post, design)
+    if gaussian:
+        overall, groups, labels = group_contrast_draws(post, design)
+    else:  # the score scale: flatten the chains, then give the draws back their shape
+        lead = post["b0"].shape[:2]
+        flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in post.items()}
+        overall, groups, _, labels = family_contrast_draws(flat, design, family, seed=seed)
+        overall, groups = overall.reshape(*lead, -1), groups.reshape(*lead, *groups.shape[1:])
     for j, chal in enumerate(design.challengers):
         name = f"{chal} - {design.champion}"
         add(name, "contrast", overall[..., j : j + 1], [""])
@@ -149,6 +170,22 @@ def _diagnose(
         observed = [g for g, s in zip(labels, seen, strict=True) if s]
         add(name, "group_contrast", groups[..., j, seen], observed)
     return diagnose_columns(names, kinds, columns, sample_stats=stats, thresholds=th)
+
+
+def _family_for(design: CrossedDesign, family: Any) -> Any:
+    """Check a logit family against every group's scores; return it with its trials set."""
+    measures = sorted(set(design.measures.values()))
+    if len(measures) > 1:
+        raise BayesIRError(
+            f"the {family.name} model across collections needs one measure in every "
+            f"collection, not {', '.join(measures)}: give measure=, or use the Gaussian "
+            "model with scale='sd'"
+        )
+    blocks = [design.block(k) for k in range(design.terms[0].n_levels)]
+    family = family.resolved(blocks[0])
+    for block in blocks:
+        family.check_scores(block)
+    return family
 
 
 def fit_across(
@@ -170,6 +207,7 @@ def fit_across(
     strict: bool = False,
     sampler: str | None = None,
     model_check: bool = True,
+    likelihood: str = "gaussian",
 ) -> AcrossFit:
     r"""Fit systems across collections (or query segments) in one hierarchical model.
 
@@ -201,7 +239,8 @@ def fit_across(
     chains, draws, tune, target_accept
         Sampler settings (defaults for Gibbs: the draws a pilot chooses for bulk and tail
         ESS >= 10,000 (:func:`.design_posterior.sample_design`) and :data:`ACROSS_TUNE`
-        per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`).
+        per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`,
+        :data:`FAMILY_TARGET_ACCEPT` with a logit family).
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`).
     priors
@@ -212,6 +251,13 @@ def fit_across(
         :class:`~bayes_ir.errors.ConvergenceError` (else it warns).
     sampler
         NUTS implementation: ``"nutpie"`` (default) or ``"pymc"``.
+    likelihood
+        ``"gaussian"`` (default), or a logit-link family for bounded scores:
+        ``"bernoulli"`` (0/1 per item), ``"binomial"`` (k of n; ``"binomial(trials=N)"``
+        when the measure does not say n) or ``"zoib"`` (scores in [0, 1] with exact 0s
+        and 1s; one precision and inflation per collection with ``sigma="collection"``).
+        A family needs one measure in every collection; it is sampled by NUTS and its
+        contrasts are differences of expected scores (see Notes).
     model_check
         Run the posterior predictive checks of every system in every group (default;
         :func:`~bayes_ir.hierarchical.check_across`): a flagged champion
@@ -241,6 +287,17 @@ def fit_across(
     on a new collection (Corani et al. 2017 for two systems; Gelman et al. 2013,
     chapter 5, for the predictive distribution of a new group).
 
+    With a logit-link ``likelihood`` the same terms make the linear predictor
+    :math:`\eta_{cts}` of the family (``y ~ Bernoulli(logit^-1(eta))``, ...), with the
+    priors of :mod:`~bayes_ir.hierarchical.design.priors`, and the contrasts are on the
+    measure's scale: in collection :math:`c` the difference of the two systems'
+    expected scores over its topic population (marginal means, as the two-way family
+    model's, :mod:`bayes_ir.hierarchical.families.base`); overall, the mean over the
+    collections of that difference at :math:`\gamma = 0`; on a new collection, with new
+    :math:`\gamma \sim N(0, \omega^2)` at the baseline of a fitted collection drawn at
+    random (:func:`~bayes_ir.hierarchical.group_effects.family_contrast_draws`). The
+    between-collection SD :math:`\sqrt2\,\omega` stays on the logit scale.
+
     References
     ----------
     Corani, G., Benavoli, A., Demsar, J., Mangili, F., Zaffalon, M. (2017). Statistical
@@ -250,12 +307,22 @@ def fit_across(
     Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A., Rubin, D. B.
     (2013). *Bayesian Data Analysis*, 3rd ed. CRC Press.
     """
+    from bayes_ir.hierarchical.families import get_family
+
     validate.instance("table", table, ScoreTable)
     if segments is not None and by == "collection":
         by = "segment"
     validate.choice("by", by, BY)
+    family = get_family(likelihood)
+    if family.name not in LIKELIHOODS:
+        raise BayesIRError(
+            f"the {family.name} likelihood is not available across collections or segments: "
+            f"choose {', '.join(LIKELIHOODS)}"
+        )
+    gaussian = family.name == "gaussian"
     validate.choice("method", method, ("auto", "gibbs", "nuts"))
-    method = "gibbs" if method == "auto" else method
+    if method == "auto":
+        method = "gibbs" if gaussian else "nuts"
     seed = validate.seed(seed)
     chains = validate.positive_int("chains", chains, maximum=defaults.MAX_CHAINS)
     strict = validate.flag("strict", strict)
@@ -269,17 +336,30 @@ def fit_across(
             table, segments, measure=measure if isinstance(measure, str) else None
         )
     else:
-        design = collections_design(table, measure=measure, scale=scale, sigma=sigma)
-    pri = design_priors(design, rates=priors)
+        if not gaussian and scale == "sd":
+            raise BayesIRError(
+                f"scale='sd' standardises by a residual SD, which the {family.name} model "
+                "has not: its contrasts are on the measure's scale (scale='auto')"
+            )
+        design = collections_design(
+            table, measure=measure, scale=scale if gaussian else "measure", sigma=sigma
+        )
+    if not gaussian:
+        family = _family_for(design, family)
+    if target_accept is None and not gaussian:
+        target_accept = FAMILY_TARGET_ACCEPT
+    pri = design_priors(design, rates=priors, family=None if gaussian else family)
     th = Thresholds.resolve(thresholds)
     post, stats, settings = sample_design(
         design, pri, method=method, chains=chains, draws=draws, tune=tune,
         target_accept=target_accept, seed=seed, sampler=sampler, ess_target=th.draws_ess,
         gibbs_tune=ACROSS_TUNE, nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
+        family=None if gaussian else family,
     )  # fmt: skip
-    diag = _diagnose(post, design, stats, th)
+    diag = _diagnose(post, design, stats, th, family, seed)
+    own = ("sigma",) if gaussian else family.design_own
     tree = xr.DataTree.from_dict(
-        {"posterior": posterior_dataset(post, design)}
+        {"posterior": posterior_dataset(post, design, own)}
         | ({"sample_stats": stats} if stats is not None else {})
     )
     provenance = {
@@ -289,6 +369,8 @@ def fit_across(
         "groups": list(design.groups),
         "measures": design.measures,
         "scale": design.scale,
+        "likelihood": family.name,
+        "family": family.spec,
         "champion": design.champion,
         "challengers": list(design.challengers),
         "method": method,

@@ -82,12 +82,15 @@ class AcrossModelCheck:
         system with scores in the group).
     systems, roles
         The systems of the fit, in order, and their roles.
+    likelihood
+        The model's family, as the warnings name it.
     """
 
     by: str
     groups: dict[str, ModelCheck]
     systems: tuple[str, ...]
     roles: tuple[str, ...]
+    likelihood: str = "Gaussian"
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -137,7 +140,7 @@ class AcrossModelCheck:
         for system, role in zip(self.systems, self.roles, strict=True):
             if role != "artifact" and system in self.flagged:
                 warnings.warn(
-                    f"the Gaussian model across {self.by}s does not describe {system} "
+                    f"the {self.likelihood} model across {self.by}s does not describe {system} "
                     f"({', '.join(self.failed(system))}): do not act on its numbers",
                     ModelCheckWarning,
                     stacklevel=stacklevel + 1,
@@ -190,13 +193,17 @@ def check_across(
     AcrossModelCheck
     """
     design = fit.design
+    family = fit.family
+    gaussian = family.name == "gaussian"
     seed = defaults.SEED if seed is None else int(seed)
     rng = np.random.default_rng([seed, 0xAC5])
     total = fit.n_draws
     n = min(total, int(n_draws) if n_draws is not None else _draws_for(design.n_cells))
     post = fit.posterior["posterior"].to_dataset()
     inter = design.term(f"system:{design.by}")
-    every = {k: fit.term_draws(k) for k in ("b0", "sigma", "sigma_topic", "system", inter.name)}
+    own = ("sigma",) if gaussian else family.design_own
+    names = ("b0", "sigma_topic", "system", inter.name, *own)
+    every = {k: fit.term_draws(k) for k in names}
     b0t, topic_term = design.terms[0], design.term("topic")
     systems = list(design.systems)
     level = {
@@ -208,35 +215,48 @@ def check_across(
     cells = design.cells.assign(score=design.y, _b0=b0t.index, _res=design.residual.index,
                                 _tau=topic_term.scale_group[topic_term.index])  # fmt: skip
     checks: dict[str, ModelCheck] = {}
+    kept_topics = np.empty((0, 0)) if gaussian else fit.term_draws("topic")
     # one block per intercept (a collection, or a segment): its topics sum to zero there
     for c in range(b0t.n_levels):
         part = cells[cells["_b0"] == c]
         group = str(part[design.by].iat[0])  # the block's collection or segment
-        wide = part.pivot_table(index="topic", columns="system", values="score", aggfunc="first")
-        y = wide.reindex(columns=systems).to_numpy(dtype=float)  # (T, S)
+        block = design.block(c)
+        y = block.matrix  # (T, S)
         n_c = min(n, max(MIN_DRAWS, _ELEMENTS // y.size))
         keep = np.sort(rng.choice(total, size=n_c, replace=False))
         n_eff = _effective_draws(post, n_c)
-        b0, sigma, tau, beta, gamma = (every[k][keep] for k in every)
-        sig = sigma[:, int(part["_res"].iat[0])]
-        unit = sig if inter.standardized else np.ones(n_c)
+        b0, tau, beta, gamma = (every[k][keep] for k in names[:4])
+        res_group = int(part["_res"].iat[0])
+        mine = {k: every[k][keep][:, res_group] for k in own}
+        unit = mine["sigma"] if inter.standardized else np.ones(n_c)
         eff = np.zeros((n_c, len(systems)))  # 0 where a system has no score in the block
         for j, s in enumerate(systems):
             if (s, group) in level:
                 eff[:, j] = unit * (beta[:, j] + gamma[:, level[(s, group)]])
-        fixed = b0[:, c, None, None] + eff[:, None, :]  # (n, T, S)
-        topic = _topic_draws(y[None] - fixed, sig, tau[:, int(part["_tau"].iat[0])], rng)
         present = np.flatnonzero(np.isfinite(y).any(axis=0))
-        names = [systems[j] for j in present]
-        champ = names.index(design.champion) if design.champion in names else None
-        res = _check_arrays(y[:, present], _gaussian_cells(b0[:, c], topic, eff[:, present], sig),
-                            n_c, champ, rng, n_eff)  # fmt: skip
+        if gaussian:
+            fixed = b0[:, c, None, None] + eff[:, None, :]  # (n, T, S)
+            sig = mine["sigma"]
+            topic = _topic_draws(y[None] - fixed, sig, tau[:, int(part["_tau"].iat[0])], rng)
+            cells_of = _gaussian_cells(b0[:, c], topic, eff[:, present], sig)
+        else:  # the topic effects are kept by NUTS
+            where = dict(zip(part["topic"], topic_term.index[part.index], strict=True))
+            topic = kept_topics[keep][:, [where[t] for t in block.topics]]
+            params = {"b0": b0[:, c], "topic": topic, "system": eff[:, present], **mine}
+
+            def cells_of(idx: np.ndarray, params: dict = params) -> Any:
+                return family.cells(params, idx)
+
+        labels = [systems[j] for j in present]
+        champ = labels.index(design.champion) if design.champion in labels else None
+        res = _check_arrays(y[:, present], cells_of, n_c, champ, rng, n_eff,
+                            family.point_masses)  # fmt: skip
         roles = [design.roles[j] for j in present]
-        frame = _check_frame(res, names, roles, np.full(len(names), n_c), alpha_ppp,
+        frame = _check_frame(res, labels, roles, np.full(len(labels), n_c), alpha_ppp,
                              alpha_coverage)  # fmt: skip
         checks[group] = ModelCheck(
             frame=frame,
-            likelihood="gaussian",
+            likelihood=family.name,
             n_draws=n_c,
             seed=seed,
             alpha_ppp=float(alpha_ppp),
@@ -245,7 +265,8 @@ def check_across(
             measure=design.measures[str(part["collection"].iat[0])],
         )
     return AcrossModelCheck(by=str(design.by), groups=checks, systems=tuple(systems),
-                            roles=tuple(design.roles))  # fmt: skip
+                            roles=tuple(design.roles),
+                            likelihood="Gaussian" if gaussian else family.name)  # fmt: skip
 
 
 def _gaussian_cells(b0: np.ndarray, topic: np.ndarray, eff: np.ndarray, sigma: np.ndarray) -> Any:

@@ -61,6 +61,13 @@ class DesignFit:
     model_check: Any = None
 
     @property
+    def family(self) -> Any:
+        """The likelihood family of the fit (provenance ``family``; Gaussian by default)."""
+        from bayes_ir.hierarchical.families import family_of
+
+        return family_of(self)
+
+    @property
     def draws(self) -> xr.Dataset:
         """The ``posterior`` group as a Dataset."""
         return self.posterior["posterior"].to_dataset()
@@ -146,8 +153,9 @@ def sample_design(
     ess_target: float,
     gibbs_tune: int,
     nuts: tuple[int, int],
+    family: Any = None,
 ) -> tuple[dict[str, np.ndarray], xr.Dataset | None, dict[str, Any]]:
-    """Sample the Gaussian model of ``design`` by blocked Gibbs or NUTS on its PyMC twin.
+    """Sample the model of ``design`` by blocked Gibbs or NUTS on its PyMC twin.
 
     Parameters
     ----------
@@ -165,6 +173,9 @@ def sample_design(
         most :func:`~bayes_ir.hierarchical.samplers.chains.most_draws`.
     gibbs_tune, nuts
         Default warm-up per chain of the Gibbs sampler; default (draws, tune) of NUTS.
+    family
+        ``None`` (Gaussian) or a logit-link family (NUTS only; see
+        :func:`~bayes_ir.hierarchical.samplers.pymc_design.build_design_model`).
 
     Returns
     -------
@@ -175,6 +186,12 @@ def sample_design(
     """
     if method == "gibbs":
         from bayes_ir.hierarchical.samplers.blocked_gibbs import sample_design_gibbs
+
+        if family is not None and family.name != "gaussian":
+            raise BayesIRError(
+                f"the blocked Gibbs sampler draws the Gaussian model: the {family.name} "
+                "likelihood is sampled by NUTS (method='nuts', the default for it)"
+            )
         from bayes_ir.hierarchical.samplers.chains import most_draws
 
         if target_accept is not None or sampler is not None:
@@ -202,6 +219,10 @@ def sample_design(
         if target_accept is None
         else validate.probability("target_accept", target_accept)
     )
+    own = 1 if family is None else max(1, len(family.design_own))
+    values = sum(t.n_levels + t.n_scales for t in design.terms) + own * design.residual.n_levels
+    validate.memory("the posterior draws (NUTS keeps every effect, topics included)",
+                    {"chains": chains, "draws": draws, "values per draw": values})  # fmt: skip
     post, stats = sample_design_nuts(
         design,
         priors,
@@ -211,27 +232,32 @@ def sample_design(
         seed=seed,
         target_accept=target_accept,
         sampler=sampler or "nutpie",
+        family=family,
     )
     return post, stats, {"draws": draws, "tune": tune, "target_accept": target_accept}
 
 
-def posterior_dataset(post: dict[str, np.ndarray], design: CrossedDesign) -> xr.Dataset:
+def posterior_dataset(
+    post: dict[str, np.ndarray], design: CrossedDesign, own: tuple[str, ...] = ("sigma",)
+) -> xr.Dataset:
     """Return a design's draws as a labelled Dataset.
 
-    ``b0`` (dim: the intercept's factor), ``sigma`` (dim ``collection`` when there is
-    one per collection), every random term's effects ``<term>_effect`` (dim ``<term>``,
-    ``:`` written ``_``; a term the sampler did not keep is left out) and its scale
-    ``sigma_<term>`` (dim: the factor of its scale groups, when there are several).
+    ``b0`` (dim: the intercept's factor), ``sigma`` (or the family's ``own``
+    parameters; dim ``collection`` when there is one per collection), every random
+    term's effects ``<term>_effect`` (dim ``<term>``, ``:`` written ``_``; a term the
+    sampler did not keep is left out) and its scale ``sigma_<term>`` (dim: the factor
+    of its scale groups, when there are several).
     """
     b0t = design.terms[0]
     b0_dim = next(iter(b0t.components))  # "collection", or "segment" (an intercept each)
     per_collection = design.residual.n_levels > 1
-    data: dict[str, Any] = {
-        "b0": (("chain", "draw", b0_dim), post["b0"]),
-        "sigma": (("chain", "draw", "collection"), post["sigma"])
-        if per_collection
-        else (("chain", "draw"), post["sigma"][..., 0]),
-    }
+    data: dict[str, Any] = {"b0": (("chain", "draw", b0_dim), post["b0"])}
+    for name in own:
+        data[name] = (
+            (("chain", "draw", "collection"), post[name])
+            if per_collection
+            else (("chain", "draw"), post[name][..., 0])
+        )
     coords: dict[str, Any] = {b0_dim: list(b0t.levels)}
     if per_collection:
         coords["collection"] = list(design.residual.levels)

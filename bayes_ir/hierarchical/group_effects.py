@@ -43,7 +43,13 @@ from bayes_ir.errors import UnknownSystemError
 from bayes_ir.hierarchical.design import CrossedDesign
 from bayes_ir.hierarchical.diagnostics import GateStatus
 
-__all__ = ["ACROSS_COLUMNS", "AcrossContrasts", "contrasts_across", "group_contrast_draws"]
+__all__ = [
+    "ACROSS_COLUMNS",
+    "AcrossContrasts",
+    "contrasts_across",
+    "family_contrast_draws",
+    "group_contrast_draws",
+]
 
 #: Columns of :meth:`AcrossContrasts.to_frame`.
 ACROSS_COLUMNS: tuple[str, ...] = (
@@ -118,6 +124,121 @@ def group_contrast_draws(
     return overall, groups, tuple(design.groups)
 
 
+def _population_sd(design: CrossedDesign, tau: np.ndarray) -> np.ndarray:
+    r"""SD of a new topic's effect in each intercept level, (N, levels).
+
+    :math:`\tau\sqrt{1 + 1/T}`, :math:`T` the topics of the zero-sum set of the level's
+    topics (:func:`~bayes_ir.hierarchical.families.sampler.topic_population_sd`).
+    """
+    from bayes_ir.hierarchical.families.sampler import topic_population_sd
+
+    b0t, topic = design.terms[0], design.term("topic")
+    out = np.empty((tau.shape[0], b0t.n_levels))
+    for k in range(b0t.n_levels):
+        level = int(topic.index[np.flatnonzero(b0t.index == k)[0]])
+        zs = int(topic.zero_sum[level])
+        n_t = int((topic.zero_sum == zs).sum()) if zs >= 0 else 0
+        sd = tau[:, int(topic.scale_group[level])]
+        out[:, k] = topic_population_sd(sd, n_t) if n_t else sd
+    return out
+
+
+def family_contrast_draws(
+    post: dict[str, np.ndarray],
+    design: CrossedDesign,
+    family: Any,
+    *,
+    champion: str | None = None,
+    challengers: Iterable[str] | None = None,
+    seed: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    r"""Score-scale contrasts of a logit-link family's fit across groups.
+
+    With :math:`m_g(x) = \mathrm{score\_mean}\big(E_{a}[\mathrm{logit}^{-1}(b_{0g} + a + x)]\big)`
+    the expected score of a system with effect :math:`x` over group :math:`g`'s topic
+    population (:func:`~bayes_ir.hierarchical.families.population_mean`, the family's
+    own parameters of :math:`g`):
+
+    * group :math:`g`: :math:`m_g(\beta_s + \gamma_{sg}) - m_g(\beta_h + \gamma_{hg})`;
+    * overall: :math:`\frac1G \sum_g [m_g(\beta_s) - m_g(\beta_h)]`, the contrast at a
+      typical system x group effect (0), averaged over the groups' baselines;
+    * a new group: :math:`m_{g^*}(\beta_s + \gamma'_s) - m_{g^*}(\beta_h + \gamma'_h)`,
+      :math:`\gamma' \sim N(0, \omega^2)` independently and the baseline of a group
+      :math:`g^*` drawn uniformly from the fitted ones (a new collection is like one of
+      these in difficulty; its sign does not depend on that choice, since the link is
+      monotone).
+
+    Parameters
+    ----------
+    post
+        Draws ``{"b0", "sigma_topic", "system", "system:<by>", "sigma_system_<by>"`` and
+        the family's own parameters``}``, leading shape (N,).
+    design, family
+        The design and the (resolved) family of the fit.
+    champion, challengers
+        Default: the design's roles.
+    seed
+        Seed of the new group's draws.
+
+    Returns
+    -------
+    overall : ndarray (N, J)
+    groups : ndarray (N, J, G)
+        NaN where the challenger or the champion has no score in a group.
+    new : ndarray (N, J)
+    labels : tuple of str
+    """
+    from bayes_ir.hierarchical.families import population_mean
+
+    systems = list(design.term("system").levels)
+    champ = design.champion if champion is None else champion
+    chals = list(design.challengers if challengers is None else challengers)
+    term = _interaction(design)
+    b0, beta, gamma = post["b0"], post["system"], post[term.name]
+    omega = post[term.scale_name][:, 0]
+    n = b0.shape[0]
+    sd = _population_sd(design, post["sigma_topic"])
+    b0t = design.terms[0]
+    res = [
+        int(design.residual.index[np.flatnonzero(b0t.index == k)[0]]) for k in range(b0t.n_levels)
+    ]
+
+    def mean(k: int, x: np.ndarray, rows: Any = slice(None)) -> np.ndarray:
+        own = {name: post[name][rows, res[k]] for name in family.design_own}
+        return family.score_mean(own, population_mean(b0[rows, k] + x, sd[rows, k]))
+
+    pos = {
+        (s, g): i
+        for i, (s, g) in enumerate(
+            zip(term.components["system"], term.components[design.by], strict=True)
+        )
+    }
+    level_of = {str(lev): k for k, lev in enumerate(b0t.levels)}
+    rng = np.random.default_rng([defaults.SEED if seed is None else int(seed), 0x29])
+    pick = rng.integers(0, b0t.n_levels, size=n)
+    h = systems.index(champ)
+    overall = np.zeros((n, len(chals)))
+    groups = np.full((n, len(chals), len(design.groups)), np.nan)
+    new = np.empty((n, len(chals)))
+    z_h = rng.standard_normal(n)
+    for j, c in enumerate(chals):
+        s = systems.index(c)
+        z_s = rng.standard_normal(n)
+        for k in range(b0t.n_levels):
+            overall[:, j] += (mean(k, beta[:, s]) - mean(k, beta[:, h])) / b0t.n_levels
+            at = pick == k
+            new[at, j] = mean(k, (beta[:, s] + omega * z_s)[at], at) - mean(
+                k, (beta[:, h] + omega * z_h)[at], at
+            )
+        for g_i, g in enumerate(design.groups):
+            if (c, g) in pos and (champ, g) in pos:
+                k = level_of[str(g)]
+                groups[:, j, g_i] = mean(k, beta[:, s] + gamma[:, pos[(c, g)]]) - mean(
+                    k, beta[:, h] + gamma[:, pos[(champ, g)]]
+                )
+    return overall, groups, new, tuple(design.groups)
+
+
 def _observed(
     design: CrossedDesign, champion: str, challengers: list[str]
 ) -> tuple[np.ndarray, ...]:
@@ -185,6 +306,13 @@ class AcrossContrasts:
         (``None`` when it was not run).
     misfit
         The champion and challengers the model check flags (marked in every output).
+    likelihood
+        The fit's family (``"gaussian"``, ``"bernoulli"``, ``"binomial"``, ``"zoib"``).
+    new
+        Draws (N, J) of the contrast on a new group when it is not normal (a logit
+        family's, :func:`family_contrast_draws`); ``None`` for the Gaussian model.
+    between_scale
+        Where :attr:`between_sd` lives when it is not the contrasts' scale (``"logit"``).
     """
 
     by: str
@@ -207,6 +335,9 @@ class AcrossContrasts:
     header: str
     model_check: Any = None
     misfit: tuple[str, ...] = ()
+    likelihood: str = "gaussian"
+    new: np.ndarray | None = None
+    between_scale: str = ""
 
     @property
     def units(self) -> str:
@@ -218,14 +349,22 @@ class AcrossContrasts:
     def p_new_win(self, margin: float | None = None) -> np.ndarray:
         r"""Return P(the contrast on a new group exceeds ``margin``) per challenger.
 
-        Rao-Blackwellised: the mean over the draws of the normal probability.
+        Rao-Blackwellised: the mean over the draws of the normal probability (the
+        share of :attr:`new`'s draws above the margin when it is set).
         """
         m = self.margin if margin is None else float(margin)
+        if self.new is not None:
+            return (self.new > m).mean(axis=0)
         sd = np.maximum(self.between_sd, 1e-300)[:, None]
         return special.ndtr((self.overall - m) / sd).mean(axis=0)
 
     def predictive_draws(self, *, seed: int | None = None) -> np.ndarray:
-        """Draws (N, J) of the contrast on a new group: overall + between-group SD x N(0, 1)."""
+        """Draws (N, J) of the contrast on a new group: overall + between-group SD x N(0, 1).
+
+        :attr:`new` when it is set (then ``seed`` has no effect).
+        """
+        if self.new is not None:
+            return self.new
         rng = np.random.default_rng([defaults.SEED if seed is None else int(seed), 0x29])
         z = rng.standard_normal(self.overall.shape)
         return self.overall + self.between_sd[:, None] * z
@@ -267,7 +406,10 @@ class AcrossContrasts:
             x = self.overall[:, j]
             rows.append(row(j, "overall", "overall", x, float((x > self.margin).mean())))
             rows.append(row(j, "new", f"new {self.by}", pred[:, j], float(p_new[j])))
-            rows.append(row(j, "between_sd", f"between-{self.by} SD", self.between_sd, np.nan))
+            between = f"between-{self.by} SD" + (
+                f" ({self.between_scale})" if self.between_scale else ""
+            )
+            rows.append(row(j, "between_sd", between, self.between_sd, np.nan))
             for k, g in enumerate(self.groups):
                 x = self.group[:, j, k]
                 if np.isnan(x[0]):
@@ -353,23 +495,38 @@ def contrasts_across(
         if s not in design.systems:
             raise UnknownSystemError(s, design.systems)
     term = _interaction(design)
+    family = fit.family
+    gaussian = family.name == "gaussian"
     post = {"system": fit.term_draws("system"), term.name: fit.term_draws(term.name)}
-    overall, group, labels = group_contrast_draws(post, design, champion=champ, challengers=chals)
     omega = fit.term_draws(term.scale_name)[:, 0]
-    sigma_draws = fit.term_draws("sigma")
-    colls = list(design.residual.levels)
-    means = sigma_draws.mean(axis=0)
-    if design.by == "collection" and len(colls) > 1:
-        sigma = means[[colls.index(g) for g in labels]]
-    else:  # one residual SD for every group
-        sigma = np.repeat(means[0], len(labels))
+    new = None
+    if gaussian:
+        overall, group, labels = group_contrast_draws(
+            post, design, champion=champ, challengers=chals
+        )
+        sigma_draws = fit.term_draws("sigma")
+        colls = list(design.residual.levels)
+        means = sigma_draws.mean(axis=0)
+        if design.by == "collection" and len(colls) > 1:
+            sigma = means[[colls.index(g) for g in labels]]
+        else:  # one residual SD for every group
+            sigma = np.repeat(means[0], len(labels))
+    else:
+        names = ("b0", "sigma_topic", term.scale_name, *family.design_own)
+        post |= {k: fit.term_draws(k) for k in names}
+        overall, group, new, labels = family_contrast_draws(
+            post, design, family, champion=champ, challengers=chals,
+            seed=fit.provenance.get("seed"),
+        )  # fmt: skip
+        sigma = np.full(len(labels), np.nan)  # no residual SD on the logit scale
     obs, se, n = _observed(design, champ, chals)
     unit = sigma[None, :] if design.scale == "sd" else 1.0
     gate = fit.gate()
     n_groups = len(labels)
     header = (
-        f"Bayesian hierarchical model across {n_groups} {design.by}s (Gaussian; "
-        f"{fit.method}): {len(design.systems)} systems\n{fit.describe_draws()}"
+        f"Bayesian hierarchical model across {n_groups} {design.by}s "
+        f"({family.spec if not gaussian else 'Gaussian'}; {fit.method}): "
+        f"{len(design.systems)} systems\n{fit.describe_draws()}"
     )
     return AcrossContrasts(
         by=str(design.by),
@@ -392,4 +549,7 @@ def contrasts_across(
         header=header,
         model_check=fit.model_check,
         misfit=tuple(s for s in getattr(fit.model_check, "flagged", ()) if s in (champ, *chals)),
+        likelihood=family.name,
+        new=new,
+        between_scale="" if gaussian else family.link,
     )

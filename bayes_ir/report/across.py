@@ -65,7 +65,8 @@ def across_summary(result: Any) -> str:
         lines.insert(2, r.model_check.summary())
     for j, chal in enumerate(r.challengers):
         x = r.overall[:, j]
-        labels = [f"overall (mean over {r.by}s)", f"between-{r.by} SD", f"on a new {r.by}"]
+        between = f"between-{r.by} SD" + (f" ({r.between_scale})" if r.between_scale else "")
+        labels = [f"overall (mean over {r.by}s)", between, f"on a new {r.by}"]
         w = max(map(len, labels))
         lines += [
             "",
@@ -106,6 +107,14 @@ def across_summary(result: Any) -> str:
     legend = misfit_legend(r, r.misfit, champion=r.champion)
     if legend:
         lines += ["", legend]
+    if r.likelihood != "gaussian":
+        lines += [
+            "",
+            f"Scale: {r.likelihood} model; a contrast is the difference of the two systems' "
+            f"expected scores over a {r.by}'s topic population; overall, their mean over the "
+            f"{r.by}s at a typical system x {r.by} effect; on a new {r.by}, at the baseline "
+            f"of one of these; the between-{r.by} SD is on the {r.between_scale} scale.",
+        ]
     if r.scale == "sd":
         lines += [
             "",

@@ -111,7 +111,8 @@ class AcrossReview:
 
         Columns ``challenger, method, estimate, ci_lower, ci_upper, between_sd,
         new_lower, new_upper`` (the Bayesian row: posterior mean, equal-tailed interval,
-        posterior mean of the between-group SD and the new group's interval; the
+        posterior mean of the between-group SD, as text naming its scale when that is
+        not the contrasts' (a logit family's), and the new group's interval; the
         frequentist rows: the pooled estimate, its CI, :math:`\hat\tau` and the
         prediction interval).
         """
@@ -122,7 +123,10 @@ class AcrossReview:
         for j, chal in enumerate(c.challengers):
             x = c.overall[:, j]
             ci, new = np.quantile(x, [lo, hi]), np.quantile(pred[:, j], [lo, hi])
-            rows.append((chal, "Bayesian", float(x.mean()), *ci, float(c.between_sd.mean()), *new))
+            between: float | str = float(c.between_sd.mean())
+            if c.between_scale:  # not the meta-analysis' scale: say which it is
+                between = f"{between:+.4f} ({c.between_scale})"
+            rows.append((chal, "Bayesian", float(x.mean()), *ci, between, *new))
             for method, res in self.meta[chal].items():
                 ci = res.conf_int(ci_prob=c.ci_prob)
                 pi = res.prediction_interval(ci_prob=c.ci_prob)

@@ -96,7 +96,8 @@ def test_review_across(run_cli, tidy, tmp_path):
         (["--by", "topic"], "--by 'topic': choose 'collection' or 'segment'"),
         (["--by", "segment"], "--by segment needs --segments"),
         (["--by", "collection", "--save", "x.nc"], "--sweep and --save apply to one collection"),
-        (["--by", "collection", "--likelihood", "skew_normal"], "the model is Gaussian"),
+        (["--by", "collection", "--likelihood", "skew_normal"], "not available across"),
+        (["--by", "collection", "--likelihood", "bernoulli"], "needs 0/1 scores"),
         (["--segments", "re:^(x)"], "does not match topic"),
     ],
 )
@@ -208,3 +209,18 @@ def test_hostile_tables(run_cli, tmp_path):
                                "collection", "--missing", "keep", *DRAWS])  # fmt: skip
     assert code == 0, err
     assert "not compared in coll2" in text and "wins on k of 2 collections" in text
+
+
+def test_a_family_across_collections(run_cli, tmp_path):
+    """``--likelihood zoib`` across collections: score-scale contrasts, said in the output and
+    kept in the next steps."""
+    path = tmp_path / "unit.csv"
+    frame = _frame()
+    frame.loc[frame.index % 7 == 0, "score"] = 0.0
+    frame.to_csv(path, index=False)
+    args = [str(path), "-c", "bm25", "-C", "dense", "--by", "collection", "--likelihood", "zoib"]
+    code, text, err = run_cli(["fit", *args, "--draws", "400", "--tune", "300", "--seed", "3"])
+    assert code == 0, err
+    assert "(zoib; nuts)" in text and "between-collection SD (logit)" in text
+    assert "Scale: zoib model" in text
+    assert "--likelihood zoib" in text.split("next:")[1]

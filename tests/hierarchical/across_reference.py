@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from bayes_ir.hierarchical.design import collections_design, design_priors, segments_design
+from bayes_ir.hierarchical.families import get_family
 from bayes_ir.readers import read_scores
 from bayes_ir.table import ScoreTable
 
@@ -39,6 +40,8 @@ class Case:
     options: dict = field(default_factory=dict)
     brms_table: ScoreTable | None = None  # a subsample for brms (GLUE's 57k examples)
     adapt_delta: float = 0.99  # Stan's target acceptance in brms
+    iterations: tuple[int, int] = (3000, 1000)  # brms' iter and warmup per chain
+    family: str = "gaussian"  # fit_across's likelihood and brms_across.R's family
 
     def build(self, table: ScoreTable | None = None, *, sigma: str = "collection"):
         """The design of ``table`` (default: the case's table)."""
@@ -53,14 +56,20 @@ class Case:
         The autoscaled rates of the design with one residual and topic SD.
         """
         design = self.build(sigma="pooled")
-        pri = design_priors(design)
+        pri = design_priors(design, family=self.likelihood())
         inter = next(t for t in design.terms if t.name.startswith("system:"))
-        return {
-            "sigma": float(pri.residual_rate[0]),
+        out = {
             "sigma_topic": float(pri.rates["topic"][0]),
             "sigma_system": float(pri.rates["system"][0]),
             inter.scale_name: float(pri.rates[inter.name][0]),
         }
+        if pri.residual_rate.size:  # the Gaussian model's residual SD
+            out["sigma"] = float(pri.residual_rate[0])
+        return out
+
+    def likelihood(self):
+        """The logit family of the case, or None for the Gaussian model."""
+        return None if self.family == "gaussian" else get_family(self.family)
 
 
 def _simulated() -> ScoreTable:
@@ -82,13 +91,47 @@ def _simulated() -> ScoreTable:
     return table.with_roles(champion="sys0", challengers=["sys1", "sys2", "sys3"])
 
 
+def _simulated_bernoulli(truth: bool = False):
+    """4 collections x 40-70 items x 5 systems, 0/1 outcomes of the logit model.
+
+    With ``truth``, also ``{(challenger, collection): true contrast}``: the difference of
+    the expected scores over the collection's item population (scipy's quadrature).
+    """
+    from scipy import integrate, special, stats
+
+    rng = np.random.default_rng(31)
+    beta = np.array([0.0, 0.35, -0.2, 0.1, 0.5])
+    rows, known = [], {}
+    for c, (n_t, b0, tau) in enumerate(
+        zip((40, 70, 50, 60), (0.4, 1.4, -0.3, 0.9), (0.8, 1.2, 1.0, 1.5), strict=True)
+    ):
+        gamma = rng.normal(0, 0.25, beta.size)
+        for t in range(n_t):
+            a = rng.normal(0, tau)
+            for s in range(beta.size):
+                p = special.expit(b0 + a + beta[s] + gamma[s])
+                rows.append((f"task{c}", "accuracy", f"m{s}", f"i{t}", float(rng.random() < p)))
+
+        def mean(x, b0=b0, tau=tau):
+            f = lambda u: special.expit(b0 + x + u) * stats.norm.pdf(u, 0, tau)  # noqa: E731
+            return integrate.quad(f, -12 * tau, 12 * tau)[0]
+
+        for s in (1, 2):
+            known[(f"m{s}", f"task{c}")] = mean(beta[s] + gamma[s]) - mean(beta[0] + gamma[0])
+    frame = pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"])
+    table = ScoreTable.from_frame(frame).with_roles(champion="m0", challengers=["m1", "m2"])
+    return (table, known) if truth else table
+
+
 def cases(data: Path) -> dict[str, Case]:
     """The cross-checks on ``data`` (``../shared/data``)."""
     out = {}
     ranger = read_scores(data / "ranger" / "retrieval_perquery_tidy.csv.gz")
     ranger = ranger.select(measure="nDCG@10")
     ranger = ranger.with_roles(champion="tasb_dim768_hf", challengers=["colberter_dim1"])
-    out["ranger_retrieval"] = Case("ranger_retrieval", ranger, "collections")
+    # 2,214 topics at adapt_delta 0.99: 1,000 draws per chain keep brms within hours
+    out["ranger_retrieval"] = Case("ranger_retrieval", ranger, "collections",
+                                   iterations=(2000, 1000))  # fmt: skip
     glue = read_scores(data / "ranger" / "glue_persample_tidy.csv.gz")
     glue = glue.with_roles(champion="bert-base-cased", challengers=["distilbert-base-cased"])
     first = glue.data[glue.data["topic"].astype(int) < 150]
@@ -97,7 +140,8 @@ def cases(data: Path) -> dict[str, Case]:
     )
     # GLUE's two systems leave sd(system) one degree of freedom: its funnel needs Stan's
     # smaller steps
-    out["glue"] = Case("glue", glue, "collections", brms_table=sub, adapt_delta=0.999)
+    out["glue"] = Case("glue", glue, "collections", brms_table=sub, adapt_delta=0.999,
+                       iterations=(2000, 1000))  # fmt: skip
     cast = read_scores(data / "trec_cast" / "cast2021_baselines_perturn.csv.gz")
     cast = cast.select(measure="ndcg_cut_3").with_roles(
         champion="org_manual_bm25", challengers=["org_manual_ance_bert", "org_convdr_bert"]
@@ -105,6 +149,8 @@ def cases(data: Path) -> dict[str, Case]:
     segments = {t: t.split("_")[0] for t in cast.topics}
     out["cast"] = Case("cast", cast, "segments", {"segments": segments})
     out["simulated"] = Case("simulated", _simulated(), "collections")
+    out["bernoulli"] = Case("bernoulli", _simulated_bernoulli(), "collections",
+                            iterations=(2500, 1000), family="bernoulli")  # fmt: skip
     return out
 
 
@@ -116,13 +162,14 @@ def write_inputs(case: Case, folder: Path, *, brms: bool) -> tuple[Path, Path]:
     group = cells["segment"] if case.design == "segments" else cells["collection"]
     data = pd.DataFrame({"group": group, "topic": cells["topic"], "system": cells["system"],
                          "score": design.y})  # fmt: skip
-    pri = design_priors(design, rates=case.rates())
+    pri = design_priors(design, rates=case.rates(), family=case.likelihood())
     rows = []
     b0 = design.terms[0]
     for lev, m, s in zip(b0.levels, pri.intercept_mu, pri.intercept_sd, strict=True):
         rows += [("b0_mu", lev, m), ("b0_sd", lev, s)]
     rates = case.rates()
-    rows += [("sigma_rate", "all", rates["sigma"]), ("topic_rate", "all", rates["sigma_topic"]),
+    rows += [("sigma_rate", "all", rates.get("sigma", np.nan)),
+             ("topic_rate", "all", rates["sigma_topic"]),
              ("system_rate", "all", rates["sigma_system"])]  # fmt: skip
     rows.append(
         ("sxc_rate", "all", next(v for k, v in rates.items() if k.startswith("sigma_system_")))
@@ -138,8 +185,11 @@ def run_brms(case: Case, rscript: str, out: Path) -> subprocess.CompletedProcess
     with tempfile.TemporaryDirectory() as tmp:
         data, priors = write_inputs(case, Path(tmp), brms=True)
         roles = [case.table.champion, ",".join(case.table.challengers), case.design]
-        args = [rscript, str(RESULTS / "brms_across.R"), str(data), str(priors), str(out),
-                *roles, str(R_SEED), str(case.adapt_delta)]  # fmt: skip
+        # R reads its script as it runs it: a copy, so editing the stored one is safe
+        script = Path(shutil.copy(RESULTS / "brms_across.R", tmp))
+        args = [rscript, str(script), str(data), str(priors), str(out),
+                *roles, str(R_SEED), str(case.adapt_delta), *map(str, case.iterations),
+                case.family]  # fmt: skip
         return subprocess.run(args, capture_output=True, text=True, timeout=6 * 3600)
 
 
@@ -158,6 +208,7 @@ if __name__ == "__main__":  # store the R outputs
     chosen = cases(ROOT.parent / "shared" / "data")
     names = sys.argv[1:] or list(chosen)
     for name in names:
-        for tool, run in (("lme4", run_lme4), ("brms", run_brms)):
+        tools = (("lme4", run_lme4), ("brms", run_brms))
+        for tool, run in tools if chosen[name].family == "gaussian" else tools[1:]:
             done = run(chosen[name], rscript, RESULTS / f"{name}_{tool}.csv")
             print(name, tool, done.returncode, done.stderr[-2000:], flush=True)

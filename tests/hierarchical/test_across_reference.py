@@ -2,9 +2,11 @@
 
 Tables (``across_reference.cases``): Ranger's retrieval runs on 6 collections (nDCG@10),
 GLUE's 7 tasks (accuracy per example; brms on the first 150 examples of each task),
-CAsT 2021 with conversations as segments (nDCG@3), and a simulated table of 5 collections
-x 30-80 topics x 10 systems. The stored R outputs are in ``tests/results/across/`` with
-the scripts that made them; the live tests run R again.
+CAsT 2021 with conversations as segments (nDCG@3), a simulated table of 5 collections
+x 30-80 topics x 10 systems, and a simulated table of 0/1 outcomes (4 collections x 40-70
+items x 5 systems) for the Bernoulli model against brms' ``bernoulli()``. The stored R
+outputs are in ``tests/results/across/`` with the scripts that made them; the live tests
+run R again.
 
 * brms (``brms_across.R``): the same model, priors and likelihood (i.i.d. random effects,
   whose contrasts equal the zero-sum ones' because each group has its own intercept): of
@@ -32,6 +34,7 @@ import pytest
 from across_reference import RESULTS, cases, run_brms, run_lme4
 
 from bayes_ir.hierarchical import fit_across
+from bayes_ir.hierarchical.group_effects import group_contrast_draws
 
 pytestmark = pytest.mark.shared_data
 FAST = ("ranger_retrieval", "cast", "simulated")
@@ -59,7 +62,8 @@ def _fit(case, *, brms: bool, sigma: str = "collection"):
     table = case.brms_table if brms and case.brms_table is not None else case.table
     options = {"segments": case.options["segments"]} if case.design == "segments" else {}
     return fit_across(table, priors=case.rates() if brms else None, sigma=sigma, seed=11,
-                      draws=5000 if brms else 1000, **options)  # fmt: skip
+                      draws=5000 if brms else 1000, likelihood=case.family,
+                      **options)  # fmt: skip
 
 
 def _mine(fit) -> dict[str, tuple[float, float]]:
@@ -73,15 +77,21 @@ def _mine(fit) -> dict[str, tuple[float, float]]:
         x = np.asarray(x, dtype=float)
         return float(x.mean()), float(azs.mcse(x.reshape(chains, -1), method="mean"))
 
+    overall, group = c.overall, c.group
+    if fit.family.name != "gaussian":  # brms reports a logit family's effects on its scale
+        inter = fit.design.term(f"system:{fit.design.by}")
+        post = {"system": fit.term_draws("system"), inter.name: fit.term_draws(inter.name)}
+        overall, group, _ = group_contrast_draws(post, fit.design)
     out = {}
     for j, chal in enumerate(c.challengers):
-        out[f"contrast[{chal}]"] = stat(c.overall[:, j])
+        out[f"contrast[{chal}]"] = stat(overall[:, j])
         for k, g in enumerate(c.groups):
-            out[f"group_contrast[{chal}|{g}]"] = stat(c.group[:, j, k])
+            out[f"group_contrast[{chal}|{g}]"] = stat(group[:, j, k])
     out["between_sd"] = stat(c.between_sd)
     out["sigma_system"] = stat(fit.term_draws("sigma_system")[:, 0])
-    sig, tau = fit.term_draws("sigma"), fit.term_draws("sigma_topic")
-    labels = fit.design.residual.levels if sig.shape[1] > 1 else ("all",)
+    tau = fit.term_draws("sigma_topic")
+    sig = fit.term_draws("sigma") if fit.family.name == "gaussian" else np.full_like(tau, np.nan)
+    labels = fit.design.residual.levels if tau.shape[1] > 1 else ("all",)
     for k, lab in enumerate(labels):
         out[f"sigma[{lab}]"] = stat(sig[:, k])
         out[f"sigma_topic[{lab}]"] = stat(tau[:, k])
@@ -136,6 +146,17 @@ def test_lme4_reml(all_cases, name):
     ref = _stored(name, "lme4")
     fit = _fit(all_cases[name], brms=False, sigma="pooled")
     _agree_lme4(fit, ref, between=name == "simulated")
+
+
+@pytest.mark.slow
+def test_brms_bernoulli_across_collections(all_cases):
+    """The logit family across collections against brms' ``bernoulli()`` with the same terms
+    and priors, on the logit scale: every contrast, per-collection contrast, the
+    between-collection SD, the system SD and the topic SD of each collection."""
+    ref = _stored("bernoulli", "brms")
+    assert ref["max_rhat"].max() < 1.01 and ref["divergences"].max() == 0
+    assert (ref["family"] == "bernoulli").all()
+    _agree_brms(_mine(_fit(all_cases["bernoulli"], brms=True)), ref)
 
 
 @pytest.mark.slow

@@ -42,7 +42,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -52,6 +52,9 @@ from bayes_ir.errors import InsufficientDataError, ScoreTableError
 from bayes_ir.hierarchical.design.terms import Term, intercept_term, random_term
 from bayes_ir.table import ScoreTable
 from bayes_ir.table_checks import natural_sorted
+
+if TYPE_CHECKING:
+    from bayes_ir.hierarchical.model import Design
 
 __all__ = [
     "SCALES",
@@ -140,6 +143,38 @@ class CrossedDesign:
         """Measure of every collection."""
         first = self.cells.drop_duplicates("collection")
         return dict(zip(first["collection"], first["measure"], strict=True))
+
+    def block(self, k: int) -> Design:
+        """Return the two-way design of the cells of intercept level ``k``.
+
+        A collection (or a segment) as :func:`~bayes_ir.hierarchical.model.design_of`
+        lays one collection out: topics in sorted order, every system of the design as a
+        column (NaN where it has no score there). For designs with one score per topic
+        and system in each level (across collections or segments).
+        """
+        from bayes_ir.hierarchical.model import Design
+
+        b0 = self.terms[0]
+        mask = b0.index == k
+        part = self.cells[mask]
+        topics = tuple(sorted(pd.unique(part["topic"])))
+        t = pd.Index(topics).get_indexer(part["topic"])
+        s = pd.Index(self.systems).get_indexer(part["system"])
+        matrix = np.full((len(topics), len(self.systems)), np.nan)
+        matrix[t, s] = self.y[mask]
+        t_idx, s_idx = np.nonzero(np.isfinite(matrix))
+        return Design(
+            topics=topics,
+            systems=self.systems,
+            roles=self.roles,
+            topic_idx=t_idx.astype(np.int64),
+            system_idx=s_idx.astype(np.int64),
+            score=matrix[t_idx, s_idx],
+            matrix=matrix,
+            collection=str(part["collection"].iat[0]),
+            measure=str(part["measure"].iat[0]),
+            source=f"{self.source} ({b0.levels[k]})",
+        )
 
     def data_hash(self) -> str:
         """SHA-256 of the cells' labels, the scores and the terms' names (provenance)."""

@@ -17,6 +17,14 @@ With one collection this is exactly :mod:`bayes_ir.hierarchical.priors` (rstanar
 autoscaling, Gabry and Goodrich 2020). A term's scales are a priori independent,
 which the blocked Gibbs sampler needs (each scale's conditional is one-dimensional).
 
+With a logit-link family (``fit_across(likelihood="bernoulli" | "binomial" | "zoib")``)
+the priors are the two-way family model's (:mod:`bayes_ir.hierarchical.families.logit`),
+one per collection: :math:`b_{0c} \sim N(\mathrm{logit}\,\bar y_c, 2.5)` with
+:math:`\bar y_c` the family's mean score of collection :math:`c` (kept within half a
+score of 0 and 1), every scale Exponential(rate 1) on the logit scale, no residual SD,
+and the family's own priors (zoib: the precision's Exponential(0.1), standard logistic
+logits of the inflation).
+
 References
 ----------
 Gabry, J., Goodrich, B. (2020). Prior distributions for rstanarm models.
@@ -26,9 +34,11 @@ https://mc-stan.org/rstanarm/articles/priors.html
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import InsufficientDataError, OptionError
@@ -50,12 +60,17 @@ class DesignPriors:
         Exponential rate of every residual SD.
     rates
         ``{term name: Exponential rate of every scale group}`` of the random terms.
+    own
+        Hyperparameters of a likelihood family's own parameters
+        (:meth:`~bayes_ir.hierarchical.families.Family.own_priors`; empty for the
+        Gaussian model, whose residual SDs have ``residual_rate``).
     """
 
     intercept_mu: np.ndarray
     intercept_sd: np.ndarray
     residual_rate: np.ndarray
     rates: Mapping[str, np.ndarray]
+    own: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_priors(cls, design: CrossedDesign, priors: Priors) -> DesignPriors:
@@ -79,10 +94,12 @@ class DesignPriors:
             for lab, m, s in zip(b0.levels, self.intercept_mu, self.intercept_sd, strict=True)
         ]
         res = design.residual
-        lines += [
-            f"sigma[{lab}] ~ Exponential(rate={r:.4g})"
-            for lab, r in zip(res.scale_names, self.residual_rate, strict=True)
-        ]
+        if self.residual_rate.size:  # no residual SD in a logit family's model
+            lines += [
+                f"sigma[{lab}] ~ Exponential(rate={r:.4g})"
+                for lab, r in zip(res.scale_names, self.residual_rate, strict=True)
+            ]
+        lines += [f"{name} = {value:.4g}" for name, value in self.own.items()]
         for t in design.terms[1:]:
             for lab, r in zip(t.scale_names, self.rates[t.name], strict=True):
                 where = f"[{lab}]" if t.n_scales > 1 else ""
@@ -104,7 +121,7 @@ def _within_sd(design: CrossedDesign, mask: np.ndarray) -> float:
 
 
 def design_priors(
-    design: CrossedDesign, *, rates: Mapping[str, float] | None = None
+    design: CrossedDesign, *, rates: Mapping[str, float] | None = None, family: Any = None
 ) -> DesignPriors:
     """Autoscaled priors of ``design`` (see the module docstring).
 
@@ -114,15 +131,19 @@ def design_priors(
         The design.
     rates
         Fixed Exponential rates that replace the autoscaled ones, by scale name:
-        ``"sigma"`` (every residual SD) or a term's scale (``"sigma_system"``,
-        ``"sigma_system_collection"``, ``"sigma_topic"``: every group of that term).
+        ``"sigma"`` (every residual SD; not with a logit family) or a term's scale
+        (``"sigma_system"``, ``"sigma_system_collection"``, ``"sigma_topic"``: every
+        group of that term).
+    family
+        A logit-link :class:`~bayes_ir.hierarchical.families.Family` (its scores
+        checked, its trials resolved), or ``None``/the Gaussian family.
 
     Returns
     -------
     DesignPriors
     """
-    b0 = design.terms[0]
-    names = {"sigma", *(t.scale_name for t in design.terms[1:])}
+    logit = family is not None and family.link == "logit"
+    names = {*(() if logit else ("sigma",)), *(t.scale_name for t in design.terms[1:])}
     fixed = dict(rates or {})
     for key, value in fixed.items():
         if key not in names:
@@ -130,6 +151,9 @@ def design_priors(
                 f"unknown prior scale {key!r}: choose among {', '.join(sorted(names))}"
             )
         fixed[key] = validate.finite_float(f"rate of {key}", value, minimum=0.0, open_minimum=True)
+    if logit:
+        return _logit_priors(design, family, fixed)
+    b0 = design.terms[0]
     mu = np.empty(b0.n_levels)
     sd = np.empty(b0.n_levels)
     for k in range(b0.n_levels):
@@ -159,3 +183,25 @@ def design_priors(
                 r[g] = 1.0 / _within_sd(design, t.scale_group[t.index] == g)
         term_rates[t.name] = r
     return DesignPriors(intercept_mu=mu, intercept_sd=sd, residual_rate=residual, rates=term_rates)
+
+
+def _logit_priors(design: CrossedDesign, family: Any, fixed: dict[str, float]) -> DesignPriors:
+    """Return the priors of a logit-link family across collections (module docstring)."""
+    from bayes_ir.hierarchical.families.logit import INTERCEPT_SD, SCALE_RATE
+
+    b0 = design.terms[0]
+    mu = np.empty(b0.n_levels)
+    for k in range(b0.n_levels):
+        block = design.block(k)
+        half = 0.5 / max(int(np.isfinite(block.matrix).sum()), 1)
+        mu[k] = special.logit(min(max(family.mean_score(block), half), 1.0 - half))
+    term_rates = {
+        t.name: np.full(t.n_scales, fixed.get(t.scale_name, SCALE_RATE)) for t in design.terms[1:]
+    }
+    return DesignPriors(
+        intercept_mu=mu,
+        intercept_sd=np.full(b0.n_levels, INTERCEPT_SD),
+        residual_rate=np.empty(0),
+        rates=term_rates,
+        own=family.own_priors(),
+    )

@@ -358,6 +358,29 @@ class Family(abc.ABC):
         """Add derived variables to the draws (e.g. ``system_mean``); default: none."""
         return post
 
+    # ------------------------------------------------------------------ crossed designs
+    #: The family's own parameters in the model of a crossed design
+    #: (:func:`~bayes_ir.hierarchical.fit_across`): one per residual group (a collection)
+    #: or one for all, as the residual SD of the Gaussian model.
+    design_own: ClassVar[tuple[str, ...]] = ()
+
+    def own_priors(self, priors: Any = None) -> dict[str, float]:
+        """Hyperparameters of :attr:`design_own`'s priors (``priors``: a user's Priors)."""
+        return {}
+
+    def design_likelihood(self, eta: Any, design: Any, own_priors: dict[str, float]) -> None:
+        r"""Declare the likelihood of a crossed design's scores in the current PyMC model.
+
+        ``eta`` is the linear predictor of every cell on the link scale (a PyTensor
+        vector), ``design`` the :class:`~bayes_ir.hierarchical.design.CrossedDesign`
+        (its ``residual`` groups the family's own parameters) and ``own_priors``
+        :meth:`own_priors`.
+        """
+        raise OptionError(
+            f"the {self.name} likelihood is not available across collections or segments: "
+            "choose gaussian, bernoulli, binomial or zoib"
+        )
+
 
 def flat_draws(var: xr.DataArray, keep: np.ndarray | None, *dims: str) -> np.ndarray:
     """Draws of ``var`` as float64 ``(n, ...)``, at flat chain-major indices ``keep``.

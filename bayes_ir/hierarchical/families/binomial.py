@@ -266,6 +266,13 @@ class Binomial(LogitFamily):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
         return build_pymc_model(design, self, priors, pooling)
 
+    def design_likelihood(self, eta: Any, design: Any, own_priors: dict[str, float]) -> None:
+        """``y ~ Binomial(n, logit_p = eta)`` for every cell of a crossed design (n resolved)."""
+        import pymc as pm
+
+        n = self.trials_for("")
+        pm.Binomial("y", n=n, logit_p=eta, observed=np.rint(design.y * n))
+
     def mean_note(self) -> str:
         """How the system means are computed (one sentence)."""
         return (

@@ -285,6 +285,51 @@ class ZOIB(LogitFamily):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
         return build_pymc_model(design, self, priors, pooling)
 
+    design_own: ClassVar[tuple[str, ...]] = ("phi", "zoi", "coi")
+
+    def own_priors(self, priors: Any = None) -> dict[str, float]:
+        """Return the rate of the precision's Exponential prior (``Priors.phi_rate``)."""
+        rate = None if priors is None else priors.phi_rate
+        return {"phi_rate": PHI_RATE if rate is None else float(rate)}
+
+    def design_likelihood(self, eta: Any, design: Any, own_priors: dict[str, float]) -> None:
+        r"""Declare the zoib likelihood of a crossed design's scores, its parameters per group.
+
+        ``phi``, ``zoi_logit`` and ``coi_logit`` (dim ``sigma_group``: one per collection,
+        or one) with the priors of the two-way model (:func:`build_pymc_model`), and a
+        potential ``y``: the beta log density of every score inside (0, 1) and the log
+        masses of the exact 0s and 1s of each group.
+        """
+        import pymc as pm
+        import pytensor.tensor as pt
+
+        if self.phi_by_system or self.inflation_by_system:
+            raise OptionError(
+                "across collections or segments the zoib model has one precision and one "
+                "inflation per collection: leave out phi= and inflation="
+            )
+        y, group = design.y, design.residual.index
+        n_groups = design.residual.n_levels
+        inside = (y > 0) & (y < 1)
+        n0 = np.bincount(group[y == 0], minlength=n_groups)
+        n1 = np.bincount(group[y == 1], minlength=n_groups)
+        m = np.bincount(group[inside], minlength=n_groups)
+        phi = pm.Exponential("phi", lam=np.float64(own_priors["phi_rate"]), dims="sigma_group")
+        zoi_x = pm.Logistic("zoi_logit", mu=0.0, s=1.0, dims="sigma_group")
+        coi_x = pm.Logistic("coi_logit", mu=0.0, s=1.0, dims="sigma_group")
+        pm.Deterministic("zoi", pm.math.invlogit(zoi_x), dims="sigma_group")
+        pm.Deterministic("coi", pm.math.invlogit(coi_x), dims="sigma_group")
+        mu = pm.math.invlogit(eta[np.flatnonzero(inside)])
+        ph = phi[group[inside]]
+        beta = pm.logp(pm.Beta.dist(alpha=mu * ph, beta=(1.0 - mu) * ph), y[inside]).sum()
+        counts = (
+            (n0 + n1) * -pt.softplus(-zoi_x)
+            + m * -pt.softplus(zoi_x)
+            + n1 * -pt.softplus(-coi_x)
+            + n0 * -pt.softplus(coi_x)
+        )
+        pm.Potential("y", beta + pt.sum(counts))
+
     prior_scalars: ClassVar[tuple[str, ...]] = (
         "b0", "sigma_topic", "sigma_system", "phi", "zoi", "coi"
     )  # fmt: skip

@@ -84,7 +84,9 @@ def _zero_sum(x, term: Term):
     return x - means[idx]
 
 
-def _compile_key(design: CrossedDesign, priors: DesignPriors, centred: dict[str, bool]) -> tuple:
+def _compile_key(
+    design: CrossedDesign, priors: DesignPriors, centred: dict[str, bool], family: Any = None
+) -> tuple:
     """Return everything the compiled graph of :func:`build_design_model` holds (its cache key).
 
     The scores, every term's cell indices, scale groups and zero-sum sets, the priors and
@@ -101,13 +103,22 @@ def _compile_key(design: CrossedDesign, priors: DesignPriors, centred: dict[str,
         digest.update(f"{arr.dtype}{arr.shape}".encode())
         digest.update(arr.tobytes())
     terms = tuple((t.name, t.standardized, centred.get(t.name, False)) for t in design.terms)
-    return ("design", digest.hexdigest(), terms)
+    likelihood = (getattr(family, "spec", "gaussian"), tuple(sorted(priors.own.items())))
+    return ("design", digest.hexdigest(), terms, likelihood)
+
+
+def _gaussian(family: Any) -> bool:
+    return family is None or family.name == "gaussian"
 
 
 def build_design_model(
-    design: CrossedDesign, priors: DesignPriors, *, centred: dict[str, bool] | None = None
+    design: CrossedDesign,
+    priors: DesignPriors,
+    *,
+    centred: dict[str, bool] | None = None,
+    family: Any = None,
 ):
-    """Build (do not sample) the PyMC model of ``design``'s Gaussian model.
+    """Build (do not sample) the PyMC model of ``design``.
 
     Parameters
     ----------
@@ -115,14 +126,19 @@ def build_design_model(
         The design and its resolved priors.
     centred
         ``{term name: centred?}``; default :func:`centred_terms`.
+    family
+        ``None`` (the Gaussian model) or a family with
+        :meth:`~bayes_ir.hierarchical.families.Family.design_likelihood`: the linear
+        predictor is then on its link scale and the family declares its own
+        parameters (per residual group) and the likelihood.
 
     Returns
     -------
     pymc.Model
-        Free variables ``b0`` (dim: the intercept's levels), ``sigma`` (residual SDs),
-        each random term's scale ``sigma_<term>`` and its effects through
-        ``<term>_z`` (non-centred) or ``<term>_raw`` (centred); deterministics
-        ``<term>_effect`` (dim ``<term>``).
+        Free variables ``b0`` (dim: the intercept's levels), ``sigma`` (residual SDs;
+        a family's own parameters instead), each random term's scale
+        ``sigma_<term>`` and its effects through ``<term>_z`` (non-centred) or
+        ``<term>_raw`` (centred); deterministics ``<term>_effect`` (dim ``<term>``).
     """
     import pymc as pm
 
@@ -137,7 +153,8 @@ def build_design_model(
         coords[f"{t.scale_name}_group"] = list(t.scale_names)
     with pm.Model(coords=coords) as model:
         b0 = pm.Normal("b0", mu=priors.intercept_mu, sigma=priors.intercept_sd, dims="b0_level")
-        sigma = pm.Exponential("sigma", lam=priors.residual_rate, dims="sigma_group")
+        if _gaussian(family):
+            sigma = pm.Exponential("sigma", lam=priors.residual_rate, dims="sigma_group")
         res = design.residual.index
         mu = b0[b0t.index]
         for t in design.terms[1:]:
@@ -154,7 +171,10 @@ def build_design_model(
             effect = pm.Deterministic(f"{t.dim}_effect", effect, dims=t.dim)
             term_mean = effect[t.index]
             mu = mu + (sigma[res] * term_mean if t.standardized else term_mean)
-        pm.Normal("y", mu=mu, sigma=sigma[res], observed=design.y)
+        if _gaussian(family):
+            pm.Normal("y", mu=mu, sigma=sigma[res], observed=design.y)
+        else:
+            family.design_likelihood(mu, design, dict(priors.own))
     return model
 
 
@@ -169,6 +189,7 @@ def sample_design_nuts(
     target_accept: float = 0.8,
     sampler: str = "nutpie",
     centred: dict[str, bool] | None = None,
+    family: Any = None,
 ) -> tuple[dict[str, np.ndarray], xr.Dataset | None]:
     """Sample the PyMC twin of ``design`` with NUTS.
 
@@ -180,7 +201,7 @@ def sample_design_nuts(
         NUTS settings (the same seed, the same draws).
     sampler
         ``"nutpie"`` (the model compiled with numba) or ``"pymc"``.
-    centred
+    centred, family
         See :func:`build_design_model`.
 
     Returns
@@ -194,8 +215,8 @@ def sample_design_nuts(
     centred = centred_terms(design) if centred is None else centred
     if sampler == "nutpie":
         compiled, _ = cached_compile(
-            _compile_key(design, priors, centred),
-            lambda: build_design_model(design, priors, centred=centred),
+            _compile_key(design, priors, centred, family),
+            lambda: build_design_model(design, priors, centred=centred, family=family),
             {},
         )
         trace = nutpie_sample(
@@ -208,7 +229,7 @@ def sample_design_nuts(
             target_accept=target_accept,
         )
     else:
-        model = build_design_model(design, priors, centred=centred)
+        model = build_design_model(design, priors, centred=centred, family=family)
         trace = pymc_nuts(model, draws=draws, tune=tune, chains=chains, seed=seed,
                           target_accept=target_accept)  # fmt: skip
     post = trace["posterior"].to_dataset()
@@ -217,7 +238,8 @@ def sample_design_nuts(
     def arr(name: str) -> np.ndarray:
         return np.asarray(post[name].transpose("chain", "draw", ...).values, dtype=float)
 
-    out = {"b0": arr("b0"), "sigma": arr("sigma")}
+    own = ("sigma",) if _gaussian(family) else family.design_own
+    out = {"b0": arr("b0"), **{name: arr(name) for name in own}}
     for t in design.terms[1:]:
         out[t.name] = arr(f"{t.dim}_effect")
         out[t.scale_name] = arr(t.scale_name)
