@@ -241,3 +241,27 @@ def test_draws_beyond_the_memory_limit_are_refused_before_sampling(monkeypatch):
     monkeypatch.setattr(defaults, "MEMORY_LIMIT", 1e6)
     with pytest.raises(OptionError, match="the posterior draws"):
         fit_across(_simulated_bernoulli(), likelihood="bernoulli")
+
+
+def test_zoib_scores_simulated_on_a_design_have_the_drawn_inflation():
+    """simulate_scores with the zoib family: each collection's shares of exact 0s and 1s are
+    zoi (1 - coi) and zoi coi of the drawn truth (binomial SE, 4 SEs)."""
+    from bayes_ir.hierarchical.design.simulate import draw_parameters, simulate_scores
+
+    design = collections_design(_unit_table(), scale="measure")
+    fam = get_family("zoib")
+    pri = design_priors(design, family=fam)
+    rng = np.random.default_rng(0)
+    truth = draw_parameters(design, pri, rng, fam)
+    assert set(truth) >= {"phi", "zoi", "coi"} and "sigma" not in truth
+    # a precision drawn near 0 makes numpy's beta draws round to exact 0s and 1s: fix it
+    truth["phi"] = np.full_like(truth["phi"], 8.0)
+    y = np.concatenate([simulate_scores(design, truth, rng, fam).y for _ in range(200)])
+    group = np.tile(design.residual.index, 200)
+    for g in range(design.residual.n_levels):
+        x = y[group == g]
+        for share, want in ((np.mean(x == 0), truth["zoi"][g] * (1 - truth["coi"][g])),
+                            (np.mean(x == 1), truth["zoi"][g] * truth["coi"][g])):  # fmt: skip
+            assert abs(share - want) <= 4 * np.sqrt(want * (1 - want) / x.size) + 1e-12
+        inside = x[(x > 0) & (x < 1)]
+        assert inside.size and np.all((inside > 0) & (inside < 1))

@@ -19,6 +19,7 @@ from bayes_ir.hierarchical.design import (
     segments_design,
 )
 from bayes_ir.hierarchical.design_calibration import calibrate_design, design_parameter_names
+from bayes_ir.hierarchical.families import get_family
 from bayes_ir.table import ScoreTable
 
 #: Datasets of the slow checks of coverage (one quantity's coverage SD: 0.67 points; with
@@ -74,6 +75,27 @@ def _segments():
     return design, priors
 
 
+def bernoulli_collections():
+    """4 collections x 15-30 items x 3 systems of 0/1 outcomes and the priors of their truths
+    (logit scale; also ``benchmarks/study_across_families.py``'s)."""
+    rows = [(f"c{c}", "accuracy", f"s{s}", f"t{t}", float((t + s) % 2))
+            for c, n_t in enumerate((15, 25, 20, 30)) for t in range(n_t)
+            for s in range(3)]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"])
+    table = ScoreTable.from_frame(frame).with_roles(champion="s0", challengers=["s1", "s2"])
+    priors = DesignPriors(
+        intercept_mu=np.full(4, 0.5),
+        intercept_sd=np.full(4, 0.7),
+        residual_rate=np.empty(0),
+        rates={
+            "topic": np.full(4, 1.0),
+            "system": np.array([2.0]),
+            "system:collection": np.array([4.0]),
+        },  # fmt: skip
+    )
+    return collections_design(table, scale="measure"), priors
+
+
 def _reported(res, design):
     """Coverage of the overall contrasts, the between-group SD and each group's contrast."""
     names = design_parameter_names(design)
@@ -104,3 +126,16 @@ def test_calibration_and_coverage(case, n_reported):
     coverage = _reported(res, design)
     assert len(coverage) == n_reported
     assert coverage.between(SBC_LEVEL - 0.03, SBC_LEVEL + 0.03).all(), coverage
+
+
+@pytest.mark.slow
+def test_calibration_of_the_bernoulli_model_across_collections():
+    """Ranks uniform for every parameter and reported quantity of the Bernoulli model across
+    collections (the score-scale contrasts, overall and per collection; NUTS on the PyMC
+    twin, compiled once per worker: ``benchmarks/study_across_families.py`` runs more)."""
+    design, priors = bernoulli_collections()
+    family = get_family("bernoulli")
+    res = calibrate_design(design, priors, n_datasets=80, seed=1, max_workers=2,
+                           family=family, tune=300)  # fmt: skip
+    assert res.failures(alpha=SBC_ALPHA, bins=SBC_BINS) == [], res.summary(bins=SBC_BINS)
+    assert len(res.parameters) == len(design_parameter_names(design, family)) == 126

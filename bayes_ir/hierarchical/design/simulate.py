@@ -9,13 +9,16 @@ values of the parameters, or priors to draw them from:
     \qquad \theta^{(j)} = s^{(j)}_h\,(z - \bar z_{\text{set}}),\ z \sim N(0, I),
 
 the zero-sum effects drawn as an i.i.d. normal projected on each set's sum zero
-(exactly ``ZeroSumNormal``'s distribution).
+(exactly ``ZeroSumNormal``'s distribution). With a logit family the same sum is the
+linear predictor of its cells (:meth:`~bayes_ir.hierarchical.families.Family.design_cells`),
+its own parameters drawn per residual group from their priors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -36,20 +39,25 @@ def _zero_sum(x: np.ndarray, term: Term) -> np.ndarray:
 
 
 def draw_parameters(
-    design: CrossedDesign, priors: DesignPriors, rng: np.random.Generator
+    design: CrossedDesign, priors: DesignPriors, rng: np.random.Generator, family: Any = None
 ) -> dict[str, np.ndarray]:
     """Draw every parameter of ``design``'s model from ``priors``.
 
     Returns
     -------
     dict
-        ``b0``, ``sigma`` (residual SDs), and for each random term its effects (by
-        the term's name) and its scales (``sigma_<term>``).
+        ``b0``, ``sigma`` (residual SDs; a logit ``family``'s own parameters instead:
+        zoib's precision ``phi`` from its Exponential prior, ``zoi`` and ``coi``
+        uniform, the inverse logits of standard logistic draws), and for each random
+        term its effects (by the term's name) and its scales (``sigma_<term>``).
     """
-    truth = {
-        "b0": rng.normal(priors.intercept_mu, priors.intercept_sd),
-        "sigma": rng.exponential(1.0 / np.asarray(priors.residual_rate)),
-    }
+    truth = {"b0": rng.normal(priors.intercept_mu, priors.intercept_sd)}
+    n_res = design.residual.n_levels
+    if family is None or family.name == "gaussian":
+        truth["sigma"] = rng.exponential(1.0 / np.asarray(priors.residual_rate))
+    elif family.design_own:  # zoib
+        truth["phi"] = rng.exponential(1.0 / priors.own["phi_rate"], n_res)
+        truth["zoi"], truth["coi"] = rng.uniform(size=n_res), rng.uniform(size=n_res)
     for t in design.terms[1:]:
         scale = rng.exponential(1.0 / np.asarray(priors.rates[t.name]))
         truth[t.scale_name] = scale
@@ -58,7 +66,10 @@ def draw_parameters(
 
 
 def simulate_scores(
-    design: CrossedDesign, truth: Mapping[str, np.ndarray], rng: np.random.Generator
+    design: CrossedDesign,
+    truth: Mapping[str, np.ndarray],
+    rng: np.random.Generator,
+    family: Any = None,
 ) -> CrossedDesign:
     """Return ``design`` with scores simulated from the model at ``truth``.
 
@@ -70,10 +81,18 @@ def simulate_scores(
         ``b0``, ``sigma`` and every random term's effects (see :func:`draw_parameters`).
     rng
         Random generator of the residuals.
+    family
+        ``None`` (Gaussian) or a logit family: ``truth`` then holds its own
+        parameters per residual group instead of ``sigma``.
     """
-    sigma = np.asarray(truth["sigma"])[design.residual.index]
+    gaussian = family is None or family.name == "gaussian"
+    res = design.residual.index
+    sigma = np.asarray(truth["sigma"])[res] if gaussian else np.ones(design.n_cells)
     mu = np.asarray(truth["b0"])[design.terms[0].index]
     for t in design.terms[1:]:
         part = np.asarray(truth[t.name])[t.index]
         mu = mu + (sigma * part if t.standardized else part)
+    if not gaussian:
+        own = {k: np.asarray(truth[k])[res] for k in family.design_own}
+        return replace(design, y=family.design_cells(mu, own).rvs(rng))
     return replace(design, y=mu + sigma * rng.standard_normal(design.n_cells))

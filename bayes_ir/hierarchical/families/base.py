@@ -368,18 +368,32 @@ class Family(abc.ABC):
         """Hyperparameters of :attr:`design_own`'s priors (``priors``: a user's Priors)."""
         return {}
 
-    def design_likelihood(self, eta: Any, design: Any, own_priors: dict[str, float]) -> None:
+    def design_likelihood(
+        self, eta: Any, design: Any, own_priors: dict[str, float], *, data: bool = False
+    ) -> None:
         r"""Declare the likelihood of a crossed design's scores in the current PyMC model.
 
         ``eta`` is the linear predictor of every cell on the link scale (a PyTensor
         vector), ``design`` the :class:`~bayes_ir.hierarchical.design.CrossedDesign`
         (its ``residual`` groups the family's own parameters) and ``own_priors``
-        :meth:`own_priors`.
+        :meth:`own_priors`. With ``data`` the scores are the data containers of
+        :meth:`design_data` (one compiled model refitted to many datasets).
         """
         raise OptionError(
             f"the {self.name} likelihood is not available across collections or segments: "
             "choose gaussian, bernoulli, binomial or zoib"
         )
+
+    def design_data(self, design: Any) -> dict[str, np.ndarray]:
+        """Values of :meth:`design_likelihood`'s data containers for ``design``'s scores."""
+        raise OptionError(f"the {self.name} model's scores are constants of its graph")
+
+    def design_cells(self, eta: np.ndarray, own: dict[str, np.ndarray]) -> Cells:
+        """Return the cells of linear predictor ``eta`` and own parameters ``own``.
+
+        Each of ``own`` broadcastable against ``eta`` (a crossed design's cells).
+        """
+        raise NotImplementedError(f"the {self.name} family has no cells of a crossed design")
 
 
 def flat_draws(var: xr.DataArray, keep: np.ndarray | None, *dims: str) -> np.ndarray:

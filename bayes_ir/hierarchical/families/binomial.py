@@ -266,12 +266,23 @@ class Binomial(LogitFamily):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
         return build_pymc_model(design, self, priors, pooling)
 
-    def design_likelihood(self, eta: Any, design: Any, own_priors: dict[str, float]) -> None:
+    def design_likelihood(
+        self, eta: Any, design: Any, own_priors: dict[str, float], *, data: bool = False
+    ) -> None:
         """``y ~ Binomial(n, logit_p = eta)`` for every cell of a crossed design (n resolved)."""
         import pymc as pm
 
-        n = self.trials_for("")
-        pm.Binomial("y", n=n, logit_p=eta, observed=np.rint(design.y * n))
+        k = self.design_data(design)["successes"]
+        observed = pm.Data("successes", k) if data else k
+        pm.Binomial("y", n=self.trials_for(""), logit_p=eta, observed=observed)
+
+    def design_data(self, design: Any) -> dict[str, np.ndarray]:
+        """Return the successes of every cell, ``round(y n)``."""
+        return {"successes": np.rint(design.y * self.trials_for(""))}
+
+    def design_cells(self, eta: np.ndarray, own: dict[str, np.ndarray]) -> Cells:
+        """Return the binomial cells of the linear predictor ``eta``."""
+        return BinomialCells(eta, self.trials_for(""))
 
     def mean_note(self) -> str:
         """How the system means are computed (one sentence)."""

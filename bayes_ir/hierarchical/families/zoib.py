@@ -292,7 +292,13 @@ class ZOIB(LogitFamily):
         rate = None if priors is None else priors.phi_rate
         return {"phi_rate": PHI_RATE if rate is None else float(rate)}
 
-    def design_likelihood(self, eta: Any, design: Any, own_priors: dict[str, float]) -> None:
+    def design_cells(self, eta: np.ndarray, own: dict[str, np.ndarray]) -> Cells:
+        """Return the zoib cells of ``eta`` and ``own`` ``phi``, ``zoi``, ``coi``."""
+        return ZOIBCells(special.expit(eta), own["phi"], own["zoi"], own["coi"])
+
+    def design_likelihood(
+        self, eta: Any, design: Any, own_priors: dict[str, float], *, data: bool = False
+    ) -> None:
         r"""Declare the zoib likelihood of a crossed design's scores, its parameters per group.
 
         ``phi``, ``zoi_logit`` and ``coi_logit`` (dim ``sigma_group``: one per collection,
@@ -308,6 +314,8 @@ class ZOIB(LogitFamily):
                 "across collections or segments the zoib model has one precision and one "
                 "inflation per collection: leave out phi= and inflation="
             )
+        if data:  # which scores are 0, 1 or inside shapes the graph
+            self.design_data(design)
         y, group = design.y, design.residual.index
         n_groups = design.residual.n_levels
         inside = (y > 0) & (y < 1)
