@@ -313,11 +313,11 @@ def fit_across(
     if segments is not None and by == "collection":
         by = "segment"
     validate.choice("by", by, BY)
-    family = get_family(likelihood)
-    if family.name not in LIKELIHOODS:
+    family = None if str(likelihood).strip() == "auto" else get_family(likelihood)
+    if family is None or family.name not in LIKELIHOODS:
         raise BayesIRError(
-            f"the {family.name} likelihood is not available across collections or segments: "
-            f"choose {', '.join(LIKELIHOODS)}"
+            f"the {'auto' if family is None else family.name} likelihood is not available "
+            f"across collections or segments: choose {', '.join(LIKELIHOODS)}"
         )
     gaussian = family.name == "gaussian"
     validate.choice("method", method, ("auto", "gibbs", "nuts"))

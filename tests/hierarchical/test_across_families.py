@@ -207,6 +207,8 @@ def _mixed_measures():
     [
         (_simulated_bernoulli, {"likelihood": "skew_normal"}, BayesIRError,
          "skew_normal likelihood is not available"),
+        (_simulated_bernoulli, {"likelihood": "auto"}, BayesIRError,
+         "auto likelihood is not available"),
         (_simulated_bernoulli, {"likelihood": "bernoulli", "scale": "sd"}, BayesIRError,
          "scale='sd'"),
         (_simulated_bernoulli, {"likelihood": "bernoulli", "method": "gibbs"}, BayesIRError,
