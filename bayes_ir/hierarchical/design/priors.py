@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from bayes_ir import validate
 from bayes_ir.errors import InsufficientDataError, OptionError
@@ -190,11 +189,7 @@ def _logit_priors(design: CrossedDesign, family: Any, fixed: dict[str, float]) -
     from bayes_ir.hierarchical.families.logit import INTERCEPT_SD, SCALE_RATE
 
     b0 = design.terms[0]
-    mu = np.empty(b0.n_levels)
-    for k in range(b0.n_levels):
-        block = design.block(k)
-        half = 0.5 / max(int(np.isfinite(block.matrix).sum()), 1)
-        mu[k] = special.logit(min(max(family.mean_score(block), half), 1.0 - half))
+    mu = np.array([family.intercept_mu(design.block(k)) for k in range(b0.n_levels)])
     term_rates = {
         t.name: np.full(t.n_scales, fixed.get(t.scale_name, SCALE_RATE)) for t in design.terms[1:]
     }

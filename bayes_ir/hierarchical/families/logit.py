@@ -91,14 +91,20 @@ class LogitFamily(Family):
         """Return the mean score the intercept's prior is centred on (at its logit)."""
         raise NotImplementedError
 
+    def intercept_mu(self, design: Any) -> float:
+        """Return the prior mean of ``b0``: the logit of :meth:`mean_score`.
+
+        The mean is kept half a score (of the table's cells) away from 0 and 1.
+        """
+        half = 0.5 / max(int(np.isfinite(design.matrix).sum()), 1)
+        return float(special.logit(min(max(self.mean_score(design), half), 1.0 - half)))
+
     def resolve_priors(self, design: Any, priors: Any) -> Any:
         """Logit-scale priors (module docstring); fields the user set are kept."""
         from bayes_ir.hierarchical.priors import Priors, autoscale_priors
 
-        ybar = self.mean_score(design)
-        half = 0.5 / max(int(np.isfinite(design.matrix).sum()), 1)
         auto = {
-            "b0_mu": float(special.logit(min(max(ybar, half), 1.0 - half))),
+            "b0_mu": self.intercept_mu(design),
             "b0_sd": INTERCEPT_SD,
             "sigma_topic_rate": SCALE_RATE,
             "sigma_system_rate": SCALE_RATE,
