@@ -27,8 +27,11 @@ their full conditional given the other parameters: with the residuals
 
 (the last step conditions the independent normals on the zero sum of the topic effects
 of the group, Rue and Held 2005, section 2.3.3): together with the draw of the
-other parameters, a draw from the joint posterior. A system is flagged when a check
-fails in any group, and each failed check is named with its group.
+other parameters, a draw from the joint posterior. A logit family's fit (NUTS) keeps its
+topic effects, and its cells are the family's
+(:meth:`~bayes_ir.hierarchical.families.Family.cells`: randomised PIT, and the shares of
+exact 0s and 1s among the checks). A system is flagged when a check fails in any group,
+and each failed check is named with its group.
 
 References
 ----------
