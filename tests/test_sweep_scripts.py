@@ -66,7 +66,9 @@ def cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                   dashboard_address=None) as local:  # fmt: skip
-        with distributed.Client(local) as client:
+        # not the default scheduler: under xdist other modules' tests share this worker
+        # while the fixture lives, and xarray's netCDF writer would send them to it
+        with distributed.Client(local, set_as_default=False) as client:
             yield client
 
 
@@ -122,3 +124,8 @@ def test_a_scheduler_that_is_not_an_address_is_one_line(address, capsys):
     err = capsys.readouterr().err
     assert stop.value.code == 2 and len(err.strip().splitlines()) == 1
     assert err.startswith(f"error: --scheduler {address}: cannot connect")
+    import dask
+
+    # the client that failed to connect left no default scheduler behind: xarray's netCDF
+    # writer, later in the same process, asked dask for it and failed
+    assert dask.config.get("scheduler", None) is None

@@ -356,7 +356,9 @@ class Workers:
                 "--executor dask needs Dask's distributed package: pip install 'dask[distributed]'"
             ) from None
         try:
-            client = Client(address, timeout=SCHEDULER_TIMEOUT)
+            # not Dask's default scheduler: the sweeps use its executor, and a default left
+            # behind would send every later xarray/dask computation of the process to it
+            client = Client(address, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
         except (OSError, ValueError, TypeError) as exc:  # refused, timed out, not an address
             raise BayesIRError(
                 f"--scheduler {address}: cannot connect ({exc}); give the scheduler's address "
