@@ -211,6 +211,7 @@ def test_hostile_tables(run_cli, tmp_path):
     assert "not compared in coll2" in text and "wins on k of 2 collections" in text
 
 
+@pytest.mark.slow
 def test_a_family_across_collections(run_cli, tmp_path):
     """``--likelihood zoib`` across collections: score-scale contrasts, said in the output and
     kept in the next steps."""

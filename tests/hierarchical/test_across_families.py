@@ -147,10 +147,11 @@ def test_score_scale_contrasts_equal_quadrature():
 
 
 @pytest.fixture(scope="module")
-def bernoulli_fit():
+def bernoulli_fit():  # a NUTS fit with a fresh compile: the slow suite's
     return fit_across(_simulated_bernoulli(), likelihood="bernoulli", draws=1000, tune=500, seed=4)
 
 
+@pytest.mark.slow
 def test_a_bernoulli_fit_finds_its_known_truth(bernoulli_fit):
     """The simulation's 8 per-collection score-scale contrasts (its known effects, the item
     population integrated) lie within the fit's 99% intervals; the gate and the model
@@ -173,6 +174,7 @@ def test_a_bernoulli_fit_finds_its_known_truth(bernoulli_fit):
     assert c.p_new_win()[0] == pytest.approx(float((c.new[:, 0] > 0).mean()))
 
 
+@pytest.mark.slow
 def test_link_scale_contrasts_are_the_effects_differences(bernoulli_fit):
     """The sign of a collection's score-scale contrast is that of its logit contrast."""
     fit = bernoulli_fit
