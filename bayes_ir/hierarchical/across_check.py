@@ -244,7 +244,7 @@ def check_across(
             cells_of = _gaussian_cells(b0[:, c], topic, eff[:, present], sig)
         else:  # the topic effects are kept by NUTS
             where = dict(zip(part["topic"], topic_term.index[part.index], strict=True))
-            topic = kept_topics[keep][:, [where[t] for t in block.topics]]
+            topic = kept_topics[np.ix_(keep, [where[t] for t in block.topics])]
             params = {"b0": b0[:, c], "topic": topic, "system": eff[:, present], **mine}
 
             def cells_of(idx: np.ndarray, params: dict = params) -> Any:

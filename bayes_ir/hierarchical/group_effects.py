@@ -221,11 +221,12 @@ def family_contrast_draws(
     groups = np.full((n, len(chals), len(design.groups)), np.nan)
     new = np.empty((n, len(chals)))
     z_h = rng.standard_normal(n)
+    champ_at_zero = [mean(k, beta[:, h]) for k in range(b0t.n_levels)]  # shared by all
     for j, c in enumerate(chals):
         s = systems.index(c)
         z_s = rng.standard_normal(n)
         for k in range(b0t.n_levels):
-            overall[:, j] += (mean(k, beta[:, s]) - mean(k, beta[:, h])) / b0t.n_levels
+            overall[:, j] += (mean(k, beta[:, s]) - champ_at_zero[k]) / b0t.n_levels
             at = pick == k
             new[at, j] = mean(k, (beta[:, s] + omega * z_s)[at], at) - mean(
                 k, (beta[:, h] + omega * z_h)[at], at
