@@ -44,6 +44,20 @@ def pytest_configure(config):
     _preload_the_sweep_workers()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Every test that runs R (it uses the ``rscript`` fixture) belongs to the slow suite.
+
+    These tests re-run R (lme4, metafor, multcomp, brms) to show that the outputs stored in
+    ``tests/results`` are current; the default suite checks the package against those
+    stored outputs. Starting R and its packages takes 3 to 10 s a test, about half a minute
+    of the default suite's five. Runs before the ``-m`` deselection (``tryfirst``).
+    """
+    for item in items:
+        if "rscript" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 #: Modules the forkserver of :func:`bayes_ir.sweep.sweep` imports once per test process.
 SWEEP_PRELOAD = ("__main__", "bayes_ir.hierarchical", "bayes_ir.frequentist.glm",
                  "bayes_ir.risk", "bayes_ir.reliability")  # fmt: skip
