@@ -475,8 +475,8 @@ class Pooling:
         if self.pooling == "none":  # no sigma_system to report
             return (
                 "Pooling 'none': every system effect is unpooled (the fixed prior "
-                f"N(0, {UNPOOLED_SD:g}^2) on the {self.link} scale, no sigma_system), so "
-                "differences are not pulled towards 0."
+                f"N(0, {UNPOOLED_SD:.2f}^2) on the {self.link} scale, no sigma_system), so "
+                "no spread learnt from the systems pulls differences towards 0."
             )
         spread = (
             f"sigma_system = {self.sigma_system:.3f} [{self.sigma_system_lower:.3f}, "

@@ -125,7 +125,7 @@ _POOLING_LINE = {
     "artifacts": "pooling 'artifacts': champion and challengers unpooled (flat priors); the "
     "artifact runs share sigma_system",
     "none": "pooling 'none': every system effect unpooled (zero-sum, prior "
-    f"N(0, {UNPOOLED_SD:g}^2) on the logit scale): no sigma_system, no pull towards the mean",
+    f"N(0, {UNPOOLED_SD:.2f}^2) on the logit scale): no sigma_system, no pull towards the mean",
 }
 
 
@@ -827,7 +827,9 @@ def fit(
         at least two artifact runs are needed. Every sampler serves it (the skew-normal
         is then sampled on its PyMC model instead of the compiled kernel). ``"none"``
         (the logit families: bernoulli, binomial, zoib): no system, each effect with the
-        fixed prior ``N(0, 2.5^2)`` on the logit scale. ``"auto"`` (default): ``"all"``,
+        fixed prior ``N(0, 1.28^2)`` on the logit scale (a difference of two with the
+        standard logistic's variance:
+        :data:`~bayes_ir.hierarchical.families.logit.UNPOOLED_SD`). ``"auto"`` (default): ``"all"``,
         or ``"none"`` for a logit family with fewer than two artifact runs
         (:func:`~bayes_ir.hierarchical.model.resolve_pooling` says why). ``fit.pooling``
         is the one used. See Notes for the trade-off.

@@ -99,10 +99,31 @@ def _mine(fit) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _agree_brms(mine: dict, ref: pd.DataFrame) -> None:
+#: brms's own diagnostics, (largest R-hat, divergent transitions), within which its stored
+#: run is a reference: R-hat < 1.01 and none, except the two real tables of two systems, where
+#: brms did not sample cleanly in 4 x 1,000 draws with tree depth 10 reached by every draw:
+#: its i.i.d. system effects leave their sum to trade with the collections' intercepts (a
+#: ridge), beside sd(system)'s funnel with one degree of freedom. Ranger's runs (548 topics,
+#: adapt_delta 0.99): 19 divergent transitions, R-hat 1.013. GLUE (1,034 examples,
+#: adapt_delta 0.999): 25, R-hat 1.054 (sd(system)). There its Monte Carlo SEs, widened by
+#: the low ESS, carry the comparison.
+BRMS_GATE = {"ranger_retrieval": (1.02, 20), "glue": (1.06, 25)}
+
+
+def _brms_reference(name: str) -> tuple[pd.DataFrame, bool]:
+    """The stored brms run within its gate, and whether it passed brms's usual one."""
+    ref = _stored(name, "brms")
+    rhat, divergences = BRMS_GATE.get(name, (1.01, 0))
+    assert ref["max_rhat"].max() < rhat and ref["divergences"].max() <= divergences
+    return ref, bool(ref["max_rhat"].max() < 1.01 and ref["divergences"].max() == 0)
+
+
+def _agree_brms(mine: dict, ref: pd.DataFrame, *, clean: bool = True) -> None:
     """The issue's rule, 2 Monte Carlo SEs or 10%, for at least 90% of the quantities (of
     20 to 44 quantities, 2 SEs leave one or two out by chance alone), every quantity within
-    4 SEs or 10%, and every posterior mean within 0.1 posterior SD of brms's."""
+    4 SEs or 10%, and, where brms's run passed its diagnostics (``clean``), every posterior
+    mean within 0.1 posterior SD of brms's: a run that failed them cannot pin a mean that
+    closely (GLUE's sd(system): brms's Monte Carlo SE is 0.07 of its posterior SD)."""
     within, wide = [], []
     for row in ref.itertuples(index=False):
         mean, mcse = mine[row.quantity]
@@ -111,25 +132,14 @@ def _agree_brms(mine: dict, ref: pd.DataFrame) -> None:
         wide.append((row.quantity, gap <= max(4 * se, 0.10 * abs(row.mean)), gap / row.sd))
     missed = [q for q, ok in zip(ref["quantity"], within, strict=True) if not ok]
     assert np.mean(within) >= 0.9, missed
-    assert all(ok and rel <= 0.1 for _, ok, rel in wide), [w for w in wide if not w[1]]
-
-
-#: brms's own diagnostics, (largest R-hat, divergent transitions), below which its stored run is
-#: a reference: R-hat < 1.01 and none, except Ranger's runs. brms did not converge cleanly there
-#: (548 topics, 2 systems, adapt_delta 0.99, 4 x 1,000 draws: 19 divergent transitions,
-#: R-hat 1.013, tree depth 10 reached by every draw): its i.i.d. system effects leave their sum
-#: to trade with the 6 intercepts, a ridge, beside sd(system)'s funnel with two systems. Its
-#: Monte Carlo SEs (low ESS, so wide) carry the comparison; 20 divergences, R-hat 1.02 at most.
-BRMS_GATE = {"ranger_retrieval": (1.02, 20)}
+    assert all(ok and (rel <= 0.1 or not clean) for _, ok, rel in wide), wide
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", FAST)
 def test_brms_on_the_same_model(all_cases, name):
-    ref = _stored(name, "brms")
-    rhat, divergences = BRMS_GATE.get(name, (1.01, 0))
-    assert ref["max_rhat"].max() < rhat and ref["divergences"].max() <= divergences
-    _agree_brms(_mine(_fit(all_cases[name], brms=True)), ref)
+    ref, clean = _brms_reference(name)
+    _agree_brms(_mine(_fit(all_cases[name], brms=True)), ref, clean=clean)
 
 
 def _agree_lme4(fit, ref: pd.DataFrame, *, between: bool) -> None:
@@ -164,9 +174,8 @@ def test_brms_bernoulli_across_collections(all_cases):
     """The logit family across collections against brms' ``bernoulli()`` with the same terms
     and priors, on the logit scale: every contrast, per-collection contrast, the
     between-collection SD, the system SD and the topic SD of each collection."""
-    ref = _stored("bernoulli", "brms")
-    assert ref["max_rhat"].max() < 1.01 and ref["divergences"].max() == 0
-    assert (ref["family"] == "bernoulli").all()
+    ref, clean = _brms_reference("bernoulli")
+    assert clean and (ref["family"] == "bernoulli").all()
     _agree_brms(_mine(_fit(all_cases["bernoulli"], brms=True)), ref)
 
 
@@ -174,7 +183,8 @@ def test_brms_bernoulli_across_collections(all_cases):
 def test_glue_brms_and_lme4(all_cases):
     case = all_cases["glue"]
     _agree_lme4(_fit(case, brms=False, sigma="pooled"), _stored("glue", "lme4"), between=False)
-    _agree_brms(_mine(_fit(case, brms=True)), _stored("glue", "brms"))
+    ref, clean = _brms_reference("glue")
+    _agree_brms(_mine(_fit(case, brms=True)), ref, clean=clean)
 
 
 def _rerun(run, case, rscript, tool: str):

@@ -428,7 +428,7 @@ def test_the_way_out_of_pooling_is_offered_only_where_it_exists():
     assert (said.pooling, said.n_pooled, said.share, said.link) == ("none", 0, 0.0, "logit")
     assert np.isnan(said.sigma_system) and "sigma_system" not in none.draws
     assert said.summary().startswith("Pooling 'none': every system effect is unpooled")
-    assert "the fixed prior N(0, 2.5^2) on the logit scale" in said.summary()  # UNPOOLED_SD
+    assert "the fixed prior N(0, 1.28^2) on the logit scale" in said.summary()  # pi / sqrt(6)
     assert "pooling 'none'" in none.summary() and "sigma_system " not in none.summary()
     with pytest.raises(OptionError, match="pooling='none' does not apply to the gaussian"):
         fit(table, pooling="none")
