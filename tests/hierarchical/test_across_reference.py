@@ -104,7 +104,7 @@ def _mine(fit) -> dict[str, tuple[float, float]]:
 #: brms did not sample cleanly in 4 x 1,000 draws with tree depth 10 reached by every draw:
 #: its i.i.d. system effects leave their sum to trade with the collections' intercepts (a
 #: ridge), beside sd(system)'s funnel with one degree of freedom. Ranger's runs (548 topics,
-#: adapt_delta 0.99): 19 divergent transitions, R-hat 1.013. GLUE (1,034 examples,
+#: adapt_delta 0.99): 19 divergent transitions, R-hat 1.013. GLUE (971 examples,
 #: adapt_delta 0.999): 25, R-hat 1.054 (sd(system)). There its Monte Carlo SEs, widened by
 #: the low ESS, carry the comparison.
 BRMS_GATE = {"ranger_retrieval": (1.02, 20), "glue": (1.06, 25)}

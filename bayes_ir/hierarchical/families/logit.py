@@ -21,18 +21,20 @@ distribution. Given an item's effect, the probability that an item answered righ
 exactly one of the two systems was answered right by the second is
 :math:`\mathrm{logit}^{-1}(\delta)` (the conditional likelihood of McNemar's test), and
 :math:`\delta \sim \mathrm{Logistic}(0, 1)` is the uniform prior on that probability
-(Bayes-Laplace): the normal prior with its variance. The wider 2.5 (rstanarm's default for
-a coefficient, Gelman et al. 2008) put a U-shaped prior on that probability, and a table
-with 3 to 7 discordant items split one way (two systems near accuracy 1 on 50 items) had
-a 95% interval of the accuracy difference that excluded 0 when McNemar's exact test was
-far from significance (p = 0.25 for 3-0). On the same 200 tables of 50 items at accuracies
-0.95 and 0.95, 89.5% of the intervals covered the true difference 0 under 2.5 and 95.0%
-under this prior; over the five accuracy pairs at 50 items, 92.3% and 94.2%
-(``benchmarks/study_binary_coverage.py``). The price is a pull towards 0 where a handful of
-discordant items carry the difference: 0.81 of the observed at 0.90/0.95. It stays proper,
-so a system right (or wrong) on every item keeps a proper posterior. With two
-systems and no other runs, pooling learns ``sigma_system`` from one degree of freedom and
-pulls a real difference much further towards 0 (to 0.60-0.70 of the observed at 50 items).
+(Bayes-Laplace); the normal prior with its variance is close to it (its density on that
+probability lies between 0.88 and 1.24 on [0.01, 0.99]). The wider 2.5 (rstanarm's default
+for a coefficient, Gelman et al. 2008) put a U-shaped prior on that probability (density
+0.45 at 1/2, 4.9 at 0.01 and 0.99), and a table with 3 to 7 discordant items split one way
+(two systems near accuracy 1 on 50 items) had a 95% interval of the accuracy difference
+that excluded 0 when McNemar's exact test was far from significance (p = 0.25 for 3-0). On
+the same 200 tables of 50 items at accuracies 0.95 and 0.95, 89.5% of the intervals covered
+the true difference 0 under 2.5 and 95.0% under this prior; over the five accuracy pairs at
+50 items, 92.3% and 94.2% (``benchmarks/study_binary_coverage.py``). The price is a pull
+towards 0 where a handful of discordant items carry the difference: 0.81 of the observed at
+0.90/0.95 on 50 items. It stays proper, so a system right (or wrong) on every item keeps a
+proper posterior. With two systems and no other runs, pooling learns ``sigma_system`` from
+one degree of freedom and pulls a real difference much further towards 0 (to 0.60-0.70 of
+the observed at 50 items).
 
 ``ybar`` is the family's mean score (successes per trial; the mean interior score for
 zoib). The fields of :class:`~bayes_ir.hierarchical.Priors` set by the user are kept.
