@@ -36,7 +36,7 @@ from bayes_ir.decision.rules import MISFIT_VERDICT, interval_verdict
 from bayes_ir.errors import InsufficientDataError, RoleError, UnknownSystemError
 from bayes_ir.hierarchical.diagnostics import GateStatus, draw_diagnostics
 from bayes_ir.hierarchical.families import family_of
-from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
+from bayes_ir.hierarchical.families.logit import UNPOOLED_PRIOR
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import MIN_POOLED, POOLINGS_BY_LINK, posterior_with_roles
 
@@ -475,7 +475,7 @@ class Pooling:
         if self.pooling == "none":  # no sigma_system to report
             return (
                 "Pooling 'none': every system effect is unpooled (the fixed prior "
-                f"N(0, {UNPOOLED_SD:.2f}^2) on the {self.link} scale, no sigma_system), so "
+                f"{UNPOOLED_PRIOR} on the {self.link} scale, no sigma_system), so "
                 "no spread learnt from the systems pulls differences towards 0."
             )
         spread = (

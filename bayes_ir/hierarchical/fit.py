@@ -29,7 +29,7 @@ from bayes_ir.hierarchical.diagnostics import (
 )
 from bayes_ir.hierarchical.exact import sample_exact
 from bayes_ir.hierarchical.families import Family, family_of, get_family
-from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
+from bayes_ir.hierarchical.families.logit import UNPOOLED_PRIOR
 from bayes_ir.hierarchical.gibbs import sample_gibbs
 from bayes_ir.hierarchical.intervals import hdi_bounds
 from bayes_ir.hierarchical.model import (
@@ -125,7 +125,7 @@ _POOLING_LINE = {
     "artifacts": "pooling 'artifacts': champion and challengers unpooled (flat priors); the "
     "artifact runs share sigma_system",
     "none": "pooling 'none': every system effect unpooled (zero-sum, prior "
-    f"N(0, {UNPOOLED_SD:.2f}^2) on the logit scale): no sigma_system, no pull towards the mean",
+    f"{UNPOOLED_PRIOR} on the logit scale): no sigma_system, no pull towards the mean",
 }
 
 

@@ -99,21 +99,11 @@ def _mine(fit) -> dict[str, tuple[float, float]]:
     return out
 
 
-#: brms's own diagnostics, (largest R-hat, divergent transitions), within which its stored
-#: run is a reference: R-hat < 1.01 and none, except the two real tables of two systems, where
-#: brms did not sample cleanly in 4 x 1,000 draws with tree depth 10 reached by every draw:
-#: its i.i.d. system effects leave their sum to trade with the collections' intercepts (a
-#: ridge), beside sd(system)'s funnel with one degree of freedom. Ranger's runs (548 topics,
-#: adapt_delta 0.99): 19 divergent transitions, R-hat 1.013. GLUE (971 examples,
-#: adapt_delta 0.999): 25, R-hat 1.054 (sd(system)). There its Monte Carlo SEs, widened by
-#: the low ESS, carry the comparison.
-BRMS_GATE = {"ranger_retrieval": (1.02, 20), "glue": (1.06, 25)}
-
-
-def _brms_reference(name: str) -> tuple[pd.DataFrame, bool]:
-    """The stored brms run within its gate, and whether it passed brms's usual one."""
-    ref = _stored(name, "brms")
-    rhat, divergences = BRMS_GATE.get(name, (1.01, 0))
+def _brms_reference(case) -> tuple[pd.DataFrame, bool]:
+    """The stored brms run within the case's gate (``Case.brms_gate``), and whether it passed
+    brms's usual one (R-hat < 1.01, no divergent transition)."""
+    ref = _stored(case.name, "brms")
+    rhat, divergences = case.brms_gate
     assert ref["max_rhat"].max() < rhat and ref["divergences"].max() <= divergences
     return ref, bool(ref["max_rhat"].max() < 1.01 and ref["divergences"].max() == 0)
 
@@ -138,7 +128,7 @@ def _agree_brms(mine: dict, ref: pd.DataFrame, *, clean: bool = True) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", FAST)
 def test_brms_on_the_same_model(all_cases, name):
-    ref, clean = _brms_reference(name)
+    ref, clean = _brms_reference(all_cases[name])
     _agree_brms(_mine(_fit(all_cases[name], brms=True)), ref, clean=clean)
 
 
@@ -174,7 +164,7 @@ def test_brms_bernoulli_across_collections(all_cases):
     """The logit family across collections against brms' ``bernoulli()`` with the same terms
     and priors, on the logit scale: every contrast, per-collection contrast, the
     between-collection SD, the system SD and the topic SD of each collection."""
-    ref, clean = _brms_reference("bernoulli")
+    ref, clean = _brms_reference(all_cases["bernoulli"])
     assert clean and (ref["family"] == "bernoulli").all()
     _agree_brms(_mine(_fit(all_cases["bernoulli"], brms=True)), ref)
 
@@ -183,7 +173,7 @@ def test_brms_bernoulli_across_collections(all_cases):
 def test_glue_brms_and_lme4(all_cases):
     case = all_cases["glue"]
     _agree_lme4(_fit(case, brms=False, sigma="pooled"), _stored("glue", "lme4"), between=False)
-    ref, clean = _brms_reference("glue")
+    ref, clean = _brms_reference(case)
     _agree_brms(_mine(_fit(case, brms=True)), ref, clean=clean)
 
 

@@ -70,6 +70,7 @@ from bayes_ir.hierarchical.families.sampler import sample_pymc, topic_population
 __all__ = [
     "INTERCEPT_SD",
     "SCALE_RATE",
+    "UNPOOLED_PRIOR",
     "UNPOOLED_SD",
     "LogitFamily",
     "pymc_crossed_effects",
@@ -83,6 +84,8 @@ SCALE_RATE: float = 1.0
 #: Prior SD of each unpooled system effect (logit scale; ``pooling="none"``): pi / sqrt(6),
 #: so a difference of two systems' effects has the standard logistic's variance (docstring).
 UNPOOLED_SD: float = float(np.pi / np.sqrt(6.0))
+#: The unpooled prior as the summaries print it.
+UNPOOLED_PRIOR: str = f"N(0, {UNPOOLED_SD:.2f}^2)"
 
 
 def system_sd(pooling: str) -> float:
