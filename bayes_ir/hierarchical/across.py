@@ -238,7 +238,8 @@ def fit_across(
         the PyMC twin: nutpie, or PyMC's own with ``sampler="pymc"``).
     chains, draws, tune, target_accept
         Sampler settings (defaults for Gibbs: the draws a pilot chooses for bulk and tail
-        ESS >= 10,000 (:func:`.design_posterior.sample_design`) and :data:`ACROSS_TUNE`
+        ESS >= 10,000 of what the results read and the gate's ESS of the rest
+        (:func:`.design_posterior.sample_design`) and :data:`ACROSS_TUNE`
         per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`,
         :data:`FAMILY_TARGET_ACCEPT` with a logit family).
     seed
@@ -353,7 +354,7 @@ def fit_across(
     post, stats, settings = sample_design(
         design, pri, method=method, chains=chains, draws=draws, tune=tune,
         target_accept=target_accept, seed=seed, sampler=sampler, ess_target=th.draws_ess,
-        gibbs_tune=ACROSS_TUNE, nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
+        gate_ess=th.gate_ess, gibbs_tune=ACROSS_TUNE, nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
         family=None if gaussian else family,
     )  # fmt: skip
     diag = _diagnose(post, design, stats, th, family, seed)

@@ -151,6 +151,7 @@ def sample_design(
     seed: int,
     sampler: str | None,
     ess_target: float,
+    gate_ess: float,
     gibbs_tune: int,
     nuts: tuple[int, int],
     family: Any = None,
@@ -170,7 +171,12 @@ def sample_design(
         Bulk and tail ESS the Gibbs sampler's default draws aim at
         (:attr:`~bayes_ir.hierarchical.diagnostics.Thresholds.draws_ess`): a pilot
         chooses them for it with the margin :data:`bayes_ir.defaults.DRAWS_ESS_MARGIN`, at
-        most :func:`~bayes_ir.hierarchical.samplers.chains.most_draws`.
+        most :func:`~bayes_ir.hierarchical.samplers.chains.most_draws`, for the
+        quantities the results read
+        (:func:`~bayes_ir.hierarchical.samplers.blocked_gibbs.read_by_results`).
+    gate_ess
+        Bulk and tail ESS of the diagnostics gate, the aim of every other quantity
+        (with the same margin).
     gibbs_tune, nuts
         Default warm-up per chain of the Gibbs sampler; default (draws, tune) of NUTS.
     family
@@ -196,19 +202,22 @@ def sample_design(
 
         if target_accept is not None or sampler is not None:
             raise BayesIRError("target_accept and sampler apply to method='nuts' only")
-        ess = None
+        ess = ess_rest = None
         if draws is None:  # a pilot chooses them (the most: those of the slowest mixing)
             ess = defaults.DRAWS_ESS_MARGIN * ess_target
+            ess_rest = defaults.DRAWS_ESS_MARGIN * gate_ess
             draws = most_draws(ess, chains)
         draws = validate.positive_int("draws", draws)
         tune = gibbs_tune if tune is None else validate.positive_int("tune", tune, minimum=0)
         post, info = sample_design_gibbs(
-            design, priors, chains=chains, draws=draws, tune=tune, seed=seed, ess=ess
-        )
+            design, priors, chains=chains, draws=draws, tune=tune, seed=seed, ess=ess,
+            ess_rest=ess_rest,
+        )  # fmt: skip
         draws = int(post["b0"].shape[1])
         settings = {"draws": draws, "tune": tune, "target_accept": None, **info}
         if ess is not None:
             settings["draws_for_ess"] = ess_target
+            settings["draws_for_ess_rest"] = gate_ess
         return post, None, settings
     from bayes_ir.hierarchical.samplers.pymc_design import sample_design_nuts
 

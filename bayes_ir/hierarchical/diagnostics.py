@@ -91,7 +91,12 @@ class Thresholds:
         The larger of :data:`bayes_ir.defaults.DRAWS_ESS` (what the decision rules need)
         and the gate's bulk and tail ESS.
         """
-        return max(defaults.DRAWS_ESS, self.ess_bulk_min, self.ess_tail_min)
+        return max(defaults.DRAWS_ESS, self.gate_ess)
+
+    @property
+    def gate_ess(self) -> float:
+        """Return the larger of the gate's bulk and tail ESS."""
+        return max(self.ess_bulk_min, self.ess_tail_min)
 
     @classmethod
     def resolve(cls, thresholds: Thresholds | str | dict[str, Any] | None) -> Thresholds:

@@ -94,7 +94,7 @@ from bayes_ir.hierarchical.samplers.chains import (
     grow_draws,
     run_stretches,
     run_to_ess,
-    stretch_seed,
+    stretch_rng,
 )
 
 __all__ = ["Incidence", "sample_gibbs"]
@@ -446,7 +446,7 @@ def sample_gibbs(
                 rates,
                 starts[c],
                 n_tune,
-                stretch_seed(seed, salt, c, k),
+                stretch_rng(seed, salt, c, k),
                 out["b0"][c, kept + i0 : kept + i1],
                 out["scales"][c, kept + i0 : kept + i1],
                 out["row"][c, kept + i0 : kept + i1],

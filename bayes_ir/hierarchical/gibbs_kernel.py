@@ -14,8 +14,9 @@ because an iteration is about a hundred small array operations: as numpy calls, 
 overhead (5-10 us each) was 90% of the time on rb04. The function is compiled once per
 machine (cached on disk) and releases the GIL, so chains run in parallel threads.
 
-Each call seeds numba's random generator of the thread that runs it (thread-local
-state), so a chain's draws depend on its seeds only, not on the thread or the order.
+Each call draws from the generator it is given (one per stretch of a chain:
+:func:`~bayes_ir.hierarchical.samplers.chains.stretch_rng`), so a chain's draws depend
+on its seeds only, not on the thread or the order.
 
 References
 ----------
@@ -36,39 +37,41 @@ _jit = numba.njit(cache=True, nogil=True)
 
 
 @_jit
-def _normal_above(alpha: float) -> float:
+def _normal_above(rng: np.random.Generator, alpha: float) -> float:
     """Draw a standard normal truncated to ``(alpha, inf)`` (Robert 1995 for ``alpha > 0``)."""
     if alpha <= 0.0:  # plain rejection: acceptance >= 1/2
         while True:
-            z = np.random.standard_normal()
+            z = rng.standard_normal()
             if z > alpha:
                 return z
     lam = 0.5 * (alpha + math.sqrt(alpha * alpha + 4.0))
     while True:
-        z = alpha + np.random.exponential(1.0 / lam)
-        if np.random.random() <= math.exp(-0.5 * (z - lam) ** 2):
+        z = alpha + rng.exponential(1.0 / lam)
+        if rng.random() <= math.exp(-0.5 * (z - lam) ** 2):
             return z
 
 
 @_jit
-def _expansion(vv: float, uv: float, s2: float, penalty: float) -> float:
+def _expansion(rng: np.random.Generator, vv: float, uv: float, s2: float, penalty: float) -> float:
     """Draw ``g > 0`` with density ``∝ exp(-(vv g^2 - 2 uv g) / (2 s2) - penalty g)``."""
     if vv <= 0.0:
         return 1.0
     prec = vv / s2
     mean = (uv / s2 - penalty) / prec
     sd = 1.0 / math.sqrt(prec)
-    g = mean + sd * _normal_above(-mean / sd)
+    g = mean + sd * _normal_above(rng, -mean / sd)
     return max(g, 1e-300)
 
 
 @_jit
-def _mh_scale(scale: float, ss: float, m: int, rate: float) -> tuple[float, bool]:
+def _mh_scale(
+    rng: np.random.Generator, scale: float, ss: float, m: int, rate: float
+) -> tuple[float, bool]:
     """Independence MH step for a scale with ``m`` Gaussian terms of sum of squares ``ss``."""
     power = max(m, 2)  # 2k + 1 of the Gamma(k, ss/2) proposal of scale^-2
-    prop = 1.0 / math.sqrt(np.random.gamma((power - 1) / 2.0, 2.0 / max(ss, 1e-300)))
+    prop = 1.0 / math.sqrt(rng.gamma((power - 1) / 2.0, 2.0 / max(ss, 1e-300)))
     log_ratio = (power - m) * math.log(prop / scale) - rate * (prop - scale)
-    if math.log(np.random.random()) < log_ratio:
+    if math.log(rng.random()) < log_ratio:
         return prop, True
     return scale, False
 
@@ -172,7 +175,7 @@ def run_chain(
     rates,
     state,
     tune,
-    seed,
+    rng,
     out_b0,
     out_scales,
     out_row,
@@ -207,8 +210,8 @@ def run_chain(
     state
         (sigma, row SD, column SD): read as the starting point, overwritten with the last
         iteration's values, so that a chain runs as a sequence of calls.
-    tune, seed
-        Discarded iterations and the seed of this call's random stream.
+    tune, rng
+        Discarded iterations and this call's random generator (:class:`numpy.random.Generator`).
     out_b0, out_scales, out_row, out_col
         Outputs, filled in: (draws,), (draws, 3), (draws, R), (draws, K).
     accepted
@@ -221,7 +224,6 @@ def run_chain(
     resid_row, resid_col, resid_sum, resid_ss = residuals
     gram, use_gram, centre, n_series, counts, weights = schur
     list_row, list_col, sign, complete = cells
-    np.random.seed(seed)
     n_r = n_row.size
     n_k = n_col.size
     k1 = n_k + 1
@@ -284,7 +286,7 @@ def run_chain(
             rhs[k + 1, 1] = -at_cols[k, 1]
             rhs[k + 1, 2] = w_col[k]
         for k in range(k1):
-            z[k] = np.random.standard_normal()
+            z[k] = rng.standard_normal()
         for k in range(k1):
             s = 0.0
             for j in range(k + 1):
@@ -298,7 +300,7 @@ def run_chain(
             bw0 = n_row[r] * rhs[0, 0] + at_rows[r, 0]
             bw1 = n_row[r] * rhs[0, 1] + at_rows[r, 1]
             bw2 = n_row[r] * rhs[0, 2] + at_rows[r, 2]
-            a[r, 0] = (y_row[r] - bw0) / s2 / d + np.random.standard_normal() / math.sqrt(d)
+            a[r, 0] = (y_row[r] - bw0) / s2 / d + rng.standard_normal() / math.sqrt(d)
             a[r, 1] = (w_row[r] - bw1 / s2) / d
             a[r, 2] = -bw2 / s2 / d
         # condition on sum(w_row * rows) = sum(w_col * columns) = 0
@@ -344,7 +346,7 @@ def run_chain(
         for k in range(n_k):
             vv += w_col[k] * n_col[k] * rhs[k + 1, 0] ** 2
             ev += w_col[k] * e_col[k] * rhs[k + 1, 0]
-        g = _expansion(vv, ev + vv, s2, rates[2] * chi)
+        g = _expansion(rng, vv, ev + vv, s2, rates[2] * chi)
         sse += -2.0 * (g - 1.0) * ev + (g - 1.0) ** 2 * vv
         for r in range(n_r):
             e_row[r] -= (g - 1.0) * at_rows[r, 1]
@@ -358,7 +360,7 @@ def run_chain(
         for r in range(n_r):
             vv += w_row[r] * n_row[r] * a[r, 0] ** 2
             ev += w_row[r] * e_row[r] * a[r, 0]
-        g = _expansion(vv, ev + vv, s2, rates[1] * tau)
+        g = _expansion(rng, vv, ev + vv, s2, rates[1] * tau)
         sse += -2.0 * (g - 1.0) * ev + (g - 1.0) ** 2 * vv
         ssa = 0.0
         for r in range(n_r):
@@ -370,9 +372,9 @@ def run_chain(
         for k in range(1, k1):
             ssc += w_col[k - 1] * rhs[k, 0] ** 2
         # the three scales given the effects
-        sigma, ok0 = _mh_scale(sigma, sse, n, rates[0])
-        tau, ok1 = _mh_scale(tau, ssa, int(pooled_rows) - 1, rates[1])
-        chi, ok2 = _mh_scale(chi, ssc, int(pooled_cols) - 1, rates[2])
+        sigma, ok0 = _mh_scale(rng, sigma, sse, n, rates[0])
+        tau, ok1 = _mh_scale(rng, tau, ssa, int(pooled_rows) - 1, rates[1])
+        chi, ok2 = _mh_scale(rng, chi, ssc, int(pooled_cols) - 1, rates[2])
         if it >= tune:
             i = it - tune
             out_b0[i] = b0

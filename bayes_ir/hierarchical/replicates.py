@@ -254,7 +254,8 @@ def fit_replicates(
         PyMC twin: nutpie, or PyMC's own with ``sampler="pymc"``).
     chains, draws, tune, target_accept
         Sampler settings (defaults for Gibbs: the draws a pilot chooses for bulk and tail
-        ESS >= 10,000 (:func:`.design_posterior.sample_design`) and :data:`REPLICATE_TUNE`
+        ESS >= 10,000 of what the results read and the gate's ESS of the rest
+        (:func:`.design_posterior.sample_design`) and :data:`REPLICATE_TUNE`
         per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`).
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`); it also seeds the new
@@ -306,7 +307,8 @@ def fit_replicates(
     post, stats, settings = sample_design(
         design, pri, method=method, chains=chains, draws=draws, tune=tune,
         target_accept=target_accept, seed=seed, sampler=sampler, ess_target=th.draws_ess,
-        gibbs_tune=REPLICATE_TUNE, nuts=(REPLICATE_NUTS_DRAWS, REPLICATE_NUTS_TUNE),
+        gate_ess=th.gate_ess, gibbs_tune=REPLICATE_TUNE,
+        nuts=(REPLICATE_NUTS_DRAWS, REPLICATE_NUTS_TUNE),
     )  # fmt: skip
     diag = _diagnose(post, design, stats, th)
     tree = xr.DataTree.from_dict(

@@ -155,3 +155,11 @@ def test_default_draws_aim_at_the_gate_ess_when_it_is_higher():
     assert fit.provenance["draws_for_ess"] == 12_000
     assert fit.diagnostics.passed  # the draws chosen reach it
     assert "chosen for ESS >= 12,000 from a pilot's ESS per draw" in fit.summary()
+    # by default the effects and the scales of new groups get 10,000, the rest the gate's
+    fit = fit_across(_table(), seed=3)
+    assert fit.provenance["draws_for_ess_rest"] == 400
+    assert (
+        "chosen for ESS >= 10,000 of the effects and of the scales of new groups, 400 of "
+        "the rest, from a pilot's ESS per draw"
+    ) in fit.summary()
+    assert fit.diagnostics.passed

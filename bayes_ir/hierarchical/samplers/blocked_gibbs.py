@@ -78,7 +78,7 @@ from bayes_ir.hierarchical.samplers.chains import (
     grow_draws,
     run_stretches,
     run_to_ess,
-    stretch_seed,
+    stretch_rng,
 )
 
 __all__ = ["GibbsLayout", "sample_design_gibbs"]
@@ -448,6 +448,27 @@ def moment_scales(design: CrossedDesign) -> np.ndarray:
     return np.concatenate(guess)
 
 
+def read_by_results(design: CrossedDesign, layout: GibbsLayout) -> np.ndarray:
+    """Which of the sampler's quantities (columns, then scales) the results read.
+
+    The effects of every term with a system component (the contrasts, per group and
+    overall, are made of them) and the scale of every term that crosses systems with
+    another factor (system x collection, system x segment, topic x system, replicate:
+    the predictive contrast on a new collection, segment, topic or run reads it). Not
+    read beyond the diagnostics gate: the intercepts, the residual and topic SDs and
+    the SD of the system effects themselves.
+    """
+    read = np.zeros(layout.n_cols + layout.n_scales, dtype=bool)
+    for j, off in layout.columns:
+        t = design.terms[j]
+        read[off : off + t.n_levels] = "system" in t.components
+    for t in design.terms:
+        if t.kind == "random" and "system" in t.components and len(t.components) > 1:
+            sl = layout.scale_slices[t.scale_name]
+            read[layout.n_cols + sl.start : layout.n_cols + sl.stop] = True
+    return read
+
+
 def sample_design_gibbs(
     design: CrossedDesign,
     priors: DesignPriors,
@@ -459,6 +480,7 @@ def sample_design_gibbs(
     keep_rows: bool | None = None,
     label: str = "sampling (Gibbs)",
     ess: float | None = None,
+    ess_rest: float | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Sample the Gaussian model of ``design`` by blocked Gibbs sampling.
 
@@ -476,13 +498,15 @@ def sample_design_gibbs(
         draws x rows is at most :data:`ROWS_KEPT_LIMIT`.
     label
         What the progress report calls the work.
-    ess
+    ess, ess_rest
         Bulk and tail ESS to reach: a pilot sets the draws
-        (:func:`~bayes_ir.hierarchical.samplers.chains.run_to_ess`) from the smallest
-        bulk or tail ESS per draw of the scales and the columns' effects (the
-        intercepts and the effects the contrasts are made of: system, system x
-        collection, runs), the quantities the diagnostics check; the rows' effects
-        (topics) are drawn jointly with them given the scales.
+        (:func:`~bayes_ir.hierarchical.samplers.chains.run_to_ess`) from the bulk and
+        tail ESS per draw of the scales and the columns' effects, the quantities the
+        diagnostics check (the rows' effects, topics, are drawn jointly with them given
+        the scales). ``ess`` is asked of what the results read (:func:`read_by_results`:
+        the effects the contrasts are made of and the scales of the terms that cross
+        systems with another factor), ``ess_rest`` (default ``ess``) of the intercepts
+        and the other scales, which only the diagnostics gate reads.
 
     Returns
     -------
@@ -523,7 +547,7 @@ def sample_design_gibbs(
                 **layout.arrays,
                 state=starts[c],
                 tune=n_tune,
-                seed=stretch_seed(seed, salt, c, k),
+                rng=stretch_rng(seed, salt, c, k),
                 out_scales=out["scales"][c, kept_draws],
                 out_cols=out["cols"][c, kept_draws],
                 out_rows=out["rows"][c, kept_draws] if rows["keep"] else no_rows,
@@ -545,6 +569,10 @@ def sample_design_gibbs(
             out.pop("rows", None)
         grow_draws(out, widths, chains, total)
 
+    target = None
+    if ess is not None:
+        read = read_by_results(design, layout)
+        target = np.where(read, ess, ess if ess_rest is None else ess_rest)
     draws, per_draw = run_to_ess(
         run,
         grow,
@@ -552,7 +580,7 @@ def sample_design_gibbs(
         chains=chains,
         draws=draws,
         tune=tune,
-        ess=ess,
+        ess=target,
         check=check,
     )
     posterior: dict[str, np.ndarray] = {}

@@ -4,7 +4,8 @@ One call of :func:`run_design_chain` runs a stretch of one chain of the sampler 
 :mod:`bayes_ir.hierarchical.samplers.blocked_gibbs`, whose docstring states each step
 and why it leaves the posterior invariant. Numba code, compiled once per machine
 (cached on disk), releasing the GIL so that chains run in parallel threads; each call
-seeds numba's thread-local generator, so a chain's draws depend on its seeds only.
+draws from the generator it is given (one per stretch of a chain), so a chain's draws
+depend on its seeds only.
 
 The helpers that draw a scale-expansion factor and make a scale's Metropolis-Hastings
 step are those of the two-way sampler (:mod:`bayes_ir.hierarchical.gibbs_kernel`).
@@ -106,7 +107,9 @@ def _add_gram(m: np.ndarray, idx: np.ndarray, gram: np.ndarray, f: np.ndarray, c
 
 
 @_jit
-def _residual_scale(sigma: float, a: float, b: float, n: int, rate: float) -> tuple[float, bool]:
+def _residual_scale(
+    rng: np.random.Generator, sigma: float, a: float, b: float, n: int, rate: float
+) -> tuple[float, bool]:
     r"""MH step of a residual SD whose group's cells carry standardised effects.
 
     The conditional is :math:`\propto \sigma^{-n} \exp(-A/2\sigma^2 + B/\sigma -
@@ -139,11 +142,11 @@ def _residual_scale(sigma: float, a: float, b: float, n: int, rate: float) -> tu
         )
 
     psi0 = math.log(sigma)
-    psi1 = mode + sd * np.random.standard_normal()
+    psi1 = mode + sd * rng.standard_normal()
     log_ratio = (
         logf(psi1) - logf(psi0) + 0.5 * ((psi1 - mode) ** 2 - (psi0 - mode) ** 2) / (sd * sd)
     )
-    if math.log(np.random.random()) < log_ratio:
+    if math.log(rng.random()) < log_ratio:
         return math.exp(psi1), True
     return sigma, False
 
@@ -196,7 +199,7 @@ def run_design_chain(
     has_std,
     state,
     tune,
-    seed,
+    rng,
     out_scales,
     out_cols,
     out_rows,
@@ -238,14 +241,13 @@ def run_design_chain(
         :func:`_residual_scale`).
     state
         Every scale: read as the starting point, overwritten with the last value.
-    tune, seed
-        Discarded iterations and the seed of this call's random stream.
+    tune, rng
+        Discarded iterations and this call's random generator (:class:`numpy.random.Generator`).
     out_scales, out_cols, out_rows, keep_rows
         Outputs (draws, P), (draws, K), (draws, R) (filled when ``keep_rows``).
     accepted
         Accepted MH proposals per scale (P,), incremented.
     """
-    np.random.seed(seed)
     n = y.size
     n_j = cell_cols.shape[1]
     n_r = row_ptr.size - 1
@@ -327,13 +329,13 @@ def run_design_chain(
                 rhs[1 + n_row_sets + c, cset_idx[p]] = 1.0
         _cholesky(m, chol, col_first)
         for k in range(n_k):
-            z[k] = np.random.standard_normal()
+            z[k] = rng.standard_normal()
         for k in range(n_k):
             rhs[0, k] += _dot(chol[k, col_first[k] : k + 1], z[col_first[k] : k + 1])
         _envelope_solve(chol, rhs, col_first)  # rhs = M^-1 [h + L z | A_w - Q_wa Q_aa^-1 A_a]
         # ---- the rows' noise, the constraint sums A x and A U
         for r in range(n_r):
-            zr[r] = np.random.standard_normal() * math.sqrt(inv_d[row_group[r]])
+            zr[r] = rng.standard_normal() * math.sqrt(inv_d[row_group[r]])
         for i in range(n_c):
             ax[i] = 0.0
             for j in range(n_c):
@@ -396,15 +398,16 @@ def run_design_chain(
             if row_set[r] >= 0:
                 val -= lam[0, row_set[r]] * inv_d[gi]
             a[r] = val
-            p = row_scale[r]
+            esum = 0.0  # a row's cells share its residual group (q)
             for i in range(row_ptr[r], row_ptr[r + 1]):
                 ei = y[i] - val - cfit[i]
                 e[i] = ei
-                wq = w8[cell_res[i]]
-                vv[p] += val * val * wq
-                uv[p] += ei * val * wq
+                esum += ei
+            p = row_scale[r]
+            vv[p] += (row_ptr[r + 1] - row_ptr[r]) * val * val * w8[q]
+            uv[p] += esum * val * w8[q]
         for p in range(row_scale0, row_scale0 + row_nscale):
-            g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
+            g[p] = _expansion(rng, vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
             scale[p] *= g[p]
         for r in range(n_r):
             gr = g[row_scale[r]] - 1.0
@@ -428,27 +431,43 @@ def run_design_chain(
                     aa[q] = 0.0
                     bb[q] = 0.0
             prev = term_j[t - 1] if t > 0 else -1
-            for i in range(n):
-                q = cell_res[i]
-                if prev >= 0:
-                    kp = cell_cols[i, prev]
-                    e[i] -= (g[col_scale[kp]] - 1.0) * wf[q, kp]
-                if t < n_t:
-                    kp = cell_cols[i, jj]
-                    v = wf[q, kp]
-                    p = col_scale[kp]
-                    vv[p] += v * v * w8[q]
-                    uv[p] += e[i] * v * w8[q]
-                    continue
-                d = 0.0
-                if has_std:  # the last term's move reaches w after the pass
-                    for j2 in range(n_j):
-                        kp = cell_cols[i, j2]
-                        if col_std[kp] > 0:
-                            d += w[kp] * (g[col_scale[kp]] if j2 == prev else 1.0)
-                u = e[i] + scale[q] * d
-                aa[q] += u * u
-                bb[q] += u * d
+            # a term of one scale (the usual case) and the residual sums gather each
+            # row's cells in locals, rather than through an array slot per cell
+            one = t < n_t and term_nscale[t] == 1
+            for r in range(n_r):
+                q = cell_res[row_ptr[r]]  # a row's cells share its residual group
+                lv = 0.0
+                lu = 0.0
+                for i in range(row_ptr[r], row_ptr[r + 1]):
+                    if prev >= 0:
+                        kp = cell_cols[i, prev]
+                        e[i] -= (g[col_scale[kp]] - 1.0) * wf[q, kp]
+                    if t < n_t:
+                        kp = cell_cols[i, jj]
+                        v = wf[q, kp]
+                        if one:
+                            lv += v * v
+                            lu += e[i] * v
+                        else:
+                            p = col_scale[kp]
+                            vv[p] += v * v * w8[q]
+                            uv[p] += e[i] * v * w8[q]
+                        continue
+                    d = 0.0
+                    if has_std:  # the last term's move reaches w after the pass
+                        for j2 in range(n_j):
+                            kp = cell_cols[i, j2]
+                            if col_std[kp] > 0:
+                                d += w[kp] * (g[col_scale[kp]] if j2 == prev else 1.0)
+                    u = e[i] + scale[q] * d
+                    lv += u * u
+                    lu += u * d
+                if one:
+                    vv[term_scale0[t]] += lv * w8[q]
+                    uv[term_scale0[t]] += lu * w8[q]
+                elif t == n_t:
+                    aa[q] += lv
+                    bb[q] += lu
             if t > 0:
                 for k in range(term_first[t - 1], term_first[t - 1] + term_ncol[t - 1]):
                     w[k] *= g[col_scale[k]]
@@ -456,7 +475,7 @@ def run_design_chain(
                         wf[q, k] *= g[col_scale[k]]
             if t < n_t:
                 for p in range(term_scale0[t], term_scale0[t] + term_nscale[t]):
-                    g[p] = _expansion(vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
+                    g[p] = _expansion(rng, vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
                     scale[p] *= g[p]
         for p in range(n_p):
             ss[p] = 0.0
@@ -469,13 +488,13 @@ def run_design_chain(
         keep = it >= tune
         for q in range(n_e):
             if has_std:
-                scale[q], ok = _residual_scale(scale[q], aa[q], bb[q], res_n[q], scale_rate[q])
+                scale[q], ok = _residual_scale(rng, scale[q], aa[q], bb[q], res_n[q], scale_rate[q])
             else:
-                scale[q], ok = _mh_scale(scale[q], aa[q], res_n[q], scale_rate[q])
+                scale[q], ok = _mh_scale(rng, scale[q], aa[q], res_n[q], scale_rate[q])
             if keep:
                 accepted[q] += ok
         for p in range(n_e, n_p):
-            scale[p], ok = _mh_scale(scale[p], ss[p], scale_m[p], scale_rate[p])
+            scale[p], ok = _mh_scale(rng, scale[p], ss[p], scale_m[p], scale_rate[p])
             if keep:
                 accepted[p] += ok
         if keep:

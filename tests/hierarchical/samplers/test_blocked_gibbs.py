@@ -155,6 +155,71 @@ def test_a_pilot_sets_the_draws_for_the_ess_asked(monkeypatch):
     np.testing.assert_array_equal(no_rows["system"], post["system"])
 
 
+def test_what_the_results_read_gets_its_ess_and_the_rest_the_gates():
+    """``ess`` for the effects and the scales of new groups, ``ess_rest`` for the others.
+
+    The draws are those the binding quantity needs, and every quantity reaches its own
+    target (80% of it: the pilot's ESS per draw is an estimate).
+    """
+    import math
+
+    from bayes_ir.hierarchical.design import replicates_design
+    from bayes_ir.hierarchical.diagnostics import draw_diagnostics
+    from bayes_ir.hierarchical.samplers.blocked_gibbs import read_by_results
+    from bayes_ir.hierarchical.samplers.chains import ess_per_draw
+
+    d = collections_design(_collections())
+    layout = GibbsLayout.of(d, design_priors(d))
+    read = read_by_results(d, layout)
+    labels = []
+    for j, _ in layout.columns:
+        labels += [d.terms[j].name] * d.terms[j].n_levels
+    for name, sl in layout.scale_slices.items():
+        labels += [name] * (sl.stop - sl.start)
+    read_names = {lab for lab, r in zip(labels, read, strict=True) if r}
+    assert read_names == {"system", "system:collection", "sigma_system_collection"}
+    assert set(labels) - read_names == {"b0", "sigma", "sigma_topic", "sigma_system"}
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        [("c", "AP", s, f"q{t}", f"seed{r}", 0.3 + rng.normal(0, 0.1))
+         for s in ("a", "b", "c") for t in range(6) for r in range(3)],
+        columns=["collection", "measure", "system", "topic", "replicate", "score"],
+    )  # fmt: skip
+    rep = replicates_design(ScoreTable(data=frame).with_roles(champion="a"))
+    rep_layout = GibbsLayout.of(rep, design_priors(rep))
+    rep_read = read_by_results(rep, rep_layout)
+    scale_read = {
+        name: bool(rep_read[rep_layout.n_cols + sl.start])
+        for name, sl in rep_layout.scale_slices.items()
+    }
+    assert scale_read == {
+        "sigma": False,
+        "sigma_topic": False,
+        "sigma_system": False,
+        "sigma_topic_system": True,
+        "sigma_replicate": True,
+    }
+
+    pri = design_priors(d)
+    for ess, rest in ((8000, 800), (800, 8000)):
+        post, info = sample_design_gibbs(
+            d, pri, chains=4, draws=40_000, tune=100, seed=7, ess=ess, ess_rest=rest
+        )
+        draws = np.concatenate(
+            [post[d.terms[j].name] for j, _ in layout.columns]
+            + [post[name] for name in layout.scale_slices],
+            axis=-1,
+        )
+        got = draw_diagnostics(draws)[["ess_bulk", "ess_tail"]].min(axis=1).to_numpy()
+        assert (got[read] > 0.8 * ess).all() and (got[~read] > 0.8 * rest).all()
+        # the draws are those of the quantity that needs the most
+        target = np.where(read, ess, rest)
+        per = ess_per_draw(draws[:, :500])  # the pilot's draws
+        k = int(np.argmax(target / per))
+        assert info["pilot_ess_per_draw"] == pytest.approx(per[k])
+        assert post["b0"].shape[1] == math.ceil(target[k] / (4 * per[k]))
+
+
 @pytest.mark.parametrize("scale", ["measure", "sd"])
 def test_the_pymc_twin_has_the_stated_log_density(scale):
     """The twin's log density equals the model's, written with scipy at a random point."""
