@@ -421,6 +421,12 @@ class LikelihoodComparison:
         zeros_observed, zeros_predicted, ones_observed, ones_predicted, adequate,
         chosen`` (the checks across spaces; ``roles_flagged`` counts the champion and
         challengers among the flagged; see :func:`compare_likelihoods`).
+    skipped
+        Default candidates not fitted because the rule could not choose them: the
+        continuous ones, when the scores have more exact 0s or 1s than the tolerance
+        and a family with point masses describes them (see :func:`compare_likelihoods`).
+    zeros_ones
+        Observed shares of exact 0s and of exact 1s.
     """
 
     frame: pd.DataFrame
@@ -435,6 +441,8 @@ class LikelihoodComparison:
     fits: dict[str, Any] = field(repr=False)
     elpd: dict[str, Any] = field(repr=False)
     spaces: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    skipped: tuple[str, ...] = ()
+    zeros_ones: tuple[float, float] = (math.nan, math.nan)
 
     @property
     def chosen_fit(self) -> Any:
@@ -473,7 +481,8 @@ class LikelihoodComparison:
             if self.runner_up
             else "(the only candidate of its outcome space)"
         )
-        how = "PSIS-LOO" if len(self.spaces) <= 1 else "PSIS-LOO and the checks across spaces"
+        across = len(self.spaces) > 1 or self.skipped
+        how = "PSIS-LOO and the checks across spaces" if across else "PSIS-LOO"
         return f"Likelihood chosen by {how}: {self.chosen} {versus}\n  rule: {self.rule}"
 
     def summary(self) -> str:
@@ -513,6 +522,15 @@ class LikelihoodComparison:
                     + ("adequate" if r.adequate else "inadequate")
                     + (" *" if r.chosen else "")
                 )
+        if self.skipped:
+            lines.append(
+                f"  not fitted: {', '.join(self.skipped)}: a continuous family predicts no "
+                f"exact 0s or 1s, the scores have {self.zeros_ones[0]:.1%} 0s and "
+                f"{self.zeros_ones[1]:.1%} 1s (tolerance "
+                f"{100 * defaults.POINT_MASS_TOLERANCE:.0f} percentage points) and "
+                f"{self.chosen} predicts both shares within it: the rule across spaces could "
+                "not choose them (pass candidates=... to fit them anyway)"
+            )
         if (frame["n_high_k"] > 0).any():
             lines.append(
                 f"  (k>good_k: cells with Pareto k > {frame['good_k'].min():.2f}, where that "
@@ -659,7 +677,14 @@ def compare_likelihoods(
     none is), the one whose model check (:func:`~bayes_ir.hierarchical.check_model`)
     flags the fewest of the champion and challengers (the systems the decision is
     about), then the fewest systems, is chosen, ties going to the first of continuous,
-    unit_inflated, counts, binary. See ``docs/methods.md``.
+    unit_inflated, counts, binary.
+
+    The default candidates skip what this rule cannot choose: when the scores have more
+    exact 0s or 1s than the tolerance, the candidates with point masses are fitted first,
+    and if one of them is adequate and passes the mean-difference check, the continuous
+    candidates (inadequate whatever their fit: they predict no exact 0 or 1) are not
+    fitted (``skipped``; the summary names them). Candidates given by the caller are all
+    fitted. See ``docs/methods.md``.
 
     References
     ----------
@@ -695,8 +720,12 @@ def compare_likelihoods(
         raise BayesIRError(f"mean_check_p must lie in [0, 1), got {mean_check_p}")
     n_loo = defaults.LOO_DRAWS if loo_draws is None else int(loo_draws)
     seed = defaults.SEED if seed is None else int(seed)
+    y = design_of(table).score
+    observed = (float(np.mean(y == 0.0)), float(np.mean(y == 1.0)))
+    tol = defaults.POINT_MASS_TOLERANCE
     fits, elpd, check_p = {}, {}, {}
-    for name in dict.fromkeys(names):
+
+    def evaluate(name: str) -> None:
         likelihood, sigma = MODELS[name]
         with warnings.catch_warnings():  # only the chosen model's check speaks (below)
             warnings.simplefilter("ignore", ModelCheckWarning)
@@ -710,6 +739,28 @@ def compare_likelihoods(
             if table.challengers
             else 1.0  # nothing to check without a challenger
         )
+
+    names = list(dict.fromkeys(names))
+    continuous = [m for m in names if get_family(MODELS[m][0]).outcome_space == "continuous"]
+    skipped: list[str] = []
+    if candidates is None and continuous and max(observed) > tol:
+        # A continuous family predicts no exact 0 or 1, so with more of them than the
+        # tolerance it is inadequate before it is fitted: once a family with point masses
+        # is adequate and reproduces the challengers' mean differences, no continuous
+        # candidate can be chosen (the rule across spaces below), and none is fitted.
+        # (Each other space of the default candidates has one member, its choice.)
+        for name in (m for m in names if m not in continuous):
+            evaluate(name)
+        if any(
+            check_p[m] >= p_min
+            and all(abs(o - p) <= tol for o, p in zip(observed, _point_mass_shares(fits[m]),
+                                                      strict=True))
+            for m in fits
+        ):  # fmt: skip
+            skipped = continuous
+    for name in names:
+        if name not in fits and name not in skipped:
+            evaluate(name)
     eligible = [m for m in elpd if check_p[m] >= p_min]
     if not eligible:
         warnings.warn(
@@ -730,9 +781,6 @@ def compare_likelihoods(
         choice[space] = ok[0] if ranked is None else _choose(ranked, k)
         frame = _space_frame({m: elpd[m] for m in members}, choice[space])
         frames.append(frame.assign(outcome_space=space))
-    y = design_of(table).score
-    observed = (float(np.mean(y == 0.0)), float(np.mean(y == 1.0)))
-    tol = defaults.POINT_MASS_TOLERANCE
     roles = () if table.roles is None else (table.champion, *table.challengers)
     rows = []
     for space in spaces:
@@ -784,6 +832,8 @@ def compare_likelihoods(
         fits=fits,
         elpd=elpd,
         spaces=across,
+        skipped=tuple(skipped),
+        zeros_ones=observed,
     )
 
 

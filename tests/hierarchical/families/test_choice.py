@@ -114,3 +114,40 @@ def test_auto_fits_the_bernoulli_family_to_binary_items():
     assert f.likelihood == "bernoulli"
     assert f.likelihood_choice.chosen == "bernoulli"
     assert "the only candidate of its outcome space" in f.summary()
+
+
+def test_default_candidates_skip_the_continuous_ones_when_they_cannot_be_chosen(monkeypatch):
+    """40% exact 1s: a continuous family is inadequate whatever its fit, so once zoib is
+    adequate (and reproduces the mean differences) the three are not fitted; the choice is
+    that of the comparison that fits them (the test above) and the summary says why."""
+    from bayes_ir.hierarchical import likelihoods
+
+    table = _table(_rr_like(), "RR")
+    fitted = []
+    real = likelihoods.loo
+    monkeypatch.setattr(
+        likelihoods, "loo", lambda f, **k: fitted.append(model_name(f)) or real(f, **k)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare_likelihoods(table, seed=2, loo_draws=1000, draws=1000)
+    assert fitted == ["zoib"] and set(res.fits) == {"zoib"}
+    assert res.skipped == CANDIDATES and res.chosen == "zoib"
+    assert res.spaces["adequate"].all()
+    ones = float(np.mean(table.matrix().values == 1))
+    assert res.zeros_ones == (0.0, pytest.approx(ones))
+    text = " ".join(res.summary().split())
+    assert "Likelihood chosen by PSIS-LOO and the checks across spaces: zoib" in text
+    assert (
+        f"not fitted: {', '.join(CANDIDATES)}: a continuous family predicts no exact 0s or 1s, "
+        f"the scores have 0.0% 0s and {ones:.1%} 1s (tolerance 2 percentage points) and zoib "
+        "predicts both shares within it"
+    ) in text
+    # under the tolerance a continuous family may be adequate: every candidate is fitted
+    fitted.clear()
+    monkeypatch.setattr(likelihoods.defaults, "POINT_MASS_TOLERANCE", 0.5)
+    monkeypatch.setattr(likelihoods, "default_candidates", lambda t: ("gaussian", "zoib"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare_likelihoods(table, seed=2, loo_draws=1000, draws=1000)
+    assert fitted == ["gaussian", "zoib"] and res.skipped == ()
