@@ -473,6 +473,12 @@ class LikelihoodComparison:
 
         return result_to_latex(self, **options)
 
+    @property
+    def chosen_by(self) -> str:
+        """``"PSIS-LOO"``, or ``"PSIS-LOO and the checks across spaces"`` when they decided."""
+        across = len(self.spaces) > 1 or self.skipped
+        return "PSIS-LOO and the checks across spaces" if across else "PSIS-LOO"
+
     def choice_text(self) -> str:
         """Two lines: the chosen model and its ELPD difference with the runner-up."""
         versus = (
@@ -481,9 +487,7 @@ class LikelihoodComparison:
             if self.runner_up
             else "(the only candidate of its outcome space)"
         )
-        across = len(self.spaces) > 1 or self.skipped
-        how = "PSIS-LOO and the checks across spaces" if across else "PSIS-LOO"
-        return f"Likelihood chosen by {how}: {self.chosen} {versus}\n  rule: {self.rule}"
+        return f"Likelihood chosen by {self.chosen_by}: {self.chosen} {versus}\n  rule: {self.rule}"
 
     def summary(self) -> str:
         """Return the choice, the rule and the table of ELPDs with Pareto-k counts."""

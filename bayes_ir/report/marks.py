@@ -61,10 +61,16 @@ def model_description(fit: Any) -> str:
 
 
 def _named_model(name: str) -> str:
-    """``"gaussian_sigma_by_system"`` -> ``"gaussian with a per-system residual SD"``."""
+    """``"gaussian_sigma_by_system"`` -> ``"gaussian with a per-system residual SD"``.
+
+    The Gaussian and skew-normal models name their residual SD; the other families
+    (zoib, binomial, bernoulli and their variants) are named as they are.
+    """
     if name.endswith("_sigma_by_system"):
         return f"{name.removesuffix('_sigma_by_system')} with a per-system residual SD"
-    return f"{name} with one residual SD"
+    if name in ("gaussian", "skew_normal"):
+        return f"{name} with one residual SD"
+    return name
 
 
 def choice_line(choice: Any) -> str:
@@ -73,10 +79,16 @@ def choice_line(choice: Any) -> str:
     ``choice`` is a :class:`~bayes_ir.hierarchical.likelihoods.LikelihoodComparison`;
     its ``summary()`` has the table of every candidate and the rule.
     """
+    head = f"Model chosen by {choice.chosen_by}: {_named_model(choice.chosen)}"
+    if not choice.runner_up:
+        return (
+            f"{head}, the only candidate of its outcome space fitted (--explain shows every "
+            "candidate and the checks)"
+        )
     return (
-        f"Model chosen by PSIS-LOO: {_named_model(choice.chosen)}; it predicts the scores "
-        f"better than {_named_model(choice.runner_up)} by {choice.elpd_diff:.1f} ELPD (SE "
-        f"{choice.elpd_diff_se:.1f}; --explain shows every candidate)"
+        f"{head}; it predicts the scores better than {_named_model(choice.runner_up)} by "
+        f"{choice.elpd_diff:.1f} ELPD (SE {choice.elpd_diff_se:.1f}; --explain shows every "
+        "candidate)"
     )
 
 

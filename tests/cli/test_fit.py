@@ -301,6 +301,28 @@ def test_likelihood_auto_prints_the_choice(tmp_path):
     assert "ELPD (SE" in line and "--explain shows every candidate" in line
 
 
+def test_likelihood_auto_names_a_choice_without_a_runner_up(tmp_path):
+    """40% exact 1s (as RR has): zoib alone is fitted, and the line says how it was chosen."""
+    rng = np.random.default_rng(5)
+    y = np.clip(0.5 + rng.normal(0, 0.2, (30, 1)) + rng.normal(0, 0.15, (30, 5)), 0.01, 0.99)
+    y[rng.random(y.shape) < 0.4] = 1.0
+    rows = [("sim", "RR", f"s{j}", f"t{i}", y[i, j]) for i in range(30) for j in range(5)]
+    path = tmp_path / "rr.csv"
+    pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"]).to_csv(
+        path, index=False
+    )
+    args = ["fit", str(path), "-c", "s0", "-C", "s1", "--likelihood", "auto",
+            "--draws", "600", "--chains", "2", "--seed", "2"]  # fmt: skip
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert (
+        "Model chosen by PSIS-LOO and the checks across spaces: zoib, the only candidate of its "
+        "outcome space fitted (--explain shows every candidate and the checks)"
+    ) in text
+    assert " nan " not in f" {text} "
+
+
 def test_a_table_with_gaps_is_fitted_by_the_gibbs_sampler(tmp_path, run_cli):
     """Runs that skip topics: ``--missing keep`` fits the gaps with the Gibbs sampler."""
     data = pd.read_csv(EXAMPLE)
