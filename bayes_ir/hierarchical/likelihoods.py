@@ -480,14 +480,24 @@ class LikelihoodComparison:
         return "PSIS-LOO and the checks across spaces" if across else "PSIS-LOO"
 
     def choice_text(self) -> str:
-        """Two lines: the chosen model and its ELPD difference with the runner-up."""
+        """Return the choice, its ELPD difference, the candidates not fitted and the rule."""
         versus = (
             f"(ELPD {self.chosen} - {self.runner_up} = {self.elpd_diff:+.1f}, "
             f"SE {self.elpd_diff_se:.1f})"
             if self.runner_up
             else "(the only candidate of its outcome space)"
         )
-        return f"Likelihood chosen by {self.chosen_by}: {self.chosen} {versus}\n  rule: {self.rule}"
+        text = f"Likelihood chosen by {self.chosen_by}: {self.chosen} {versus}"
+        if self.skipped:
+            text += (
+                f"\n  not fitted: {', '.join(self.skipped)}: a continuous family predicts no "
+                f"exact 0s or 1s, the scores have {self.zeros_ones[0]:.1%} 0s and "
+                f"{self.zeros_ones[1]:.1%} 1s (tolerance "
+                f"{100 * defaults.POINT_MASS_TOLERANCE:.0f} percentage points) and "
+                f"{self.chosen} predicts both shares within it: the rule across spaces could "
+                "not choose them (pass candidates=... to fit them anyway)"
+            )
+        return f"{text}\n  rule: {self.rule}"
 
     def summary(self) -> str:
         """Return the choice, the rule and the table of ELPDs with Pareto-k counts."""
@@ -526,15 +536,6 @@ class LikelihoodComparison:
                     + ("adequate" if r.adequate else "inadequate")
                     + (" *" if r.chosen else "")
                 )
-        if self.skipped:
-            lines.append(
-                f"  not fitted: {', '.join(self.skipped)}: a continuous family predicts no "
-                f"exact 0s or 1s, the scores have {self.zeros_ones[0]:.1%} 0s and "
-                f"{self.zeros_ones[1]:.1%} 1s (tolerance "
-                f"{100 * defaults.POINT_MASS_TOLERANCE:.0f} percentage points) and "
-                f"{self.chosen} predicts both shares within it: the rule across spaces could "
-                "not choose them (pass candidates=... to fit them anyway)"
-            )
         if (frame["n_high_k"] > 0).any():
             lines.append(
                 f"  (k>good_k: cells with Pareto k > {frame['good_k'].min():.2f}, where that "

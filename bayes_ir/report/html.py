@@ -145,7 +145,7 @@ def _model_check(review: Any) -> dict[str, Any]:
         "other_flagged": [],
         "likelihood": review.fit.likelihood,
         "description": model_description(review.fit),
-        "choice": choice.choice_text() if choice is not None else None,
+        "choice": [x.strip() for x in choice.choice_text().splitlines()] if choice else [],
     }
     if check is None:
         return out

@@ -321,6 +321,17 @@ def test_likelihood_auto_names_a_choice_without_a_runner_up(tmp_path):
         "outcome space fitted (--explain shows every candidate and the checks)"
     ) in text
     assert " nan " not in f" {text} "
+    # the review shows the choice, the candidates not fitted and the rule, one per line
+    out = tmp_path / "review.html"
+    review = ["review", *args[1:], "-o", str(out)]
+    assert CliRunner().invoke(app, review, catch_exceptions=False).exit_code == 0
+    html = out.read_text()
+    assert (
+        "<br>Likelihood chosen by PSIS-LOO and the checks across spaces: zoib (the only "
+        "candidate of its outcome space)<br>not fitted: gaussian, skew_normal, "
+        "gaussian_sigma_by_system: a continuous family predicts no exact 0s or 1s"
+    ) in html
+    assert "<br>rule: within each outcome space" in html
 
 
 def test_a_table_with_gaps_is_fitted_by_the_gibbs_sampler(tmp_path, run_cli):
