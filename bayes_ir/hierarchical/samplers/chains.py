@@ -242,13 +242,15 @@ def describe_draws(chains: int, draws: int, provenance: dict) -> str:
     target = provenance.get("draws_for_ess")
     rest = provenance.get("draws_for_ess_rest")
     pilot = provenance.get("pilot_ess_per_draw")
-    if target and rest and rest < target:
+    split = bool(target and rest and rest < target)
+    if split:
         aim = f"ESS >= {target:,.0f} of the effects and of the scales of new groups, "
-        aim += f"{rest:,.0f} of the rest,"
+        aim += f"{rest:,.0f} of the rest"
     else:
         aim = f"ESS >= {target:,.0f}" if target else ""
     if target and pilot is not None:
-        line += f" (chosen for {aim} from a pilot's ESS per draw, {pilot:.2f})"
+        sep = "," if split else ""
+        line += f" (chosen for {aim}{sep} from a pilot's ESS per draw, {pilot:.2f})"
     elif target:
         line += f" (chosen for {aim})"
     return line

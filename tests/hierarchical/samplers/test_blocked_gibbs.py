@@ -272,3 +272,21 @@ def test_across_collections_agrees_with_nuts(scale):
     assert int(st["diverging"].sum()) <= 10
     names = [k for k in g if k != "topic"]
     agree(g, n, names=names, sd_tol=0.1)
+
+
+def test_the_draws_line_states_each_target():
+    from bayes_ir.hierarchical.samplers.chains import describe_draws
+
+    head = "draws: 4 x 100 = 400"
+    assert describe_draws(4, 100, {}) == head
+    assert describe_draws(4, 100, {"draws_for_ess": 1e4}) == f"{head} (chosen for ESS >= 10,000)"
+    split = {"draws_for_ess": 1e4, "draws_for_ess_rest": 400}
+    aim = "ESS >= 10,000 of the effects and of the scales of new groups, 400 of the rest"
+    assert describe_draws(4, 100, split) == f"{head} (chosen for {aim})"
+    assert describe_draws(4, 100, {**split, "pilot_ess_per_draw": 0.44}) == (
+        f"{head} (chosen for {aim}, from a pilot's ESS per draw, 0.44)"
+    )
+    equal = {"draws_for_ess": 12_000, "draws_for_ess_rest": 12_000, "pilot_ess_per_draw": 0.5}
+    assert describe_draws(4, 100, equal) == (
+        f"{head} (chosen for ESS >= 12,000 from a pilot's ESS per draw, 0.50)"
+    )
