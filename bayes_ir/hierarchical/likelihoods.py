@@ -584,6 +584,16 @@ def _point_mass_shares(fit: Any) -> tuple[float, float]:
     )
 
 
+def _adequate(observed: tuple[float, float], fit: Any) -> bool:
+    """Whether the fit predicts the observed shares of exact 0s and of exact 1s.
+
+    Each within :data:`bayes_ir.defaults.POINT_MASS_TOLERANCE` (:func:`_point_mass_shares`).
+    """
+    tol = defaults.POINT_MASS_TOLERANCE
+    predicted = _point_mass_shares(fit)
+    return all(abs(o - p) <= tol for o, p in zip(observed, predicted, strict=True))
+
+
 def _n_flagged(fit: Any, among: tuple[str, ...] | None = None) -> int:
     """Return the number of systems the fit's model check flags (0 without a check).
 
@@ -756,12 +766,7 @@ def compare_likelihoods(
         # (Each other space of the default candidates has one member, its choice.)
         for name in (m for m in names if m not in continuous):
             evaluate(name)
-        if any(
-            check_p[m] >= p_min
-            and all(abs(o - p) <= tol for o, p in zip(observed, _point_mass_shares(fits[m]),
-                                                      strict=True))
-            for m in fits
-        ):  # fmt: skip
+        if any(check_p[m] >= p_min and _adequate(observed, fits[m]) for m in fits):
             skipped = continuous
     for name in names:
         if name not in fits and name not in skipped:
@@ -796,7 +801,7 @@ def compare_likelihoods(
             "n_flagged": _n_flagged(fitted), "roles_flagged": _n_flagged(fitted, roles),
             "zeros_observed": observed[0], "zeros_predicted": predicted[0],
             "ones_observed": observed[1], "ones_predicted": predicted[1],
-            "adequate": all(abs(o - p) <= tol for o, p in zip(observed, predicted, strict=True)),
+            "adequate": _adequate(observed, fitted),
         })  # fmt: skip
     across = pd.DataFrame(rows)
     chosen = choose_across_spaces(across)
