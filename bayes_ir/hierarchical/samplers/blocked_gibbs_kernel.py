@@ -409,12 +409,6 @@ def run_design_chain(
         for p in range(row_scale0, row_scale0 + row_nscale):
             g[p] = _expansion(rng, vv[p], uv[p] + vv[p], 1.0, scale_rate[p] * scale[p])
             scale[p] *= g[p]
-        for r in range(n_r):
-            gr = g[row_scale[r]] - 1.0
-            ar = a[r]
-            for i in range(row_ptr[r], row_ptr[r + 1]):
-                e[i] -= gr * ar
-            a[r] = ar * (gr + 1.0)
         # ---- scale expansion of each random column term, then the sums of squares of
         # the residual groups (A, B): stage t applies the previous term's move to the
         # residuals and gathers term t's statistics (the last stage: the sums), one
@@ -438,7 +432,12 @@ def run_design_chain(
                 q = cell_res[row_ptr[r]]  # a row's cells share its residual group
                 lv = 0.0
                 lu = 0.0
+                gr = 0.0  # the first stage applies the rows' move to their cells
+                if t == 0:
+                    gr = (g[row_scale[r]] - 1.0) * a[r]
+                    a[r] += gr
                 for i in range(row_ptr[r], row_ptr[r + 1]):
+                    e[i] -= gr
                     if prev >= 0:
                         kp = cell_cols[i, prev]
                         e[i] -= (g[col_scale[kp]] - 1.0) * wf[q, kp]
