@@ -226,6 +226,44 @@ def test_options_a_family_cannot_take_are_one_clear_error(table, options, error,
         fit_across(table(), **options)
 
 
+@pytest.mark.parametrize("family", ["bernoulli", "zoib"])
+def test_the_intercepts_along_the_ridge_keep_their_prior(family):
+    """A logit model samples each collection's intercept divided by sqrt(1 + pi s_c^2 / 8)
+    (s_c its topic SD), from its conditional prior: b0 itself must keep its prior N(m, v^2)
+    whatever s_c, so 4,000 joint prior draws give b0 that KS-match N(m, v^2) in every
+    collection, uncorrelated with s_c. (Drawing the free coordinate from N(m, v^2) instead
+    would give b0 an SD v k_c, correlated with s_c.) The Gaussian model keeps b0 as is."""
+    import pymc as pm
+
+    table = _simulated_bernoulli() if family == "bernoulli" else _unit_table()
+    design = collections_design(table, scale="measure")
+    fam = get_family(family)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fam = fam.resolved(design.block(0))
+    pri = design_priors(design, family=fam)
+    model = build_design_model(design, pri, family=fam)
+    assert "b0_stretched" in model.named_vars
+    assert "b0" in {d.name for d in model.deterministics}
+    b0, s = pm.draw([model["b0"], model["sigma_topic"]], draws=4000, random_seed=3)
+    for c in range(b0.shape[1]):
+        m, v = pri.intercept_mu[c], pri.intercept_sd[c]
+        assert stats.kstest(b0[:, c], stats.norm(m, v).cdf).pvalue > 0.001
+        assert abs(np.corrcoef(b0[:, c], s[:, c])[0, 1]) < 0.06  # 4 SE at 4,000 draws
+    # the coordinate is that of the mean score: E[logit^-1(b0 + s z)] is logit^-1(b0 / k)
+    # within 0.01 (adaptive quadrature; 0.0086 at worst on this grid)
+    for b in np.linspace(-4, 4, 9):
+        for sd in np.linspace(0, 3, 7):
+
+            def density(z, b=b, sd=sd):
+                return special.expit(b + sd * z) * stats.norm.pdf(z)
+
+            mean = integrate.quad(density, -12, 12)[0]
+            assert abs(mean - special.expit(b / np.sqrt(1 + np.pi * sd**2 / 8))) < 0.01
+    gaussian = build_design_model(design, design_priors(design))
+    assert "b0" in {v.name for v in gaussian.free_RVs} and "b0_stretched" not in gaussian.named_vars
+
+
 def test_segments_with_a_family_build_their_model():
     """Across segments the family's model has an intercept per segment and one topic SD."""
     t = _simulated_bernoulli().select(collection="task1")

@@ -42,19 +42,32 @@ from bayes_ir.hierarchical.sampling import cached_compile, nutpie_sample, pymc_n
 __all__ = ["build_design_model", "centred_terms", "sample_design_nuts"]
 
 
-def centred_terms(design: CrossedDesign) -> dict[str, bool]:
+def centred_terms(design: CrossedDesign, family: Any = None) -> dict[str, bool]:
     r"""Whether each random term is centred in the PyMC twin (see the module docstring).
 
-    Centred when a level's noise variance :math:`\sigma^2/n` (``n`` its mean number of
-    cells) is below :data:`bayes_ir.hierarchical.model.CENTRED_RATIO` times the
-    variance of the effects, both from moment estimates (the spread of the level
-    means, less their noise, for the effects).
+    Centred when a level's noise variance :math:`v/n` (``n`` its mean number of cells) is
+    below :data:`bayes_ir.hierarchical.model.CENTRED_RATIO` times the variance of the
+    effects, both from moment estimates (the spread of the level means, less their noise,
+    for the effects). :math:`v` is the mean residual variance of the moment estimates for
+    the Gaussian model; for another family it is :math:`\bar y(1 - \bar y)`, the largest
+    variance a score in [0, 1] with the mean score :math:`\bar y` can have (Bhatia and
+    Davis 2000), that of a 0/1 outcome: with two systems the moment residuals of 0/1
+    items, left after each item's mean, understate it by half or more, and items' effects
+    that two outcomes barely inform would be centred into a funnel.
+
+    References
+    ----------
+    Bhatia, R., Davis, C. (2000). A better bound on the variance. *The American
+    Mathematical Monthly* 107(4), 353-357.
     """
     from bayes_ir.hierarchical.samplers.blocked_gibbs import moment_scales
 
     scales = moment_scales(design)
     n_e = design.residual.n_levels
     noise = float(np.mean(scales[:n_e] ** 2))
+    if not _gaussian(family):
+        mean = float(np.mean(design.y))
+        noise = max(noise, mean * (1.0 - mean))
     unit = float(np.exp(np.mean(np.log(scales[:n_e]))))
     out = {}
     p = n_e
@@ -82,6 +95,38 @@ def _zero_sum(x, term: Term):
     means = pt.inc_subtensor(means[idx], x) / sizes
     means = pt.set_subtensor(means[n_sets], 0.0)
     return x - means[idx]
+
+
+def _free_means(raw, scale, term: Term) -> None:
+    r"""Give the free mean of each zero-sum set of a centred term a prior without its scale.
+
+    With :math:`x \sim N(0, s^2 I_n)`, :math:`x = e + \bar x 1` splits into the effects
+    :math:`e \sim \mathrm{ZSN}(s)` and their set's mean :math:`\bar x \sim N(0, s^2/n)`,
+    independent, and the likelihood sees :math:`e` only. Left so, :math:`\bar x` and
+    :math:`s` form a funnel (a scale of two systems has one degree of freedom, and NUTS
+    diverges in its neck). The potential
+    :math:`\log N(\bar x; 0, 1/n) - \log N(\bar x; 0, s^2/n) = -\tfrac{n}{2}\bar x^2
+    (1 - s^{-2}) + \log s` swaps that prior for :math:`N(0, 1/n)`: the model of
+    :math:`(e, s)` is unchanged, and :math:`\bar x` no longer moves with :math:`s`. Sets
+    whose levels have several scales are left as they are.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    sets = term.zero_sum
+    n_sets = int(sets.max() + 1) if (sets >= 0).any() else 0
+    group = np.full(n_sets, -1)
+    for k in range(n_sets):
+        g = np.unique(term.scale_group[sets == k])
+        group[k] = g[0] if g.size == 1 else -1
+    ok = np.flatnonzero(group >= 0)
+    if ok.size == 0:
+        return
+    idx = np.where(sets >= 0, sets, n_sets)
+    sizes = np.bincount(idx, minlength=n_sets + 1).astype(float)
+    means = pt.inc_subtensor(pt.zeros(n_sets + 1)[idx], raw) / sizes
+    xbar, s, n = means[ok], scale[group[ok]], sizes[ok]
+    pm.Potential(f"{term.dim}_free_mean", pt.sum(-0.5 * n * xbar**2 * (1.0 - s**-2) + pt.log(s)))
 
 
 def _compile_key(
@@ -152,7 +197,7 @@ def build_design_model(
     """
     import pymc as pm
 
-    centred = centred_terms(design) if centred is None else centred
+    centred = centred_terms(design, family) if centred is None else centred
     b0t = design.terms[0]
     coords: dict[str, Any] = {
         "b0_level": list(b0t.levels),
@@ -162,30 +207,87 @@ def build_design_model(
         coords[t.dim] = list(t.levels)
         coords[f"{t.scale_name}_group"] = list(t.scale_names)
     with pm.Model(coords=coords) as model:
-        b0 = pm.Normal("b0", mu=priors.intercept_mu, sigma=priors.intercept_sd, dims="b0_level")
         if _gaussian(family):
             sigma = pm.Exponential("sigma", lam=priors.residual_rate, dims="sigma_group")
         res = design.residual.index
-        mu = b0[b0t.index]
+        scales = {}
+        mu = 0.0
         for t in design.terms[1:]:
             scale = pm.Exponential(
                 t.scale_name, lam=priors.rates[t.name], dims=f"{t.scale_name}_group"
             )
+            scales[t.name] = scale
             s = scale[t.scale_group]
             if centred.get(t.name, False):
                 raw = pm.Normal(f"{t.dim}_raw", mu=0.0, sigma=s, dims=t.dim)
                 effect = _zero_sum(raw, t)
+                _free_means(raw, scale, t)
             else:
                 z = pm.Normal(f"{t.dim}_z", mu=0.0, sigma=1.0, dims=t.dim)
                 effect = s * _zero_sum(z, t)
             effect = pm.Deterministic(f"{t.dim}_effect", effect, dims=t.dim)
             term_mean = effect[t.index]
             mu = mu + (sigma[res] * term_mean if t.standardized else term_mean)
+        mu = _intercepts(design, priors, family, scales)[b0t.index] + mu
         if _gaussian(family):
             pm.Normal("y", mu=mu, sigma=sigma[res], observed=design.y)
         else:
             family.design_likelihood(mu, design, dict(priors.own), data=data)
     return model
+
+
+def _ridge_groups(design: CrossedDesign) -> tuple[str, np.ndarray] | None:
+    """Return the rows term and its scale group at every intercept level (:func:`_intercepts`).
+
+    ``None`` when the design has no rows term (:func:`~bayes_ir.hierarchical.samplers.
+    blocked_gibbs.rows_term`) or an intercept level's cells span several of its scale groups.
+    """
+    from bayes_ir.hierarchical.samplers.blocked_gibbs import rows_term
+
+    j = rows_term(design)
+    if j is None:
+        return None
+    b0t, t = design.terms[0], design.terms[j]
+    pairs = np.unique(np.c_[b0t.index, t.scale_group[t.index]], axis=0)
+    if len(pairs) != b0t.n_levels or len(np.unique(pairs[:, 0])) != b0t.n_levels:
+        return None
+    group = np.empty(b0t.n_levels, dtype=int)
+    group[pairs[:, 0]] = pairs[:, 1]
+    return t.name, group
+
+
+def _intercepts(design: CrossedDesign, priors: DesignPriors, family: Any, scales: dict):
+    r"""Return the intercepts ``b0 ~ N(m, v^2)``, along a logit model's ridge if it has one.
+
+    With a logit link and a rows term (topics within collections) of SD :math:`s_c`, the
+    mean score of a collection is about :math:`\operatorname{logit}^{-1}(b_{0c}/k_c)`,
+    :math:`k_c = \sqrt{1 + \pi s_c^2/8}` (the probit approximation of the logistic-normal
+    integral; MacKay 1992), so the data pin :math:`b_{0c}/k_c` and
+    leave :math:`b_{0c}` and :math:`s_c` on a curved ridge (two systems: each item's effect
+    rests on two outcomes). NUTS crosses it when the model samples
+    :math:`a_c = b_{0c}/k_c` instead, from its conditional prior
+    :math:`a_c \mid s_c \sim N(m_c/k_c, (v_c/k_c)^2)`: then :math:`b_{0c} = a_c k_c`
+    given :math:`s_c` is :math:`N(m_c, v_c^2)`, so the model (and its posterior) is the same,
+    only its coordinates change. Other models (identity link, no rows term): ``b0``
+    itself.
+
+    References
+    ----------
+    MacKay, D. J. C. (1992). The evidence framework applied to classification networks.
+    *Neural Computation* 4(5), 720-736.
+    """
+    import pymc as pm
+
+    m, v = priors.intercept_mu, priors.intercept_sd
+    ridge = None if getattr(family, "link", "identity") != "logit" else _ridge_groups(design)
+    if ridge is None:
+        return pm.Normal("b0", mu=m, sigma=v, dims="b0_level")
+    import pytensor.tensor as pt
+
+    rows, group = ridge
+    k = pt.sqrt(1.0 + (np.pi / 8.0) * pt.sqr(scales[rows][group]))
+    a = pm.Normal("b0_stretched", mu=m / k, sigma=v / k, dims="b0_level")
+    return pm.Deterministic("b0", a * k, dims="b0_level")
 
 
 def sample_design_nuts(
@@ -224,7 +326,7 @@ def sample_design_nuts(
         scales) and NUTS's sample statistics.
     """
     validate.choice("sampler", sampler, ("nutpie", "pymc"))
-    centred = centred_terms(design) if centred is None else centred
+    centred = centred_terms(design, family) if centred is None else centred
     if sampler == "nutpie":
         compiled, _ = cached_compile(
             _compile_key(design, priors, centred, family, data),

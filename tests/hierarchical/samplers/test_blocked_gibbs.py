@@ -222,7 +222,8 @@ def test_what_the_results_read_gets_its_ess_and_the_rest_the_gates():
 
 @pytest.mark.parametrize("scale", ["measure", "sd"])
 def test_the_pymc_twin_has_the_stated_log_density(scale):
-    """The twin's log density equals the model's, written with scipy at a random point."""
+    """The twin's log density equals the model's, written with scipy at a random point (a
+    centred term's free set means with the prior N(0, 1/n) that frees them from its scale)."""
     d = collections_design(_collections(), scale=scale)
     pri = design_priors(d)
     centred = {"topic": True, "system": False, "system:collection": True}
@@ -248,6 +249,12 @@ def test_the_pymc_twin_has_the_stated_log_density(scale):
         if centred[t.name]:
             x = point[f"{t.dim}_raw"]
             ref += stats.norm.logpdf(x, 0, s[t.scale_group]).sum()
+            for k in np.unique(t.zero_sum[t.zero_sum >= 0]):  # each set's free mean: N(0, 1/n)
+                members = t.zero_sum == k
+                (g,) = np.unique(t.scale_group[members])  # one scale per set here
+                n, xbar = members.sum(), x[members].mean()
+                ref += stats.norm.logpdf(xbar, 0, 1 / np.sqrt(n))
+                ref -= stats.norm.logpdf(xbar, 0, s[g] / np.sqrt(n))
         else:
             z = point[f"{t.dim}_z"]
             ref += stats.norm.logpdf(z, 0, 1).sum()
