@@ -13,7 +13,8 @@ A zero-sum set's effects are written :math:`\theta = s\,(z - \bar z_{\text{set}}
 (non-centred, :math:`z \sim N(0, 1)`) or :math:`\theta = x - \bar x_{\text{set}}`,
 :math:`x \sim N(0, s^2)` (centred): an i.i.d. normal minus its mean has the
 covariance :math:`s^2 (I - \tfrac1n 11^\top)` of ``ZeroSumNormal(s)``, and the mean
-left out is a free direction the likelihood does not see. A term is centred when its
+left out is a free direction the likelihood does not see (given a prior of its own,
+:func:`_free_means`). A term is centred when its
 effects are well identified by the data (:func:`centred_terms`; Papaspiliopoulos et
 al. 2007).
 
@@ -190,10 +191,12 @@ def build_design_model(
     Returns
     -------
     pymc.Model
-        Free variables ``b0`` (dim: the intercept's levels), ``sigma`` (residual SDs;
-        a family's own parameters instead), each random term's scale
-        ``sigma_<term>`` and its effects through ``<term>_z`` (non-centred) or
-        ``<term>_raw`` (centred); deterministics ``<term>_effect`` (dim ``<term>``).
+        Free variables ``b0`` (dim: the intercept's levels; with a logit family and a
+        rows term, ``b0_stretched`` and the deterministic ``b0``, :func:`_intercepts`),
+        ``sigma`` (residual SDs; a family's own parameters instead), each random term's
+        scale ``sigma_<term>`` and its effects through ``<term>_z`` (non-centred) or
+        ``<term>_raw`` (centred, with the potential ``<term>_free_mean`` of
+        :func:`_free_means`); deterministics ``<term>_effect`` (dim ``<term>``).
     """
     import pymc as pm
 
