@@ -82,19 +82,26 @@ def centred_terms(design: CrossedDesign, family: Any = None) -> dict[str, bool]:
     return out
 
 
-def _zero_sum(x, term: Term):
-    """``x`` less its mean over each zero-sum set of ``term`` (unconstrained levels kept)."""
+def _set_means(x, term: Term):
+    """Return each zero-sum set's mean of ``x``, every level's set and the sets' sizes.
+
+    The means have one more entry than the sets, 0, the set of unconstrained levels.
+    """
     import pytensor.tensor as pt
 
     sets = term.zero_sum
-    if not (sets >= 0).any():
-        return x
-    n_sets = int(sets.max() + 1)
+    n_sets = int(sets.max() + 1) if (sets >= 0).any() else 0
     idx = np.where(sets >= 0, sets, n_sets)
     sizes = np.bincount(idx, minlength=n_sets + 1).astype(float)
-    means = pt.zeros(n_sets + 1)
-    means = pt.inc_subtensor(means[idx], x) / sizes
-    means = pt.set_subtensor(means[n_sets], 0.0)
+    means = pt.inc_subtensor(pt.zeros(n_sets + 1)[idx], x) / sizes
+    return pt.set_subtensor(means[n_sets], 0.0), idx, sizes
+
+
+def _zero_sum(x, term: Term):
+    """``x`` less its mean over each zero-sum set of ``term`` (unconstrained levels kept)."""
+    if not (term.zero_sum >= 0).any():
+        return x
+    means, idx, _ = _set_means(x, term)
     return x - means[idx]
 
 
@@ -123,9 +130,7 @@ def _free_means(raw, scale, term: Term) -> None:
     ok = np.flatnonzero(group >= 0)
     if ok.size == 0:
         return
-    idx = np.where(sets >= 0, sets, n_sets)
-    sizes = np.bincount(idx, minlength=n_sets + 1).astype(float)
-    means = pt.inc_subtensor(pt.zeros(n_sets + 1)[idx], raw) / sizes
+    means, _, sizes = _set_means(raw, term)
     xbar, s, n = means[ok], scale[group[ok]], sizes[ok]
     pm.Potential(f"{term.dim}_free_mean", pt.sum(-0.5 * n * xbar**2 * (1.0 - s**-2) + pt.log(s)))
 
