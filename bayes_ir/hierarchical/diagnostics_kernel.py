@@ -268,7 +268,7 @@ def _series_ess(y: np.ndarray, n_rows: int, n: int, acov: np.ndarray) -> tuple[f
     for r in range(n_rows):
         for t in range(n):
             y[r * n + t] -= means[r]
-    done = 0
+    done = n - n  # 0, typed as the lags summed later: a literal 0 compiled _lag_sums twice
     while True:
         want = min(max(2 * done, LAG_BATCH), DIRECT_LAGS)
         _lag_sums(y, n_rows, n, done, want, acov)

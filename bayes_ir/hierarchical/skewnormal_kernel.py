@@ -91,6 +91,12 @@ __all__ = [
 
 #: Number of scalar coordinates before the two effect vectors in ``theta``.
 N_HYPER = 5
+# The integer arguments the compiled functions are called with as constants, typed int64: a
+# literal (``-2``, ``N_HYPER``) is typed ``Literal[int]`` and compiles the callee once more
+# beside its int64 version (about 3 s of a fresh machine's first skew-normal fit).
+_FIRST_EFFECT = np.int64(N_HYPER)
+_AS_PACKED = np.int64(-2)  # _logp_grad's branch: the density the data block says
+_SUMMED = np.int64(-1)  # _sign_loglik's branch: the sign summed out
 #: Layout of the packed data block (:func:`pack`): ``[T, S, b0_mu, b0_sd, rate_topic,
 #: rate_system, rate_sigma, skew_max, centred, sign]`` followed by ``y`` (T x S,
 #: row-major); ``centred`` is 1.0 for centred system effects, 0.0 for non-centred ones;
@@ -185,7 +191,7 @@ def _state(theta, data):
     abs_skew = c[5] / (1.0 + math.exp(-theta[N_HYPER - 1]))
     topic = np.empty(n_t)
     z_sys = np.empty(n_s)
-    _extend(theta, N_HYPER, n_t, 1.0, topic)
+    _extend(theta, _FIRST_EFFECT, n_t, 1.0, topic)
     _extend(theta, N_HYPER + n_t - 1, n_s, 1.0, z_sys)
     return y, c, scales, abs_skew, topic, z_sys
 
@@ -342,7 +348,7 @@ def _logp_grad(theta, data, grad, branch):
     grad[4] = g_big_a * d_a_dm * skew_max * e * (1.0 - e) + 1.0 - 2.0 * e
     for i in range(N_HYPER, theta.size):
         grad[i] = -theta[i] / (s_topic**2 if i < N_HYPER + n_t - 1 else prior_sd**2)
-    _extend_adjoint(g_topic, n_t, 1.0, grad, N_HYPER)
+    _extend_adjoint(g_topic, n_t, 1.0, grad, _FIRST_EFFECT)
     _extend_adjoint(g_system, n_s, sys_scale, grad, N_HYPER + n_t - 1)
     return logp
 
@@ -410,7 +416,7 @@ def logp_cfunc(dim, x_, grad_, logp_, data_):
     header = numba.carray(data_, (2,))
     data = numba.carray(data_, (N_HEADER + int(header[0]) * int(header[1]),))
     grad = numba.carray(grad_, (dim,))
-    value = _logp_grad(numba.carray(x_, (dim,)), data, grad, -2)
+    value = _logp_grad(numba.carray(x_, (dim,)), data, grad, _AS_PACKED)
     numba.carray(logp_, (1,))[0] = value
     for i in range(dim):
         if not math.isfinite(grad[i]):
@@ -445,7 +451,7 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     big_a = _shape_of(abs_skew)[0]
     no_grad = np.zeros((0, 0))
     loglik = _sign_loglik(y, theta[0], topic, out[5 + n_t : 5 + n_t + n_s], scales[2], big_a,
-                          no_grad, no_grad, -1)[0]  # fmt: skip
+                          no_grad, no_grad, _SUMMED)[0]  # fmt: skip
     out[5 + n_t + n_s] = loglik[0] - loglik[1]
     return 0
 

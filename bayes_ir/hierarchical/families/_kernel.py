@@ -63,6 +63,10 @@ N_CROSSED = 3
 #: Values of the crossed part of the data block header.
 N_CROSSED_HEADER = 9
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+# Positions of log sigma_topic and log sigma_system in theta, typed int64: a literal argument
+# is typed ``Literal[int]`` and compiles :func:`_effect_prior` once per value.
+_LOG_SIGMA_TOPIC = np.int64(1)
+_LOG_SIGMA_SYSTEM = np.int64(2)
 # IEEE division (a zero scale is a non-finite density, reported to nutpie, never an
 # exception, which cannot leave a C callback); FMA contraction, as the skew-normal kernel.
 jit = numba.njit(nogil=True, cache=True, fastmath={"contract"}, error_model="numpy")
@@ -184,10 +188,10 @@ def crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau,
     grad[0] = g_b0 - z / b0_sd
     start = n_crossed(data) + n_scalars
     logp += _effect_prior(theta, start, n_t, tau, data[6] != 0.0, data[4], g_topic, topic,
-                          grad, 1)  # fmt: skip
+                          grad, _LOG_SIGMA_TOPIC)  # fmt: skip
     if data[8] == 0.0:
         logp += _effect_prior(theta, start + n_t - 1, n_s, chi, data[7] != 0.0, data[5],
-                              g_system, system, grad, 2)  # fmt: skip
+                              g_system, system, grad, _LOG_SIGMA_SYSTEM)  # fmt: skip
     else:  # unpooled: a standard ZeroSumNormal of the coordinates, times the fixed scale
         prior, _ = free_vector_prior(theta, start + n_t - 1, n_s, chi, g_system, system, grad)
         logp += prior

@@ -59,6 +59,9 @@ __all__ = [
 
 #: Values of the data block before the matrices.
 N_HEADER = N_CROSSED_HEADER + 1
+# The family's own scalars in theta (none), typed int64: a literal 0 would compile the shared
+# crossed_effects and crossed_prior once more beside zoib's int64 version.
+_NO_SCALARS = np.int64(0)
 #: Dims of the vectors :func:`expand_cfunc` writes.
 DIMS = {"topic_effect": ("topic",), "system_effect": ("system",)}
 
@@ -95,11 +98,13 @@ def _logp_grad(theta, data, grad):
     n_t, n_s = int(data[0]), int(data[1])
     topic = np.empty(n_t)
     system = np.empty(n_s)
-    tau, chi = crossed_effects(theta, data, 0, topic, system)
+    tau, chi = crossed_effects(theta, data, _NO_SCALARS, topic, system)
     g_topic = np.empty(n_t)
     g_system = np.empty(n_s)
     ll = _loglik(data, theta[0], topic, system, g_topic, g_system)
-    return ll + crossed_prior(theta, data, 0, g_topic, g_system, topic, system, tau, chi, grad)
+    return ll + crossed_prior(
+        theta, data, _NO_SCALARS, g_topic, g_system, topic, system, tau, chi, grad
+    )
 
 
 def pack(k: np.ndarray, n: np.ndarray, header: np.ndarray) -> np.ndarray:
@@ -148,7 +153,7 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     data = numba.carray(data_, (N_HEADER + 2 * n_t * n_s,))
     theta = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_out,))
-    tau, chi = crossed_effects(theta, data, 0, out[N_CROSSED : N_CROSSED + n_t],
+    tau, chi = crossed_effects(theta, data, _NO_SCALARS, out[N_CROSSED : N_CROSSED + n_t],
                                out[N_CROSSED + n_t : N_CROSSED + n_t + n_s])  # fmt: skip
     out[0], out[1], out[2] = theta[0], tau, chi
     return 0
