@@ -228,6 +228,11 @@ class Scores:
         )
 
 
+#: Target acceptances a refit after divergent transitions steps up through
+#: (:meth:`Sampler.refit`).
+REFIT_TARGET_ACCEPT: tuple[float, ...] = (0.99, 0.995)
+
+
 @dataclass(frozen=True)
 class Sampler:
     """How to fit the Bayesian hierarchical model: likelihood and sampler settings."""
@@ -271,6 +276,39 @@ class Sampler:
             if getattr(self, key) is not None:
                 words += [f"--{key.replace('_', '-')}", f"{getattr(self, key):g}"]
         return words + ([] if seed is None else ["--seed", str(seed)])
+
+    def refit(self, fit: Any) -> tuple[str, Sampler]:
+        """Return why and with which settings to refit ``fit``, which failed its diagnostics.
+
+        Each failed check has its own remedy (as
+        :meth:`~bayes_ir.hierarchical.Diagnostics.failures` says): divergent transitions
+        call for smaller steps, the next of :data:`REFIT_TARGET_ACCEPT` above the one the
+        fit ran at (a longer warm-up past the last); a low BFMI for a longer warm-up;
+        R-hat above or ESS below the gate for twice the draws. More draws do not cure
+        divergences. A fit read with ``--fit`` is refitted, not read again.
+        """
+        d, prov = fit.diagnostics, fit.provenance
+        changes: dict[str, Any] = {"fit_path": None}
+        if self.fit_path is not None:
+            changes["likelihood"] = str(prov.get("likelihood", self.likelihood))
+        what = []
+        tune = prov.get("tune")
+        if d.divergences_ok is False:
+            now = float(prov.get("target_accept") or defaults.TARGET_ACCEPT)
+            higher = [t for t in REFIT_TARGET_ACCEPT if t > now + 1e-9]
+            if higher:
+                changes["target_accept"] = higher[0]
+                what.append(f"target_accept {higher[0]:g} ({d.divergences} divergent transitions)")
+        if tune and (d.bfmi_ok is False or (d.divergences_ok is False and len(what) == 0)):
+            changes["tune"] = 2 * int(tune)
+            what.append(f"a warm-up of {2 * int(tune):,}")
+        if not (d.rhat_ok and d.ess_ok) or len(what) == 0:
+            changes["draws"] = 2 * int(prov.get("draws") or d.draws)
+            what.append("more draws")
+        return (
+            f"refit with {' and '.join(what)}, the posterior failed its diagnostics",
+            replace(self, **changes),
+        )
 
     def fit(self, table: ScoreTable, *, seed: int | None) -> Any:
         """Fit the model (its progress is shown by the reporter of :func:`uses_scores`).

@@ -10,7 +10,6 @@ prints the results; no statistics here.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -190,10 +189,9 @@ def across_steps(
     by = fit.by
     steps: list[tuple[str, str | None]] = []
     if not fit.diagnostics.passed:
-        draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
-        more = [*replace(sampler, draws=draws).words(seed=seed), *across_words(segments, scale)]
-        steps.append(("refit with more draws, the posterior failed its diagnostics",
-                      scores.command_line(command, *more)))  # fmt: skip
+        why, again = sampler.refit(fit)
+        more = [*again.words(seed=seed), *across_words(segments, scale)]
+        steps.append((why, scores.command_line(command, *more)))
     check = fit.model_check
     roles = dict(zip(fit.design.systems, fit.design.roles, strict=True))
     for name in () if check is None else check.flagged:

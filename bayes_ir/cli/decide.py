@@ -204,7 +204,7 @@ def decide(
     if output is not None and len(decision.more_topics):
         save_output(decision.more_topics, output.with_stem(f"{output.stem}_more_topics"))
     if scores.last_view:
-        say_next(*decide_steps(decision, scores, sampler, seed=seed))
+        say_next(*decide_steps(decision, result, scores, sampler, seed=seed))
     if gate:
         raise typer.Exit(GATE_EXIT[decision.overall])
 
@@ -232,14 +232,13 @@ def _more_topics_advice(decision) -> list[tuple[str, str | None]]:
     return steps
 
 
-def decide_steps(decision, scores, sampler, *, seed) -> list[tuple[str, str | None]]:
-    """Return the next steps after a decision: a better model, more topics, the review."""
+def decide_steps(decision, fit, scores, sampler, *, seed) -> list[tuple[str, str | None]]:
+    """Return the next steps after a decision on ``fit``: a better model, more topics, review."""
     d = decision
     steps: list[tuple[str, str | None]] = []
     if not d.diagnostics_passed:
-        steps.append(("refit with more draws, the posterior failed its diagnostics",
-                      scores.command_line("decide", *sampler.words(seed=seed),
-                                          "--draws", "20000")))  # fmt: skip
+        why, again = sampler.refit(fit)
+        steps.append((why, scores.command_line("decide", *again.words(seed=seed))))
     elif d.misfit and sampler.likelihood != "auto":
         seeded = [] if seed is None else ["--seed", str(seed)]
         steps.append((f"a model that describes {', '.join(d.misfit)}",

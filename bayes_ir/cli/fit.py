@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -296,11 +295,8 @@ def fit_steps(scores, sampler, fit, *, seed, misfit, saved=None, extra=()) -> li
     """
     steps = []
     if not fit.diagnostics.passed:
-        draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
-        steps.append((
-            "refit with more draws, the posterior failed its diagnostics",
-            scores.command_line("fit", *replace(sampler, draws=draws).words(seed=seed)),
-        ))  # fmt: skip
+        why, again = sampler.refit(fit)
+        steps.append((why, scores.command_line("fit", *again.words(seed=seed))))
     elif misfit and sampler.likelihood != "auto":
         seeded = [] if seed is None else ["--seed", str(seed)]
         steps.append((

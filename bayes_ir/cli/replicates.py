@@ -9,7 +9,6 @@ fits it with the command's options and prints the results; no statistics here.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -169,13 +168,9 @@ def runs_steps(
     common = [*sampler.words(seed=seed), *extra]
     steps: list[tuple[str, str | None]] = []
     if not fit.diagnostics.passed:
-        draws = 2 * int(fit.provenance.get("draws") or fit.diagnostics.draws)
-        more = [
-            *replace(sampler, draws=draws).words(seed=seed),
-            *common[len(sampler.words(seed=seed)) :],
-        ]
-        steps.append(("refit with more draws, the posterior failed its diagnostics",
-                      scores.command_line(command, *more)))  # fmt: skip
+        why, refit = sampler.refit(fit)
+        more = [*refit.words(seed=seed), *common[len(sampler.words(seed=seed)) :]]
+        steps.append((why, scores.command_line(command, *more)))
     check = fit.model_check
     if check is not None and check.flagged and fit.sigma_replicate == "pooled":
         again = scores.command_line(command, *common, "--sigma-replicate", "system")

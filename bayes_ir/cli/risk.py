@@ -231,9 +231,10 @@ def _segment_risk(scores: Scores, sampler: Sampler, segments: str, *, r: float,
     save_output(result.to_frame(), output)
     words = [*sampler.words(seed=seed), *across_words(segments, "auto")]
     harmed = [c for c, g in result.harmed.items() if g]
+    why, again = sampler.refit(result.fit)
     say_next(
-        *([("refit with more draws, the posterior failed its diagnostics",
-            scores.command_line("risk", *words, "--draws", "20000"))]
+        *([(why, scores.command_line("risk", *again.words(seed=seed),
+                                     *across_words(segments, "auto")))]
           if not result.fit.diagnostics.passed else []),
         *([(f"{', '.join(harmed)} {'harms' if len(harmed) == 1 else 'harm'} some segments: "
             "the decision across segments weighs them", scores.command_line("decide", *words))]

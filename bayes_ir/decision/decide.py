@@ -609,7 +609,7 @@ def _reason(
     """One clause saying why the action was taken (the numbers are in the other columns)."""
     if action == UNRELIABLE:
         if not passed:
-            return "the posterior failed its diagnostics: refit with more draws before deciding"
+            return "the posterior failed its diagnostics: refit as they say before deciding"
         return f"the model does not describe {' and '.join(misfit)}: see the model check"
     if raw == ACTIONS[0]:
         return f"P(d > s) >= {p_min:g} and L_deploy <= {threshold:g}"

@@ -243,7 +243,10 @@ def fit_across(
         ESS >= 10,000 of what the results read and the gate's ESS of the rest
         (:func:`.design_posterior.sample_design`) and :data:`ACROSS_TUNE`
         per chain; for NUTS 2,000/1,000 and :data:`bayes_ir.defaults.TARGET_ACCEPT`,
-        :data:`FAMILY_TARGET_ACCEPT` with a logit family).
+        :data:`FAMILY_TARGET_ACCEPT` with a logit family, a run of which that diverged
+        is redone once at
+        :data:`~bayes_ir.hierarchical.samplers.retry.RETRY_TARGET_ACCEPT`; a
+        ``target_accept`` given is kept).
     seed
         Random seed (default :data:`bayes_ir.defaults.SEED`).
     priors
@@ -349,8 +352,6 @@ def fit_across(
         )
     if not gaussian:
         family = _family_for(design, family)
-    if target_accept is None and not gaussian:
-        target_accept = FAMILY_TARGET_ACCEPT
     pri = design_priors(design, rates=priors, family=None if gaussian else family)
     th = Thresholds.resolve(thresholds)
     post, stats, settings = sample_design(
@@ -358,6 +359,7 @@ def fit_across(
         target_accept=target_accept, seed=seed, sampler=sampler, ess_target=th.draws_ess,
         gate_ess=th.gate_ess, gibbs_tune=ACROSS_TUNE, nuts=(ACROSS_NUTS_DRAWS, ACROSS_NUTS_TUNE),
         family=None if gaussian else family,
+        default_target_accept=defaults.TARGET_ACCEPT if gaussian else FAMILY_TARGET_ACCEPT,
     )  # fmt: skip
     diag = _diagnose(post, design, stats, th, family, seed)
     own = ("sigma",) if gaussian else family.design_own

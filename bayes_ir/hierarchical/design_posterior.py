@@ -86,7 +86,15 @@ class DesignFit:
         from bayes_ir.hierarchical.samplers.chains import describe_draws
 
         post = self.posterior["posterior"]
-        return describe_draws(post.sizes["chain"], post.sizes["draw"], self.provenance)
+        line = describe_draws(post.sizes["chain"], post.sizes["draw"], self.provenance)
+        redone = self.provenance.get("divergences_at_default_target_accept")
+        if redone:
+            line += (
+                f"; NUTS at target_accept {self.provenance['target_accept']:g} after {redone} "
+                f"divergent transitions at the default "
+                f"{self.provenance['default_target_accept']:g}"
+            )
+        return line
 
     def term_draws(self, name: str) -> np.ndarray:
         """Return the draws of a term's effects or of a scale, as (chains x draws, levels).
@@ -155,6 +163,7 @@ def sample_design(
     gibbs_tune: int,
     nuts: tuple[int, int],
     family: Any = None,
+    default_target_accept: float = defaults.TARGET_ACCEPT,
 ) -> tuple[dict[str, np.ndarray], xr.Dataset | None, dict[str, Any]]:
     """Sample the model of ``design`` by blocked Gibbs or NUTS on its PyMC twin.
 
@@ -166,7 +175,11 @@ def sample_design(
         ``"gibbs"`` or ``"nuts"``.
     chains, draws, tune, target_accept, seed, sampler
         Sampler settings (``None``: the defaults below; ``target_accept`` and ``sampler``
-        apply to NUTS only: nutpie, or PyMC's own with ``sampler="pymc"``).
+        apply to NUTS only: nutpie, or PyMC's own with ``sampler="pymc"``). Without
+        ``target_accept``, NUTS runs at ``default_target_accept`` and a run that diverged
+        is redone once at a higher one
+        (:func:`~bayes_ir.hierarchical.samplers.retry.retry_if_diverged`; the settings
+        returned say so: ``divergences_at_default_target_accept``).
     ess_target
         Bulk and tail ESS the Gibbs sampler's default draws aim at
         (:attr:`~bayes_ir.hierarchical.diagnostics.Thresholds.draws_ess`): a pilot
@@ -220,30 +233,38 @@ def sample_design(
             settings["draws_for_ess_rest"] = gate_ess
         return post, None, settings
     from bayes_ir.hierarchical.samplers.pymc_design import sample_design_nuts
+    from bayes_ir.hierarchical.samplers.retry import retry_if_diverged
 
     draws = nuts[0] if draws is None else validate.positive_int("draws", draws)
     tune = nuts[1] if tune is None else validate.positive_int("tune", tune)
-    target_accept = (
-        defaults.TARGET_ACCEPT
-        if target_accept is None
-        else validate.probability("target_accept", target_accept)
-    )
+    if target_accept is not None:
+        target_accept = validate.probability("target_accept", target_accept)
     own = 1 if family is None else max(1, len(family.design_own))
     values = sum(t.n_levels + t.n_scales for t in design.terms) + own * design.residual.n_levels
     validate.memory("the posterior draws (NUTS keeps every effect, topics included)",
                     {"chains": chains, "draws": draws, "values per draw": values})  # fmt: skip
-    post, stats = sample_design_nuts(
-        design,
-        priors,
-        chains=chains,
-        draws=draws,
-        tune=tune,
-        seed=seed,
-        target_accept=target_accept,
-        sampler=sampler or "nutpie",
-        family=family,
+
+    def draw(target_accept: float) -> tuple[dict[str, np.ndarray], xr.Dataset | None]:
+        return sample_design_nuts(
+            design,
+            priors,
+            chains=chains,
+            draws=draws,
+            tune=tune,
+            seed=seed,
+            target_accept=target_accept,
+            sampler=sampler or "nutpie",
+            family=family,
+        )
+
+    (post, stats), used, diverged = retry_if_diverged(
+        draw, lambda out: out[1], target_accept=target_accept, default=default_target_accept
     )
-    return post, stats, {"draws": draws, "tune": tune, "target_accept": target_accept}
+    ran: dict[str, Any] = {"draws": draws, "tune": tune, "target_accept": used}
+    if diverged:
+        ran["divergences_at_default_target_accept"] = diverged
+        ran["default_target_accept"] = default_target_accept
+    return post, stats, ran
 
 
 def posterior_dataset(

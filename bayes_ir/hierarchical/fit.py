@@ -43,6 +43,7 @@ from bayes_ir.hierarchical.model import (
 )
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.samplers.chains import describe_draws
+from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT, retry_if_diverged
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
@@ -89,9 +90,6 @@ SKEW_NORMAL_CELL_DRAWS: int = 100_000_000
 SKEW_NORMAL_MIN_DRAWS: int = 2000
 #: Tuning steps per chain of the skew-normal model.
 SKEW_NORMAL_TUNE: int = 500
-#: Target acceptance of the rerun of a family fit whose default run diverged (smaller
-#: steps: the GLUE RTE Bernoulli table, 2 systems, diverged 49 times at 0.9, never at 0.99).
-RETRY_TARGET_ACCEPT: float = 0.99
 #: Float64 values per block of :func:`_interval_frame`.
 _INTERVAL_BLOCK: int = 20_000_000
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
@@ -1106,18 +1104,16 @@ def _draw_family(
     Fills in ``opts``' sampler settings (the family's default draws and warm-up); the
     draws are kept at float32 precision as :func:`_draw_nuts` keeps them. A run at the
     default ``target_accept`` that diverged is redone once at
-    :data:`RETRY_TARGET_ACCEPT` (recorded in the provenance and the summary).
+    :data:`~bayes_ir.hierarchical.samplers.retry.RETRY_TARGET_ACCEPT` (recorded in the
+    provenance and the summary; :func:`~bayes_ir.hierarchical.samplers.retry.retry_if_diverged`).
     """
-    retry = opts["target_accept"] is None
-    if retry:
-        opts["target_accept"] = defaults.TARGET_ACCEPT
     opts["sampler"] = "nutpie" if opts["sampler"] is None else opts["sampler"]
     default_draws, default_tune = family.default_draws(int(design.score.size))
     opts["draws"] = default_draws if opts["draws"] is None else opts["draws"]
     opts["tune"] = default_tune if opts["tune"] is None else opts["tune"]
     _check_memory(design, opts)
 
-    def draw() -> tuple[xr.Dataset, xr.Dataset | None, dict]:
+    def draw(target_accept: float) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
         return family.sample(
             design,
             pri,
@@ -1125,16 +1121,16 @@ def _draw_family(
             chains=int(opts["chains"]),
             draws=opts["draws"],
             tune=opts["tune"],
-            target_accept=float(opts["target_accept"]),
+            target_accept=float(target_accept),
             seed=opts["seed"],
             pooling=opts["pooling"],
         )
 
-    post, stats, info = draw()
-    diverged = 0 if stats is None else int(np.asarray(stats["diverging"]).sum())
-    if retry and diverged:  # e.g. the prior-dominated tail of the SD of two systems' effects
-        opts["target_accept"] = RETRY_TARGET_ACCEPT
-        post, stats, info = draw()
+    (post, stats, info), opts["target_accept"], diverged = retry_if_diverged(
+        draw, lambda out: out[1], target_accept=opts["target_accept"],
+        default=defaults.TARGET_ACCEPT,
+    )  # fmt: skip
+    if diverged:
         info = {**info, "divergences_at_default_target_accept": diverged}
     info = {**info, **_nuts_acceptance(stats)}
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info

@@ -77,3 +77,71 @@ def test_strict_still_exits_3_with_the_warnings(capsys):
     argv = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", *TINY, "--strict"]
     code, _, err = _run(argv, capsys)
     assert code == 3 and _diagnostics_lines(err)
+
+
+def _failed(*, divergences=None, bfmi_ok=None, rhat_ok=True, ess_ok=True, **provenance):
+    from types import SimpleNamespace
+
+    diagnostics = SimpleNamespace(
+        divergences=divergences,
+        divergences_ok=None if divergences is None else divergences == 0,
+        bfmi_ok=bfmi_ok,
+        rhat_ok=rhat_ok,
+        ess_ok=ess_ok,
+        draws=provenance.get("draws", 1000),
+    )
+    return SimpleNamespace(diagnostics=diagnostics, provenance=provenance)
+
+
+@pytest.mark.parametrize(
+    ("fit", "changed", "why"),
+    [  # each failed check its own remedy (Diagnostics.failures): divergences are not cured
+        # by more draws, but by smaller steps
+        (_failed(divergences=7, draws=2000, tune=1000, target_accept=0.95),
+         {"target_accept": 0.99}, "target_accept 0.99 (7 divergent transitions)"),
+        (_failed(divergences=7, draws=2000, tune=1000, target_accept=0.9),
+         {"target_accept": 0.99}, "target_accept 0.99 (7 divergent transitions)"),
+        (_failed(divergences=3, draws=2000, tune=1000, target_accept=0.99),
+         {"target_accept": 0.995}, "target_accept 0.995 (3 divergent transitions)"),
+        (_failed(divergences=3, draws=2000, tune=1000, target_accept=0.995),
+         {"tune": 2000}, "a warm-up of 2,000"),  # no higher rung: a longer warm-up
+        (_failed(divergences=0, bfmi_ok=False, draws=2000, tune=500, target_accept=0.9),
+         {"tune": 1000}, "a warm-up of 1,000"),
+        (_failed(divergences=0, rhat_ok=False, draws=2000, tune=500, target_accept=0.9),
+         {"draws": 4000}, "more draws"),
+        (_failed(divergences=4, ess_ok=False, draws=2000, tune=500, target_accept=0.95),
+         {"target_accept": 0.99, "draws": 4000},
+         "target_accept 0.99 (4 divergent transitions) and more draws"),
+        (_failed(ess_ok=False, draws=3125, tune=None), {"draws": 6250}, "more draws"),  # exact
+    ],
+)  # fmt: skip
+def test_the_refit_step_changes_what_failed(fit, changed, why):
+    from dataclasses import replace
+
+    from bayes_ir.cli._inputs import Sampler
+
+    given = Sampler(likelihood="zoib", draws=fit.provenance["draws"])
+    reason, again = given.refit(fit)
+    assert reason == f"refit with {why}, the posterior failed its diagnostics"
+    assert again == replace(given, **changed)
+
+
+def test_a_saved_fit_is_refitted_not_read_again(tmp_path):
+    from bayes_ir.cli._inputs import Sampler
+
+    saved = tmp_path / "fit.nc"
+    fit = _failed(divergences=2, draws=1000, tune=500, target_accept=0.9, likelihood="bernoulli")
+    _, again = Sampler(fit_path=saved).refit(fit)
+    words = again.words(seed=3)
+    assert "--fit" not in words
+    assert words == ["--likelihood", "bernoulli", "--target-accept", "0.99", "--seed", "3"]
+
+
+def test_the_fit_command_names_the_refit(capsys):
+    argv = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", *TINY]
+    _, out, _ = _run(argv, capsys)
+    steps = out[out.index("next:") :].splitlines()
+    assert steps[1].split("  # ") == [
+        f"  bayes-ir fit {EXAMPLE} -c bm25 -C 'chal_*' --chains 2 --draws 60 --seed 5",
+        "refit with more draws, the posterior failed its diagnostics",
+    ]

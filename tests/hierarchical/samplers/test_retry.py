@@ -1,0 +1,94 @@
+"""A NUTS run at the default target acceptance that diverged is redone once, with smaller steps.
+
+References: the calls the sampler receives (a recording fake), and for the model across
+collections the draws of NUTS itself (its divergences at the default, none after).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import xarray as xr
+
+from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT, retry_if_diverged
+
+
+def _stats(diverging: int) -> xr.Dataset:
+    flags = np.zeros((2, 50), dtype=bool)
+    flags.flat[:diverging] = True
+    return xr.Dataset({"diverging": (("chain", "draw"), flags)})
+
+
+def _recording(divergences_at: dict[float, int]):
+    calls: list[float] = []
+
+    def draw(target_accept: float):
+        calls.append(target_accept)
+        return "draws", _stats(divergences_at.get(target_accept, 0))
+
+    return draw, calls
+
+
+@pytest.mark.parametrize(
+    ("given", "default", "diverging", "calls", "used", "redone"),
+    [
+        (None, 0.9, {0.9: 7}, [0.9, RETRY_TARGET_ACCEPT], RETRY_TARGET_ACCEPT, 7),
+        (None, 0.95, {}, [0.95], 0.95, 0),
+        (0.9, 0.95, {0.9: 7}, [0.9], 0.9, 0),  # the caller's choice is kept
+        (None, 0.99, {0.99: 3}, [0.99], 0.99, 0),  # no higher rung to go to
+        (None, 0.9, {0.9: 7, RETRY_TARGET_ACCEPT: 2}, [0.9, RETRY_TARGET_ACCEPT], 0.99, 7),
+    ],
+)
+def test_only_a_default_run_that_diverged_is_redone(given, default, diverging, calls, used, redone):
+    draw, seen = _recording(diverging)
+    (_, stats), target_accept, diverged = retry_if_diverged(
+        draw, lambda out: out[1], target_accept=given, default=default
+    )
+    assert seen == calls and target_accept == used and diverged == redone
+    assert int(stats["diverging"].sum()) == diverging.get(used, 0)
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")  # short chains
+def test_the_model_across_collections_says_it_reran(monkeypatch):
+    """fit_across without target_accept: the rerun's settings reach provenance and summary."""
+    from bayes_ir.hierarchical import across, fit_across
+    from bayes_ir.hierarchical.samplers import pymc_design
+    from bayes_ir.table import ScoreTable
+
+    rng = np.random.default_rng(0)
+    rows = [
+        (c, "acc", s, f"{c}{t}", float(rng.random() < 0.7))
+        for c in ("X", "Y")
+        for t in range(20)
+        for s in ("a", "b")
+    ]
+    frame = pd.DataFrame(rows, columns=["collection", "measure", "system", "topic", "score"])
+    table = ScoreTable.from_frame(frame).with_roles(champion="a", challengers=["b"])
+    real = pymc_design.sample_design_nuts
+    seen: list[float] = []
+
+    def diverging_at_the_default(*args, target_accept, **kwargs):
+        seen.append(target_accept)
+        post, stats = real(*args, target_accept=target_accept, **kwargs)
+        if target_accept == across.FAMILY_TARGET_ACCEPT:  # as if NUTS had diverged 5 times
+            flags = np.zeros(stats["diverging"].shape, dtype=bool)
+            flags.flat[:5] = True
+            stats = stats.assign(diverging=(stats["diverging"].dims, flags))
+        return post, stats
+
+    monkeypatch.setattr(pymc_design, "sample_design_nuts", diverging_at_the_default)
+    f = fit_across(table, likelihood="bernoulli", draws=300, tune=300, seed=1, model_check=False)
+    assert seen == [across.FAMILY_TARGET_ACCEPT, RETRY_TARGET_ACCEPT]
+    assert f.provenance["target_accept"] == RETRY_TARGET_ACCEPT
+    assert f.provenance["divergences_at_default_target_accept"] == 5
+    kept = int(f.posterior["sample_stats"]["diverging"].sum())  # the rerun's, not the 5
+    assert f.diagnostics.divergences == kept
+    assert (
+        f"NUTS at target_accept {RETRY_TARGET_ACCEPT:g} after 5 divergent transitions at the "
+        f"default {across.FAMILY_TARGET_ACCEPT:g}"
+    ) in f.summary()
+    seen.clear()
+    g = fit_across(table, likelihood="bernoulli", draws=300, tune=300, seed=1,
+                   target_accept=0.9, model_check=False)  # fmt: skip
+    assert seen == [0.9] and "divergences_at_default_target_accept" not in g.provenance
