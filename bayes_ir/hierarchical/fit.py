@@ -1065,10 +1065,11 @@ def _draw_nuts(
 
     The draws and sample statistics are kept at float32 precision (a relative rounding
     of 6e-8, far below the Monte Carlo error of a few thousand draws), so a saved fit
-    stores them as float32 without loss (:mod:`bayes_ir.hierarchical.io`).
+    stores them as float32 without loss (:mod:`bayes_ir.hierarchical.io`). A run at the
+    default ``target_accept`` that diverged is redone once at
+    :data:`~bayes_ir.hierarchical.samplers.retry.RETRY_TARGET_ACCEPT`, as
+    :func:`_draw_family` does.
     """
-    if opts["target_accept"] is None:
-        opts["target_accept"] = defaults.TARGET_ACCEPT
     opts["sampler"] = "nutpie" if opts["sampler"] is None else opts["sampler"]
     skew = opts["likelihood"] == "skew_normal"
     default_draws, default_tune = (
@@ -1079,20 +1080,29 @@ def _draw_nuts(
     opts["draws"] = default_draws if opts["draws"] is None else opts["draws"]
     opts["tune"] = default_tune if opts["tune"] is None else opts["tune"]
     _check_memory(design, opts)
-    post, stats = sample_nuts(
-        design,
-        pri,
-        opts["likelihood"],
-        chains=int(opts["chains"]),
-        draws=opts["draws"],
-        tune=opts["tune"],
-        target_accept=float(opts["target_accept"]),
-        seed=opts["seed"],
-        sampler=opts["sampler"],
-        sigma=opts["sigma"],
-        pooling=opts["pooling"],
-    )
+
+    def draw(target_accept: float) -> tuple[xr.Dataset, xr.Dataset | None]:
+        return sample_nuts(
+            design,
+            pri,
+            opts["likelihood"],
+            chains=int(opts["chains"]),
+            draws=opts["draws"],
+            tune=opts["tune"],
+            target_accept=float(target_accept),
+            seed=opts["seed"],
+            sampler=opts["sampler"],
+            sigma=opts["sigma"],
+            pooling=opts["pooling"],
+        )
+
+    (post, stats), opts["target_accept"], diverged = retry_if_diverged(
+        draw, lambda out: out[1], target_accept=opts["target_accept"],
+        default=defaults.TARGET_ACCEPT,
+    )  # fmt: skip
     info = _nuts_acceptance(stats)
+    if diverged:
+        info["divergences_at_default_target_accept"] = diverged
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 

@@ -35,10 +35,14 @@ def wins_line(probabilities: np.ndarray, n: int, by: str) -> str:
     half = int(np.ceil(n / 2))
     mode = int(probabilities.argmax())
     every = "" if mode == n else f"; P(k = {n}) = {format_probability(float(probabilities[-1]))}"
+    most = (  # with one group, at least half is all of them
+        ""
+        if half == n
+        else f"; P(k >= {half}) = {format_probability(float(probabilities[half:].sum()))}"
+    )
     return (
-        f"wins on k of {n} {by}s: most likely k = {mode} "
-        f"(P = {format_probability(float(probabilities.max()))}){every}; P(k >= {half}) = "
-        f"{format_probability(float(probabilities[half:].sum()))}; "
+        f"wins on k of {n} {by}{'' if n == 1 else 's'}: most likely k = {mode} "
+        f"(P = {format_probability(float(probabilities.max()))}){every}{most}; "
         f"E[k] = {float((k * probabilities).sum()):.2f}"
     )
 

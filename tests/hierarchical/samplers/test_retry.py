@@ -92,3 +92,55 @@ def test_the_model_across_collections_says_it_reran(monkeypatch):
     g = fit_across(table, likelihood="bernoulli", draws=300, tune=300, seed=1,
                    target_accept=0.9, model_check=False)  # fmt: skip
     assert seen == [0.9] and "divergences_at_default_target_accept" not in g.provenance
+
+
+@pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")  # short chains
+@pytest.mark.parametrize("likelihood", ["gaussian", "bernoulli"])
+def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood):
+    """The Gaussian model under NUTS and a family: one policy, said in the summary."""
+    import sys
+
+    from bayes_ir.hierarchical import fit
+    from bayes_ir.hierarchical.families import get_family
+    from bayes_ir.table import ScoreTable
+
+    rng = np.random.default_rng(2)
+    scores = (rng.random((30, 4)) < 0.6).astype(float)
+    table = ScoreTable.from_matrix(scores, systems=["a", "b", "c", "d"], measure="acc")
+    table = table.with_roles(champion="a", challengers=["b"])
+    seen: list[float] = []
+
+    def fake_divergences(stats, target_accept):
+        seen.append(target_accept)
+        if target_accept == RETRY_TARGET_ACCEPT or stats is None:
+            return stats
+        flags = np.zeros(stats["diverging"].shape, dtype=bool)
+        flags.flat[:3] = True
+        return stats.assign(diverging=(stats["diverging"].dims, flags))
+
+    if likelihood == "gaussian":
+        module = sys.modules["bayes_ir.hierarchical.fit"]
+        real = module.sample_nuts
+
+        def sample_nuts(*args, target_accept, **kwargs):
+            post, stats = real(*args, target_accept=target_accept, **kwargs)
+            return post, fake_divergences(stats, target_accept)
+
+        monkeypatch.setattr(module, "sample_nuts", sample_nuts)
+        options = {"method": "nuts"}
+    else:
+        family = type(get_family(likelihood))
+        real_sample = family.sample
+
+        def sample(self, *args, target_accept, **kwargs):
+            post, stats, info = real_sample(self, *args, target_accept=target_accept, **kwargs)
+            return post, fake_divergences(stats, target_accept), info
+
+        monkeypatch.setattr(family, "sample", sample)
+        options = {}
+    f = fit(table, likelihood=likelihood, chains=2, draws=200, tune=200, seed=1,
+            model_check=False, **options)  # fmt: skip
+    assert seen == [0.9, RETRY_TARGET_ACCEPT]
+    assert f.provenance["target_accept"] == RETRY_TARGET_ACCEPT
+    assert f.provenance["divergences_at_default_target_accept"] == 3
+    assert f"rerun at target_accept {RETRY_TARGET_ACCEPT} after 3 divergences" in f.summary()
