@@ -1058,6 +1058,19 @@ def _draw_gibbs(design: Design, pri: Priors, opts: dict[str, Any]) -> tuple[Any,
     return post, None, info
 
 
+def _nuts_run(opts: dict[str, Any], target_accept: float) -> dict[str, Any]:
+    """Return the settings of one NUTS run (every NUTS sampler of :func:`fit` takes them)."""
+    return {
+        "sampler": opts["sampler"],
+        "chains": int(opts["chains"]),
+        "draws": opts["draws"],
+        "tune": opts["tune"],
+        "target_accept": float(target_accept),
+        "seed": opts["seed"],
+        "pooling": opts["pooling"],
+    }
+
+
 def _draw_nuts(
     design: Design, pri: Priors, opts: dict[str, Any]
 ) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
@@ -1083,17 +1096,7 @@ def _draw_nuts(
 
     def draw(target_accept: float) -> tuple[xr.Dataset, xr.Dataset | None]:
         return sample_nuts(
-            design,
-            pri,
-            opts["likelihood"],
-            chains=int(opts["chains"]),
-            draws=opts["draws"],
-            tune=opts["tune"],
-            target_accept=float(target_accept),
-            seed=opts["seed"],
-            sampler=opts["sampler"],
-            sigma=opts["sigma"],
-            pooling=opts["pooling"],
+            design, pri, opts["likelihood"], sigma=opts["sigma"], **_nuts_run(opts, target_accept)
         )
 
     (post, stats), opts["target_accept"], diverged = retry_if_diverged(
@@ -1124,17 +1127,7 @@ def _draw_family(
     _check_memory(design, opts)
 
     def draw(target_accept: float) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
-        return family.sample(
-            design,
-            pri,
-            sampler=opts["sampler"],
-            chains=int(opts["chains"]),
-            draws=opts["draws"],
-            tune=opts["tune"],
-            target_accept=float(target_accept),
-            seed=opts["seed"],
-            pooling=opts["pooling"],
-        )
+        return family.sample(design, pri, **_nuts_run(opts, target_accept))
 
     (post, stats, info), opts["target_accept"], diverged = retry_if_diverged(
         draw, lambda out: out[1], target_accept=opts["target_accept"],
