@@ -284,8 +284,9 @@ class Sampler:
         :meth:`~bayes_ir.hierarchical.Diagnostics.failures` says): divergent transitions
         call for smaller steps, the next of :data:`REFIT_TARGET_ACCEPT` above the one the
         fit ran at (a longer warm-up past the last); a low BFMI for a longer warm-up;
-        R-hat above or ESS below the gate for twice the draws. More draws do not cure
-        divergences. A fit read with ``--fit`` is refitted, not read again.
+        R-hat above or ESS below the gate for twice the draws (at least
+        :data:`bayes_ir.defaults.DRAWS`). More draws do not cure divergences. A fit read
+        with ``--fit`` is refitted, not read again.
         """
         d, prov = fit.diagnostics, fit.provenance
         changes: dict[str, Any] = {"fit_path": None}
@@ -303,7 +304,7 @@ class Sampler:
             changes["tune"] = 2 * int(tune)
             what.append(f"a warm-up of {2 * int(tune):,}")
         if not (d.rhat_ok and d.ess_ok) or len(what) == 0:
-            changes["draws"] = 2 * int(prov.get("draws") or d.draws)
+            changes["draws"] = max(2 * int(prov.get("draws") or d.draws), defaults.DRAWS)
             what.append("more draws")
         return (
             f"refit with {' and '.join(what)}, the posterior failed its diagnostics",

@@ -113,6 +113,7 @@ def _failed(*, divergences=None, bfmi_ok=None, rhat_ok=True, ess_ok=True, **prov
          {"target_accept": 0.99, "draws": 4000},
          "target_accept 0.99 (4 divergent transitions) and more draws"),
         (_failed(ess_ok=False, draws=3125, tune=None), {"draws": 6250}, "more draws"),  # exact
+        (_failed(ess_ok=False, draws=30, tune=None), {"draws": 2000}, "more draws"),  # a floor
     ],
 )  # fmt: skip
 def test_the_refit_step_changes_what_failed(fit, changed, why):
@@ -142,6 +143,6 @@ def test_the_fit_command_names_the_refit(capsys):
     _, out, _ = _run(argv, capsys)
     steps = out[out.index("next:") :].splitlines()
     assert steps[1].split("  # ") == [
-        f"  bayes-ir fit {EXAMPLE} -c bm25 -C 'chal_*' --chains 2 --draws 60 --seed 5",
+        f"  bayes-ir fit {EXAMPLE} -c bm25 -C 'chal_*' --chains 2 --draws 2000 --seed 5",
         "refit with more draws, the posterior failed its diagnostics",
     ]
