@@ -228,11 +228,6 @@ class Scores:
         )
 
 
-#: Target acceptances a refit after divergent transitions steps up through
-#: (:meth:`Sampler.refit`).
-REFIT_TARGET_ACCEPT: tuple[float, ...] = (0.99, 0.995)
-
-
 @dataclass(frozen=True)
 class Sampler:
     """How to fit the Bayesian hierarchical model: likelihood and sampler settings."""
@@ -282,12 +277,15 @@ class Sampler:
 
         Each failed check has its own remedy (as
         :meth:`~bayes_ir.hierarchical.Diagnostics.failures` says): divergent transitions
-        call for smaller steps, the next of :data:`REFIT_TARGET_ACCEPT` above the one the
-        fit ran at (a longer warm-up past the last); a low BFMI for a longer warm-up;
+        call for smaller steps, the next of the automatic rerun's
+        :data:`~bayes_ir.hierarchical.samplers.retry.RETRY_TARGET_ACCEPT` and 0.995 above
+        the one the fit ran at (a longer warm-up past the last); a low BFMI for a longer warm-up;
         R-hat above or ESS below the gate for twice the draws (at least
         :data:`bayes_ir.defaults.DRAWS`). More draws do not cure divergences. A fit read
         with ``--fit`` is refitted, not read again.
         """
+        from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT
+
         d, prov = fit.diagnostics, fit.provenance
         changes: dict[str, Any] = {"fit_path": None}
         if self.fit_path is not None:
@@ -296,7 +294,7 @@ class Sampler:
         tune = prov.get("tune")
         if d.divergences_ok is False:
             now = float(prov.get("target_accept") or defaults.TARGET_ACCEPT)
-            higher = [t for t in REFIT_TARGET_ACCEPT if t > now + 1e-9]
+            higher = [t for t in (RETRY_TARGET_ACCEPT, 0.995) if t > now + 1e-9]
             if higher:
                 changes["target_accept"] = higher[0]
                 what.append(f"target_accept {higher[0]:g} ({d.divergences} divergent transitions)")

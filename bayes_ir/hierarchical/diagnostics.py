@@ -33,6 +33,7 @@ __all__ = [
     "Diagnostics",
     "GateStatus",
     "Thresholds",
+    "count_divergences",
     "diagnose",
     "contrast_draws",
     "diagnose_columns",
@@ -669,6 +670,19 @@ def diagnose(
     return diagnose_columns(names, kinds, columns, sample_stats=stats, thresholds=th)
 
 
+def count_divergences(stats: Any) -> int | None:
+    """Divergent transitions in NUTS's ``sample_stats`` (``diverging`` or ``divergences``).
+
+    ``None`` without sample statistics or without either variable (no NUTS step).
+    """
+    if stats is None:
+        return None
+    for key in ("diverging", "divergences"):
+        if key in stats:
+            return int(np.asarray(stats[key].values, dtype=bool).sum())
+    return None
+
+
 def diagnose_columns(
     names: list[str],
     kinds: list[str],
@@ -704,13 +718,9 @@ def diagnose_columns(
     table["ess_ok"] = (table["ess_bulk"] >= th.ess_bulk_min) & (
         table["ess_tail"] >= th.ess_tail_min
     )
-    divergences = None
+    divergences = count_divergences(stats)
     bfmi = None
     if stats is not None:
-        for key in ("diverging", "divergences"):
-            if key in stats:
-                divergences = int(np.asarray(stats[key].values, dtype=bool).sum())
-                break
         if "energy" in stats:
             energy = stats["energy"].transpose("chain", "draw").values
             bfmi = _bfmi(energy)

@@ -14,18 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from bayes_ir.hierarchical.diagnostics import count_divergences
 
 __all__ = ["RETRY_TARGET_ACCEPT", "retry_if_diverged"]
 
 #: Target acceptance of the rerun of a NUTS fit whose default run diverged (smaller
 #: steps: the GLUE RTE Bernoulli table, 2 systems, diverged 49 times at 0.9, never at 0.99).
 RETRY_TARGET_ACCEPT: float = 0.99
-
-
-def divergences(stats: Any) -> int:
-    """Divergent transitions in NUTS's ``sample_stats`` (0 without them)."""
-    return 0 if stats is None else int(np.asarray(stats["diverging"]).sum())
 
 
 def retry_if_diverged[R](
@@ -58,7 +53,7 @@ def retry_if_diverged[R](
     if target_accept is not None:
         return draw(target_accept), target_accept, 0
     result = draw(default)
-    diverged = divergences(stats_of(result))
+    diverged = count_divergences(stats_of(result)) or 0
     if not diverged or default >= RETRY_TARGET_ACCEPT:
         return result, default, 0
     return draw(RETRY_TARGET_ACCEPT), RETRY_TARGET_ACCEPT, diverged
