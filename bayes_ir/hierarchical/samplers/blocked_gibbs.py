@@ -49,6 +49,35 @@ residual SD per collection and effects in units of a residual SD
    (:math:`A = \sum u_i^2`, :math:`B = \sum u_i\delta_i`, :math:`u_i` the score less the
    other effects) and a normal proposal for :math:`\log\sigma` at its mode.
 
+**Designs of complete groups.** When the rows of each group have their cells at the
+same columns (a complete collection or segment; a system absent from a whole collection
+is allowed), every per-cell sum above is a function of few statistics, and the loop
+of :func:`~bayes_ir.hierarchical.samplers.blocked_gibbs_kernel.run_design_chain` never
+visits the cells. Write group :math:`g`'s scores as :math:`y_{rk}` (row :math:`r` of
+:math:`R`, pattern cell :math:`k` of :math:`n`), the row sums :math:`Y_r` about their
+mean :math:`\bar Y`, :math:`m_k` the pattern cell's mean score, and
+:math:`y_{rk} = m_k + \delta_r + \varepsilon_{rk}` with
+:math:`\delta_r = (Y_r - \bar Y)/n` (the :math:`\varepsilon` sum to zero over rows and
+over cells). Given the columns, the rows are
+:math:`a_r = \bar a + \kappa (Y_r - \bar Y) + \eta_r` with :math:`\kappa = 1/(n +
+\sigma^2/\tau^2)` and :math:`\eta` the centred noise, so with :math:`h_k` the fit of
+cell :math:`k` by the columns (less the standardised part),
+
+.. math::
+
+    \sum_{rk} (y_{rk} - a_r - h_k)^2 = R \sum_k (m_k - h_k - \bar a)^2
+        + n \sum_r (\delta_r - a_r + \bar a)^2 + \sum_{rk} \varepsilon_{rk}^2,
+
+and the scale-expansion statistics are sums of the same pieces. They need the noise
+only through its mean :math:`\bar z`, its projection :math:`\beta = \sum_r \eta_r (Y_r
+- \bar Y)/\lVert Y - \bar Y\rVert` and :math:`\sum_r \eta_r^2`: for :math:`R` i.i.d.
+:math:`N(0, v)` these are :math:`\bar z \sim N(0, v/R)` and :math:`\beta \sim N(0, v)`,
+independent, and :math:`\sum \eta^2 = \beta^2 + v\chi^2_{R-2}` (rotate the noise to a
+basis of the constant, the centred row sums and the rest), drawn exactly in
+:math:`O(1)` per group. The chain is the per-cell sampler's in distribution; an
+iteration costs :math:`O(K^3 + \sum_g n_g J)` whatever the number of topics. When the
+rows are kept, their noise is drawn row by row instead (:math:`O(R)` more).
+
 Every step leaves the posterior of the design's model (:mod:`bayes_ir.hierarchical.design`,
 the PyMC twin :func:`bayes_ir.hierarchical.samplers.build_design_model`) invariant;
 chains run in parallel threads and start from over-dispersed moment estimates; the
@@ -88,6 +117,21 @@ _GRAM_LIMIT: int = 50_000_000
 #: Most row-effect values kept (chains x draws x rows): beyond it the rows' draws
 #: (topic effects) are not stored.
 ROWS_KEPT_LIMIT: int = 20_000_000
+#: The layout's arrays that only the per-cell loop reads.
+_CELL_ARRAYS: tuple[str, ...] = ("y", "cell_cols", "cell_res", "row_ptr", "row_scale")
+
+
+def _no_pattern(n_j: int) -> dict:
+    """Return the pattern arguments of :func:`run_design_chain` for a design without any."""
+    return {
+        "pat_ptr": np.zeros(1, dtype=np.int64),
+        "pat_cols": np.zeros((0, n_j), dtype=np.int32),
+        "pat_mean": np.zeros(0),
+        "grp_syy": np.zeros(0),
+        "grp_ess": np.zeros(0),
+    }
+
+
 #: Most columns for which every order of the column terms is priced (K x K work each).
 _ORDER_LIMIT: int = 2000
 
@@ -129,15 +173,32 @@ class GibbsLayout:
         random term's scale name.
     n_rows, n_cols, n_scales
         R, K and P.
+    pattern
+        With every row group's rows at the same columns, the pattern arguments of
+        :func:`run_design_chain` (:func:`row_patterns`), else ``None``.
     """
 
     rows: int
     columns: tuple[tuple[int, int], ...]
     arrays: dict
+    pattern: dict | None
     scale_slices: dict[str, slice]
     n_rows: int
     n_cols: int
     n_scales: int
+
+    def chain_arrays(self) -> dict:
+        """Return the keyword arguments of :func:`run_design_chain` that do not change.
+
+        With patterns, the cells' arrays are passed empty (the loop reads the groups'
+        statistics instead); without, the patterns' are.
+        """
+        if self.pattern is None:
+            n_j = self.arrays["cell_cols"].shape[1]
+            return self.arrays | _no_pattern(n_j)
+        empty = {k: v[:0] for k, v in self.arrays.items() if k in _CELL_ARRAYS}
+        empty["row_ptr"] = self.arrays["row_ptr"][:1]  # no rows visited
+        return self.arrays | empty | self.pattern
 
     @classmethod
     def of(cls, design: CrossedDesign, priors: DesignPriors) -> GibbsLayout:
@@ -293,6 +354,9 @@ class GibbsLayout:
         }
         return cls(
             rows=row_j,
+            pattern=row_patterns(
+                cell_cols, y, row_ptr, row_group, uniq.shape[0], row_y, arrays["grp_rows"]
+            ),
             columns=tuple(zip(col_terms, offsets, strict=True)),
             arrays=arrays,
             scale_slices=slices,
@@ -300,6 +364,57 @@ class GibbsLayout:
             n_cols=n_k,
             n_scales=int(scale_rate.size),
         )
+
+
+def row_patterns(
+    cell_cols: np.ndarray,
+    y: np.ndarray,
+    row_ptr: np.ndarray,
+    row_group: np.ndarray,
+    n_groups: int,
+    row_y: np.ndarray,
+    grp_rows: np.ndarray,
+) -> dict | None:
+    r"""Each row group's pattern and statistics, when its rows all have the same columns.
+
+    Cells sorted by row (``row_ptr``); ``None`` when some group's rows differ in the
+    columns of their cells (a gap that not every row of the group shares). With
+    :math:`y_{rk}` the score of row :math:`r` at the group's pattern cell :math:`k`
+    (of :math:`n`), :math:`Y_r` the row sums and :math:`\bar Y` their mean:
+    ``pat_mean`` :math:`m_k = \bar y_{\cdot k}`, ``grp_syy``
+    :math:`\sum_r (Y_r - \bar Y)^2` and ``grp_ess``
+    :math:`\sum_{rk} (y_{rk} - m_k - (Y_r - \bar Y)/n)^2`, the statistics
+    :func:`run_design_chain` reads instead of the cells.
+    """
+    n, n_j = cell_cols.shape
+    row_of = np.repeat(np.arange(row_ptr.size - 1), np.diff(row_ptr))
+    keys = [cell_cols[:, j] for j in range(n_j - 1, -1, -1)]
+    order = np.lexsort([*keys, row_of])  # by row, then by columns within a row
+    cols, ys = cell_cols[order], y[order]
+    pos = np.arange(n) - row_ptr[row_of]
+    first = np.unique(row_group, return_index=True)[1]  # each group's first row
+    ref = row_ptr[first[row_group[row_of]]] + pos
+    if not np.array_equal(cols, cols[ref]):
+        return None
+    size = np.diff(row_ptr)[first]
+    pat_ptr = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+    slot = pat_ptr[row_group[row_of]] + pos
+    pat_mean = np.bincount(slot, weights=ys, minlength=pat_ptr[-1]) / np.repeat(grp_rows, size)
+    ybar = np.bincount(row_group, weights=row_y, minlength=n_groups) / grp_rows
+    dev = row_y - ybar[row_group]
+    grp_syy = np.bincount(row_group, weights=dev**2, minlength=n_groups)
+    inter = ys - pat_mean[slot] - (dev / size[row_group])[row_of]
+    grp_ess = np.bincount(row_group[row_of], weights=inter**2, minlength=n_groups)
+    starts = (
+        np.repeat(row_ptr[first], size) + np.arange(pat_ptr[-1]) - np.repeat(pat_ptr[:-1], size)
+    )
+    return {
+        "pat_ptr": pat_ptr,
+        "pat_cols": np.ascontiguousarray(cols[starts], dtype=np.int32),
+        "pat_mean": pat_mean,
+        "grp_syy": grp_syy,
+        "grp_ess": grp_ess,
+    }
 
 
 def envelope(b: sp.spmatrix) -> np.ndarray:
@@ -537,6 +652,8 @@ def sample_design_gibbs(
     no_rows = np.empty((1, 0))
     accepted = np.zeros((chains, layout.n_scales))
 
+    arrays = layout.chain_arrays()
+
     def run(n_draws: int, n_tune: int, kept: int, phase: str) -> None:
         """Run every chain on by ``n_tune`` + ``n_draws`` iterations, kept from ``kept``."""
         salt = 30 if phase == "rest" else 29
@@ -544,7 +661,7 @@ def sample_design_gibbs(
         def stretch(c: int, k: int, i0: int, i1: int, n_tune: int) -> None:
             kept_draws = slice(kept + i0, kept + i1)
             run_design_chain(
-                **layout.arrays,
+                **arrays,
                 state=starts[c],
                 tune=n_tune,
                 rng=stretch_rng(seed, salt, c, k),

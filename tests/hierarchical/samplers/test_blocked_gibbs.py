@@ -19,6 +19,7 @@ from bayes_ir.hierarchical.design import (
     DesignPriors,
     collections_design,
     design_priors,
+    segments_design,
     two_way_design,
 )
 from bayes_ir.hierarchical.exact import sample_exact
@@ -107,9 +108,11 @@ def _collections(*, measures=("AP", "AP", "AP", "AP"), missing=0.1, seed=3):
     return table.with_roles(champion="s0", challengers=["s1"])
 
 
+@pytest.mark.parametrize("missing", [0.1, 0.0])  # the per-cell loop, the pattern loop
 @pytest.mark.parametrize("scale", ["measure", "sd"])
-def test_zero_sum_sets_hold_exactly_and_seeds_reproduce(scale):
-    d = collections_design(_collections(), scale=scale)
+def test_zero_sum_sets_hold_exactly_and_seeds_reproduce(scale, missing):
+    d = collections_design(_collections(missing=missing), scale=scale)
+    assert (GibbsLayout.of(d, design_priors(d)).pattern is None) == (missing > 0)
     pri = design_priors(d)
     a, _ = sample_design_gibbs(d, pri, chains=2, draws=200, tune=20, seed=5)
     b, _ = sample_design_gibbs(d, pri, chains=2, draws=200, tune=20, seed=5)
@@ -123,6 +126,63 @@ def test_zero_sum_sets_hold_exactly_and_seeds_reproduce(scale):
             np.testing.assert_allclose(total, 0, atol=1e-9, err_msg=term.name)
     assert a["topic"].shape == (2, 200, d.term("topic").n_levels)
     assert a["sigma"].shape == (2, 200, 4) and a["sigma_system"].shape == (2, 200, 1)
+
+
+def _complete_designs():
+    """Designs whose row groups each share one pattern of columns."""
+    full = _collections(missing=0.0)
+    frame = full.data
+    absent = frame[(frame["collection"] != "c1") | (frame["system"] != "s3")]
+    absent = ScoreTable.from_frame(absent, check_range=False).with_roles(champion="s0")
+    _, two_way = _two_way(40, 5)
+    segments = {t: "a" if i < 12 else "b" if i < 30 else "c" for i, t in enumerate(two_way.topics)}
+    return {
+        "measure": collections_design(full, scale="measure"),
+        "sd": collections_design(full, scale="sd"),
+        "a system absent from one collection": collections_design(absent),
+        "segments": segments_design(two_way, segments),
+    }
+
+
+@pytest.mark.parametrize("name", list(_complete_designs()))
+def test_the_pattern_loop_follows_the_per_cell_loops_posterior(name, monkeypatch):
+    """Where every row group shares its columns, the loop that reads the groups' statistics
+    (drawing the rows' noise as three statistics, or row by row to keep the rows) has the
+    posterior of the per-cell loop (forced here by withholding the patterns)."""
+    from bayes_ir.hierarchical.samplers import blocked_gibbs
+
+    d = _complete_designs()[name]
+    pri = design_priors(d)
+    rows = d.terms[GibbsLayout.of(d, pri).rows].name
+    assert GibbsLayout.of(d, pri).pattern is not None
+    run = {"chains": 4, "draws": 10_000, "tune": 200, "seed": 11}
+    stats, _ = sample_design_gibbs(d, pri, keep_rows=False, **run)
+    kept, _ = sample_design_gibbs(d, pri, keep_rows=True, **run)
+    monkeypatch.setattr(blocked_gibbs, "row_patterns", lambda *args: None)
+    assert GibbsLayout.of(d, pri).pattern is None
+    cells, _ = sample_design_gibbs(d, pri, keep_rows=True, **run)
+    agree(cells, stats, names=[k for k in cells if k != rows], sd_tol=0.04)
+    agree(cells, kept, names=list(cells), sd_tol=0.04)
+
+
+def test_row_patterns_and_their_statistics():
+    """Each group's pattern cells, their mean scores and the two sums of squares, against
+    pandas; no patterns when a gap is not shared by every row of its group."""
+    d = collections_design(_collections(missing=0.0))
+    pattern = GibbsLayout.of(d, design_priors(d)).pattern
+    cells = d.cells.assign(score=d.y)
+    n_sys = cells["system"].nunique()
+    for g, (coll, part) in enumerate(cells.groupby("collection", sort=True)):
+        span = slice(pattern["pat_ptr"][g], pattern["pat_ptr"][g + 1])
+        means = part.groupby("system")["score"].mean().sort_values().to_numpy()
+        np.testing.assert_allclose(np.sort(pattern["pat_mean"][span]), means, err_msg=coll)
+        sums = part.groupby("topic")["score"].sum()
+        assert pattern["grp_syy"][g] == pytest.approx(((sums - sums.mean()) ** 2).sum())
+        fit = (part["system"].map(part.groupby("system")["score"].mean())
+               + part["topic"].map((sums - sums.mean()) / n_sys))  # fmt: skip
+        assert pattern["grp_ess"][g] == pytest.approx(((part["score"] - fit) ** 2).sum())
+    gaps = collections_design(_collections(missing=0.1))
+    assert GibbsLayout.of(gaps, design_priors(gaps)).pattern is None
 
 
 def test_a_pilot_sets_the_draws_for_the_ess_asked(monkeypatch):
