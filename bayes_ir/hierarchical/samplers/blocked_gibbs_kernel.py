@@ -711,12 +711,13 @@ def run_design_chain(
         Whether any column is standardised (then the residual SDs use
         :func:`_residual_scale`).
     pat_ptr, pat_cols, pat_mean, grp_syy, grp_ess
-        Empty, or, when every row group's rows have their cells at the same columns, each
-        group's pattern (:func:`~bayes_ir.hierarchical.samplers.blocked_gibbs.row_patterns`):
-        its cells ``pat_ptr[g]:pat_ptr[g + 1]``, their global column of each column term
-        and mean score, and the group's two sums of squares. Then the iteration reads
-        these instead of the cells (:func:`_pattern_moves`; ``y``, ``cell_cols``,
-        ``cell_res``, ``row_ptr`` and ``row_scale`` may be empty).
+        ``[0]`` and empty arrays, or, when every row group's rows have their cells at the
+        same columns, each group's pattern
+        (:func:`~bayes_ir.hierarchical.samplers.blocked_gibbs.row_patterns`): its cells
+        ``pat_ptr[g]:pat_ptr[g + 1]``, their global column of each column term and mean
+        score, and the group's two sums of squares. Then the iteration reads these
+        instead of the cells (:func:`_pattern_moves`; ``y``, ``cell_cols``, ``cell_res``,
+        ``row_ptr`` and ``row_scale`` may be empty).
     state
         Every scale: read as the starting point, overwritten with the last value.
     tune, rng
