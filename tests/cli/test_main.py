@@ -28,6 +28,21 @@ def test_help_lists_commands(capsys):
     assert "Is the new system really better" in out and "inspect" in out
 
 
+def test_only_the_console_script_freezes_the_garbage_collector(capsys, monkeypatch):
+    """``main()`` as the console script calls it (arguments from ``sys.argv``) freezes the
+    collector before exiting (the process ends); ``main(argv)`` in a host process does not."""
+    import gc
+
+    calls = []
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append(1))
+    assert run(["--version"], capsys)[0] == 0 and calls == []
+    monkeypatch.setattr(sys, "argv", ["bayes-ir", "--version"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 0 and calls == [1]
+    assert capsys.readouterr().out.startswith("bayes-ir ")
+
+
 def test_version_is_the_one_in_pyproject(capsys):
     """`--version` and `bayes_ir.__version__` both read pyproject.toml's `version`."""
     import bayes_ir
