@@ -117,6 +117,8 @@ _GRAM_LIMIT: int = 50_000_000
 #: Most row-effect values kept (chains x draws x rows): beyond it the rows' draws
 #: (topic effects) are not stored.
 ROWS_KEPT_LIMIT: int = 20_000_000
+#: Most columns for which every order of the column terms is priced (K x K work each).
+_ORDER_LIMIT: int = 2000
 #: The layout's arrays that only the per-cell loop reads.
 _CELL_ARRAYS: tuple[str, ...] = ("y", "cell_cols", "cell_res", "row_ptr", "row_scale")
 
@@ -130,10 +132,6 @@ def _no_pattern(n_j: int) -> dict:
         "grp_syy": np.zeros(0),
         "grp_ess": np.zeros(0),
     }
-
-
-#: Most columns for which every order of the column terms is priced (K x K work each).
-_ORDER_LIMIT: int = 2000
 
 
 def rows_term(design: CrossedDesign) -> int | None:
