@@ -84,17 +84,12 @@ class DesignFit:
         See :func:`~bayes_ir.hierarchical.samplers.chains.describe_draws`.
         """
         from bayes_ir.hierarchical.samplers.chains import describe_draws
+        from bayes_ir.hierarchical.samplers.retry import describe_rerun
 
         post = self.posterior["posterior"]
         line = describe_draws(post.sizes["chain"], post.sizes["draw"], self.provenance)
-        redone = self.provenance.get("divergences_at_default_target_accept")
-        if redone:
-            line += (
-                f"; NUTS at target_accept {self.provenance['target_accept']:g} after {redone} "
-                f"divergent transitions at the default "
-                f"{self.provenance['default_target_accept']:g}"
-            )
-        return line
+        rerun = describe_rerun(self.provenance, defaults.TARGET_ACCEPT)
+        return f"{line}; NUTS {rerun}" if rerun else line
 
     def term_draws(self, name: str) -> np.ndarray:
         """Return the draws of a term's effects or of a scale, as (chains x draws, levels).

@@ -43,7 +43,11 @@ from bayes_ir.hierarchical.model import (
 )
 from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.samplers.chains import describe_draws
-from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT, retry_if_diverged
+from bayes_ir.hierarchical.samplers.retry import (
+    RETRY_TARGET_ACCEPT,
+    describe_rerun,
+    retry_if_diverged,
+)
 from bayes_ir.hierarchical.sampling import sample_nuts
 from bayes_ir.provenance import package_versions
 from bayes_ir.table import ScoreTable
@@ -475,12 +479,9 @@ class HierarchicalFit:
                 f"Metropolis-Hastings (accepted {rates}); {ess}"
             )
         shown = "" if rate is None else f", mean acceptance statistic {rate:.2f}"
-        redone = prov.get("divergences_at_default_target_accept")
-        if redone:
-            shown += (
-                f"; rerun at target_accept {prov.get('target_accept')} after {redone} "
-                "divergences at the default"
-            )
+        rerun = describe_rerun(prov, defaults.TARGET_ACCEPT)
+        if rerun:
+            shown += f"; {rerun}"
         return f"  NUTS ({prov.get('sampler', 'nutpie')}{shown}); {ess}"
 
     def _model_check_lines(self) -> list[str]:
@@ -1106,6 +1107,7 @@ def _draw_nuts(
     info = _nuts_acceptance(stats)
     if diverged:
         info["divergences_at_default_target_accept"] = diverged
+        info["default_target_accept"] = defaults.TARGET_ACCEPT
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
@@ -1134,7 +1136,11 @@ def _draw_family(
         default=defaults.TARGET_ACCEPT,
     )  # fmt: skip
     if diverged:
-        info = {**info, "divergences_at_default_target_accept": diverged}
+        info = {
+            **info,
+            "divergences_at_default_target_accept": diverged,
+            "default_target_accept": defaults.TARGET_ACCEPT,
+        }
     info = {**info, **_nuts_acceptance(stats)}
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 

@@ -11,12 +11,12 @@ reports the divergences.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bayes_ir.hierarchical.diagnostics import count_divergences
 
-__all__ = ["RETRY_TARGET_ACCEPT", "retry_if_diverged"]
+__all__ = ["RETRY_TARGET_ACCEPT", "describe_rerun", "retry_if_diverged"]
 
 #: Target acceptance of the rerun of a NUTS fit whose default run diverged (smaller
 #: steps: the GLUE RTE Bernoulli table, 2 systems, diverged 49 times at 0.9, never at 0.99).
@@ -57,3 +57,21 @@ def retry_if_diverged[R](
     if not diverged or default >= RETRY_TARGET_ACCEPT:
         return result, default, 0
     return draw(RETRY_TARGET_ACCEPT), RETRY_TARGET_ACCEPT, diverged
+
+
+def describe_rerun(provenance: Mapping[str, Any], default: float) -> str:
+    """Say whether and why a fit's NUTS run was redone, from its provenance.
+
+    ``"rerun at target_accept 0.99 after 6 divergent transitions at the default 0.95"``,
+    or ``""`` when the run kept is the first. ``default``: the default target acceptance
+    of the fit's sampler, for provenance that does not record it (fits saved before it
+    did).
+    """
+    diverged = provenance.get("divergences_at_default_target_accept")
+    if not diverged:
+        return ""
+    at = float(provenance.get("default_target_accept", default))
+    return (
+        f"rerun at target_accept {float(provenance['target_accept']):g} after {int(diverged)} "
+        f"divergent transitions at the default {at:g}"
+    )

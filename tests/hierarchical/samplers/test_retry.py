@@ -11,7 +11,11 @@ import pandas as pd
 import pytest
 import xarray as xr
 
-from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT, retry_if_diverged
+from bayes_ir.hierarchical.samplers.retry import (
+    RETRY_TARGET_ACCEPT,
+    describe_rerun,
+    retry_if_diverged,
+)
 
 
 def _stats(diverging: int) -> xr.Dataset:
@@ -85,7 +89,7 @@ def test_the_model_across_collections_says_it_reran(monkeypatch):
     kept = int(f.posterior["sample_stats"]["diverging"].sum())  # the rerun's, not the 5
     assert f.diagnostics.divergences == kept
     assert (
-        f"NUTS at target_accept {RETRY_TARGET_ACCEPT:g} after 5 divergent transitions at the "
+        f"NUTS rerun at target_accept {RETRY_TARGET_ACCEPT:g} after 5 divergent transitions at the "
         f"default {across.FAMILY_TARGET_ACCEPT:g}"
     ) in f.summary()
     seen.clear()
@@ -143,4 +147,19 @@ def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood):
     assert seen == [0.9, RETRY_TARGET_ACCEPT]
     assert f.provenance["target_accept"] == RETRY_TARGET_ACCEPT
     assert f.provenance["divergences_at_default_target_accept"] == 3
-    assert f"rerun at target_accept {RETRY_TARGET_ACCEPT} after 3 divergences" in f.summary()
+    assert f.provenance["default_target_accept"] == 0.9
+    assert (
+        f"; rerun at target_accept {RETRY_TARGET_ACCEPT:g} after 3 divergent transitions at "
+        "the default 0.9); "
+    ) in f.summary()
+
+
+def test_the_rerun_is_described_from_the_provenance():
+    """One sentence for every fit; provenance saved before it recorded the default's value
+    (a single-table fit) reads the default given."""
+    assert describe_rerun({"target_accept": 0.9}, 0.9) == ""
+    assert describe_rerun({"divergences_at_default_target_accept": 0}, 0.9) == ""
+    prov = {"target_accept": 0.99, "divergences_at_default_target_accept": 6}
+    expected = "rerun at target_accept 0.99 after 6 divergent transitions at the default 0.95"
+    assert describe_rerun({**prov, "default_target_accept": 0.95}, 0.9) == expected
+    assert describe_rerun(prov, 0.95) == expected
