@@ -275,37 +275,19 @@ class Sampler:
     def refit(self, fit: Any) -> tuple[str, Sampler]:
         """Return why and with which settings to refit ``fit``, which failed its diagnostics.
 
-        Each failed check has its own remedy (as
-        :meth:`~bayes_ir.hierarchical.Diagnostics.failures` says): divergent transitions
-        call for smaller steps, the next of the automatic rerun's
-        :data:`~bayes_ir.hierarchical.samplers.retry.RETRY_TARGET_ACCEPT` and 0.995 above
-        the one the fit ran at (a longer warm-up past the last); a low BFMI for a longer warm-up;
-        R-hat above or ESS below the gate for twice the draws (at least
-        :data:`bayes_ir.defaults.DRAWS`). More draws do not cure divergences. A fit read
-        with ``--fit`` is refitted, not read again.
+        The remedy of each failed check is
+        :func:`~bayes_ir.hierarchical.samplers.retry.refit_settings`'s (smaller steps for
+        divergent transitions, a longer warm-up for a low BFMI, more draws for R-hat or
+        ESS). A fit read with ``--fit`` is refitted, with its likelihood, not read again.
         """
-        from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT
+        from bayes_ir.hierarchical.samplers.retry import refit_settings
 
-        d, prov = fit.diagnostics, fit.provenance
-        changes: dict[str, Any] = {"fit_path": None}
+        settings, reasons = refit_settings(fit.diagnostics, fit.provenance)
+        changes: dict[str, Any] = {"fit_path": None, **settings}
         if self.fit_path is not None:
-            changes["likelihood"] = str(prov.get("likelihood", self.likelihood))
-        what = []
-        tune = prov.get("tune")
-        if d.divergences_ok is False:
-            now = float(prov.get("target_accept") or defaults.TARGET_ACCEPT)
-            higher = [t for t in (RETRY_TARGET_ACCEPT, 0.995) if t > now + 1e-9]
-            if higher:
-                changes["target_accept"] = higher[0]
-                what.append(f"target_accept {higher[0]:g} ({d.divergences} divergent transitions)")
-        if tune and (d.bfmi_ok is False or (d.divergences_ok is False and len(what) == 0)):
-            changes["tune"] = 2 * int(tune)
-            what.append(f"a warm-up of {2 * int(tune):,}")
-        if not (d.rhat_ok and d.ess_ok) or len(what) == 0:
-            changes["draws"] = max(2 * int(prov.get("draws") or d.draws), defaults.DRAWS)
-            what.append("more draws")
+            changes["likelihood"] = str(fit.provenance.get("likelihood", self.likelihood))
         return (
-            f"refit with {' and '.join(what)}, the posterior failed its diagnostics",
+            f"refit with {' and '.join(reasons)}, the posterior failed its diagnostics",
             replace(self, **changes),
         )
 

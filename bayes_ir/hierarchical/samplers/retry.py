@@ -14,13 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bayes_ir import defaults
 from bayes_ir.hierarchical.diagnostics import count_divergences
 
-__all__ = ["RETRY_TARGET_ACCEPT", "describe_rerun", "retry_if_diverged"]
+__all__ = ["RETRY_TARGET_ACCEPT", "describe_rerun", "refit_settings", "retry_if_diverged"]
 
 #: Target acceptance of the rerun of a NUTS fit whose default run diverged (smaller
 #: steps: the GLUE RTE Bernoulli table, 2 systems, diverged 49 times at 0.9, never at 0.99).
 RETRY_TARGET_ACCEPT: float = 0.99
+#: The target acceptances a refit after divergent transitions climbs through, in turn.
+REFIT_TARGET_ACCEPTS: tuple[float, ...] = (RETRY_TARGET_ACCEPT, 0.995)
 
 
 def retry_if_diverged[R](
@@ -75,3 +78,48 @@ def describe_rerun(provenance: Mapping[str, Any], default: float) -> str:
         f"rerun at target_accept {float(provenance['target_accept']):g} after {int(diverged)} "
         f"divergent transitions at the default {at:g}"
     )
+
+
+def refit_settings(
+    diagnostics: Any, provenance: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Return the settings that remedy a fit's failed diagnostics, and what each is for.
+
+    Each failed check has its own remedy (:meth:`~bayes_ir.hierarchical.Diagnostics.failures`
+    says why): divergent transitions call for smaller steps, the next of
+    :data:`REFIT_TARGET_ACCEPTS` above the target acceptance the fit ran at (past the
+    last, twice the warm-up); a low BFMI for twice the warm-up; R-hat above or ESS below
+    the gate for twice the draws (at least :data:`bayes_ir.defaults.DRAWS`). More draws
+    do not cure divergences. With no failed check named (a gate failed on a quantity the
+    caller reads), more draws.
+
+    Parameters
+    ----------
+    diagnostics
+        The fit's :class:`~bayes_ir.hierarchical.Diagnostics`.
+    provenance
+        The fit's provenance (``target_accept``, ``tune``, ``draws`` as it ran).
+
+    Returns
+    -------
+    settings, reasons
+        ``{"target_accept" | "tune" | "draws": value}`` and one phrase per setting, e.g.
+        ``"target_accept 0.99 (29 divergent transitions)"``.
+    """
+    d = diagnostics
+    settings: dict[str, Any] = {}
+    reasons = []
+    tune = provenance.get("tune")
+    if d.divergences_ok is False:
+        now = float(provenance.get("target_accept") or defaults.TARGET_ACCEPT)
+        higher = [t for t in REFIT_TARGET_ACCEPTS if t > now + 1e-9]
+        if higher:
+            settings["target_accept"] = higher[0]
+            reasons.append(f"target_accept {higher[0]:g} ({d.divergences} divergent transitions)")
+    if tune and (d.bfmi_ok is False or (d.divergences_ok is False and not reasons)):
+        settings["tune"] = 2 * int(tune)
+        reasons.append(f"a warm-up of {2 * int(tune):,}")
+    if not (d.rhat_ok and d.ess_ok) or not reasons:
+        settings["draws"] = max(2 * int(provenance.get("draws") or d.draws), defaults.DRAWS)
+        reasons.append("more draws")
+    return settings, reasons

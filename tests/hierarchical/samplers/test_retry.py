@@ -14,6 +14,7 @@ import xarray as xr
 from bayes_ir.hierarchical.samplers.retry import (
     RETRY_TARGET_ACCEPT,
     describe_rerun,
+    refit_settings,
     retry_if_diverged,
 )
 
@@ -163,3 +164,18 @@ def test_the_rerun_is_described_from_the_provenance():
     expected = "rerun at target_accept 0.99 after 6 divergent transitions at the default 0.95"
     assert describe_rerun({**prov, "default_target_accept": 0.95}, 0.9) == expected
     assert describe_rerun(prov, 0.95) == expected
+
+
+def test_the_refit_settings_are_data_for_every_caller():
+    """The remedy of a failed gate as settings and reasons (the command line formats them;
+    its cases are in tests/cli/test_failed_diagnostics.py)."""
+    from types import SimpleNamespace
+
+    failed = SimpleNamespace(divergences=4, divergences_ok=False, bfmi_ok=True, rhat_ok=True,
+                             ess_ok=False, draws=2000)  # fmt: skip
+    prov = {"target_accept": 0.95, "tune": 500, "draws": 2000}
+    settings, reasons = refit_settings(failed, prov)
+    assert settings == {"target_accept": RETRY_TARGET_ACCEPT, "draws": 4000}
+    assert reasons == ["target_accept 0.99 (4 divergent transitions)", "more draws"]
+    last = refit_settings(failed, {**prov, "target_accept": 0.995})
+    assert last == ({"tune": 1000, "draws": 4000}, ["a warm-up of 1,000", "more draws"])
