@@ -6,7 +6,9 @@ effects), and the draws may be biased; more draws do not cure them, smaller step
 So when the caller did not choose ``target_accept``, a run at the default that diverged
 is redone once at :data:`RETRY_TARGET_ACCEPT`, and the result says so. A
 ``target_accept`` chosen by the caller is kept as given: the diagnostics gate then
-reports the divergences.
+reports the divergences. :func:`describe_rerun` is the sentence every summary prints
+about a rerun, and :func:`refit_settings` the settings of the refit every command names
+when a gate fails all the same.
 """
 
 from __future__ import annotations
