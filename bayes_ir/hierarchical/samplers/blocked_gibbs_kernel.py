@@ -493,6 +493,16 @@ def _pattern_noise(
                 n2[gi] += 2.0 * v * rng.standard_gamma(0.5 * (n_rows - 2.0))
 
 
+@_jit
+def _centred_square_sum(kap: float, syy: float, yc: float, beta: float, n2: float) -> float:
+    r"""Return the centred sum of squares of a group's rows (see :func:`_pattern_moves`).
+
+    :math:`\sum_r (a_r - \bar a)^2 = \kappa^2 S_{yy} + 2\kappa \lVert Y - \bar Y\rVert
+    \beta + \sum_r \eta_r^2`.
+    """
+    return kap * kap * syy + 2.0 * kap * yc * beta + n2
+
+
 # fmt: off
 @_jit
 def _pattern_moves(
@@ -532,7 +542,7 @@ def _pattern_moves(
             level[gi] -= lam[0, grp_set[gi]] * inv_d[gi]
         abar[gi] = kap[gi] * ybar[gi] + level[gi] + zbar[gi]
         n = grp_n[gi]
-        caa = kap[gi] * kap[gi] * grp_syy[gi] + 2.0 * kap[gi] * yc[gi] * beta[gi] + n2[gi]
+        caa = _centred_square_sum(kap[gi], grp_syy[gi], yc[gi], beta[gi], n2[gi])
         # sum_r (a_r - abar)(delta_r - (a_r - abar)), delta_r = (y_r - ybar) / n
         da = (
             (1.0 / n - kap[gi]) * kap[gi] * grp_syy[gi]
@@ -605,7 +615,7 @@ def _pattern_moves(
         dd = off * off * grp_syy[gi] - 2.0 * off * yc[gi] * beta[gi] + n2[gi]
         aa[q] += grp_rows[gi] * sq + n * dd + grp_ess[gi]
         bb[q] += grp_rows[gi] * bd
-        caa = kap[gi] * kap[gi] * grp_syy[gi] + 2.0 * kap[gi] * yc[gi] * beta[gi] + n2[gi]
+        caa = _centred_square_sum(kap[gi], grp_syy[gi], yc[gi], beta[gi], n2[gi])
         ss[grp_scale[gi]] += caa + grp_rows[gi] * abar[gi] * abar[gi]
     for k in range(n_k):
         if col_scale[k] >= 0:
