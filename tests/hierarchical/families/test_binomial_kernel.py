@@ -93,7 +93,9 @@ def _points(design, priors, data, n: int = 5) -> list[np.ndarray]:
         points.append(theta)
     far = points[0].copy()
     far[0] += 25.0  # every cell beyond the polynomial pieces (|eta| > 16)
-    return [*points, far]
+    farther = points[1].copy()
+    farther[0] += 45.0  # every row beyond the products of factors (eta > 40): cell by cell
+    return [*points, far, farther]
 
 
 def test_log_density_and_gradient_equal_pymc(case):
@@ -129,6 +131,57 @@ def test_softplus_and_expit_equal_numpy():
     ours = np.array([_kernel.softplus_expit(v) for v in x])
     np.testing.assert_allclose(ours[:, 0], np.logaddexp(0.0, x), rtol=1e-14, atol=1e-300)
     np.testing.assert_allclose(ours[:, 1], special.expit(x), rtol=1e-14, atol=1e-300)
+
+
+def _closed_form(k, n, theta, data):
+    """Log-likelihood from numpy and scipy: log C(n, k) + k eta - n log(1 + e^eta)."""
+    n_t, n_s = k.shape
+    topic, system = np.empty(n_t), np.empty(n_s)
+    _kernel.crossed_effects(theta, data, np.int64(0), topic, system)
+    eta = theta[0] + topic[:, None] + system[None, :]
+    obs = np.isfinite(k)
+    k0, n0 = np.where(obs, k, 0.0), np.where(obs, n, 0.0)
+    log_binom = special.gammaln(n0 + 1) - special.gammaln(k0 + 1) - special.gammaln(n0 - k0 + 1)
+    cell = log_binom + k0 * eta - n0 * np.logaddexp(0.0, eta)
+    g = k0 - n0 * special.expit(eta)
+    return float(cell[obs].sum()), g.sum(axis=1), g.sum(axis=0)
+
+
+@pytest.mark.parametrize("shift", [0.0, 30.0, 45.0])
+@pytest.mark.parametrize("trials", ["common", "unequal"])
+def test_likelihood_equals_the_closed_form_on_both_paths(trials, shift):
+    """Products of factors (common trials, eta <= 40) and cell by cell (unequal trials, or
+    rows beyond eta = 40, or an effect beyond exp's range) give numpy's value and gradient."""
+    rng = np.random.default_rng(11)
+    n_t, n_s = 37, 41  # rows of two full chunks of 16 and a partial one
+    n = np.full((n_t, n_s), 10.0) if trials == "common" else rng.integers(1, 12, (n_t, n_s))
+    k = rng.binomial(n.astype(int), 0.4).astype(float)
+    k[3, 5] = np.nan  # missing
+    header = _kernel.pack_header((n_t, n_s), (0.0, 1.0), (1.0, 1.0), (True, True))
+    data = kernel.pack(k, n, header)
+    assert data[_kernel.N_CROSSED_HEADER + 1] == (10.0 if trials == "common" else 0.0)
+    theta = rng.normal(0.0, 0.5, _kernel.n_crossed(data) + n_t + n_s - 2)
+    theta[0] = shift - 1.0  # 44: every row beyond eta = 40, cell by cell
+    want, want_topic, want_system = _closed_form(k, n, theta, data)
+    topic, system = np.empty(n_t), np.empty(n_s)
+    _kernel.crossed_effects(theta, data, np.int64(0), topic, system)
+    g_topic, g_system = np.empty(n_t), np.empty(n_s)
+    got = kernel._loglik(data, theta[0], topic, system, g_topic, g_system)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    np.testing.assert_allclose(g_topic, want_topic, rtol=1e-12, atol=1e-10)
+    np.testing.assert_allclose(g_system, want_system, rtol=1e-12, atol=1e-10)
+
+
+def test_an_effect_beyond_exp_range_takes_the_cell_path():
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    header = _kernel.pack_header((3, 2), (0.0, 1.0), (1.0, 1.0), (True, True))
+    data = kernel.pack(k, np.ones_like(k), header)
+    topic, system = np.array([-400.0, 0.0, 400.0]), np.array([350.0, -350.0])
+    g_topic, g_system = np.empty(3), np.empty(2)
+    got = kernel._loglik(data, 0.0, topic, system, g_topic, g_system)
+    eta = topic[:, None] + system[None, :]
+    np.testing.assert_allclose(got, (k * eta - np.logaddexp(0.0, eta)).sum(), rtol=1e-13)
+    np.testing.assert_allclose(g_system, (k - special.expit(eta)).sum(axis=0), atol=1e-12)
 
 
 def test_pack_checks_its_input():
