@@ -381,8 +381,9 @@ def _rule_text(se_rule: float, mean_check_p: float, tolerance: float) -> str:
         f"champion mean differences agree with the observed ones (check p >= "
         f"{mean_check_p:g}), the simplest whose ELPD is within {se_rule:g} standard errors of "
         f"the difference from the best one's (simplest first: {', '.join(MODELS)}); across "
-        f"outcome spaces (PSIS-LOO cannot compare a density with a probability mass), the "
-        f"space whose choice predicts the observed shares of exact 0s and 1s within "
+        f"outcome spaces (PSIS-LOO cannot compare a density with a probability mass), among "
+        f"the spaces whose choice passed its diagnostics, the space whose choice predicts the "
+        f"observed shares of exact 0s and 1s within "
         f"{tolerance:.0%} and whose model check flags the fewest of the champion and "
         f"challengers, then the fewest systems (ties: {', '.join(_SPACE_ORDER)})"
     )
@@ -417,9 +418,9 @@ class LikelihoodComparison:
     fits, elpd
         The fitted candidates and their ELPD results (keyed by name).
     spaces
-        One row per outcome space: ``outcome_space, choice, n_flagged, roles_flagged,
-        zeros_observed, zeros_predicted, ones_observed, ones_predicted, adequate,
-        chosen`` (the checks across spaces; ``roles_flagged`` counts the champion and
+        One row per outcome space: ``outcome_space, choice, diagnostics_passed, n_flagged,
+        roles_flagged, zeros_observed, zeros_predicted, ones_observed, ones_predicted,
+        adequate, chosen`` (the checks across spaces; ``roles_flagged`` counts the champion and
         challengers among the flagged; see :func:`compare_likelihoods`).
     skipped
         Default candidates not fitted because the rule could not choose them: the
@@ -534,6 +535,7 @@ class LikelihoodComparison:
                     f"0s {r.zeros_observed:.3f}/{r.zeros_predicted:.3f}  "
                     f"1s {r.ones_observed:.3f}/{r.ones_predicted:.3f}  "
                     + ("adequate" if r.adequate else "inadequate")
+                    + ("" if r.diagnostics_passed else ", diagnostics FAILED")
                     + (" *" if r.chosen else "")
                 )
         if (frame["n_high_k"] > 0).any():
@@ -609,11 +611,13 @@ def choose_across_spaces(spaces: pd.DataFrame) -> str:
     """Return the model chosen across outcome spaces from each space's choice and checks.
 
     ``spaces`` has one row per outcome space (continuous, unit_inflated, counts, binary, in
-    that order) with ``choice``, ``adequate``, ``roles_flagged`` and ``n_flagged``. Among the
-    adequate rows (all, if none is), the fewest champion and challengers flagged, then the
-    fewest systems flagged, then the first space wins.
+    that order) with ``choice``, ``diagnostics_passed``, ``adequate``, ``roles_flagged`` and
+    ``n_flagged``. Among the rows whose posterior passed its diagnostics (all, if none did),
+    the adequate ones (all, if none is); among those, the fewest champion and challengers
+    flagged, then the fewest systems flagged, then the first space wins.
     """
-    pool = spaces[spaces["adequate"]] if spaces["adequate"].any() else spaces
+    pool = spaces[spaces["diagnostics_passed"]] if spaces["diagnostics_passed"].any() else spaces
+    pool = pool[pool["adequate"]] if pool["adequate"].any() else pool
     return str(pool.sort_values(["roles_flagged", "n_flagged"], kind="stable").iloc[0]["choice"])
 
 
@@ -685,7 +689,9 @@ def compare_likelihoods(
     parameters: Gaussian, skew-normal (+1), per-system SD (+S+1)) with
     :math:`\Delta_m \ge -k\,se(\Delta_m)`, :math:`k` = ``se_rule``.
 
-    Across outcome spaces, by the posterior predictive checks: a space's choice is
+    Across outcome spaces, by the diagnostics and the posterior predictive checks: a
+    space's choice whose posterior failed its diagnostics is not chosen while another
+    space's passed (its numbers cannot be acted on, whatever its fit); a space's choice is
     *adequate* when its predictive shares of exact 0s and of exact 1s are each within
     :data:`bayes_ir.defaults.POINT_MASS_TOLERANCE` (2 percentage points) of the
     observed shares (a continuous family predicts none); among the adequate (all, if
@@ -696,7 +702,8 @@ def compare_likelihoods(
 
     The default candidates skip what this rule cannot choose: when the scores have more
     exact 0s or 1s than the tolerance, the candidates with point masses are fitted first,
-    and if one of them is adequate and passes the mean-difference check, the continuous
+    and if one of them passed its diagnostics, is adequate and passes the mean-difference
+    check, the continuous
     candidates (inadequate whatever their fit: they predict no exact 0 or 1) are not
     fitted (``skipped``; the summary names them). Candidates given by the caller are all
     fitted. See ``docs/methods.md``.
@@ -766,7 +773,10 @@ def compare_likelihoods(
         # (Each other space of the default candidates has one member, its choice.)
         for name in (m for m in names if m not in continuous):
             evaluate(name)
-        if any(check_p[m] >= p_min and _adequate(observed, fits[m]) for m in fits):
+        if any(
+            fits[m].diagnostics.passed and check_p[m] >= p_min and _adequate(observed, fits[m])
+            for m in fits
+        ):
             skipped = continuous
     for name in names:
         if name not in fits and name not in skipped:
@@ -798,6 +808,7 @@ def compare_likelihoods(
         predicted = _point_mass_shares(fitted)
         rows.append({
             "outcome_space": space, "choice": choice[space],
+            "diagnostics_passed": bool(fitted.diagnostics.passed),
             "n_flagged": _n_flagged(fitted), "roles_flagged": _n_flagged(fitted, roles),
             "zeros_observed": observed[0], "zeros_predicted": predicted[0],
             "ones_observed": observed[1], "ones_predicted": predicted[1],

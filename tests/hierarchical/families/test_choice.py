@@ -83,10 +83,15 @@ def test_the_density_and_the_mass_are_not_compared_by_loo_but_by_the_checks():
     assert "the only candidate of its outcome space" in text and "inadequate" in text
 
 
+def _spaces(*rows, passed=None):
+    """Rows (choice, adequate, roles flagged, systems flagged); ``passed``: diagnostics."""
+    cols = ["choice", "adequate", "roles_flagged", "n_flagged"]
+    frame = pd.DataFrame(rows, columns=cols)
+    return frame.assign(diagnostics_passed=[True] * len(rows) if passed is None else passed)
+
+
 def test_across_spaces_the_systems_the_decision_is_about_come_first():
-    def spaces(*rows):
-        cols = ["choice", "adequate", "roles_flagged", "n_flagged"]
-        return pd.DataFrame(rows, columns=cols)
+    spaces = _spaces
 
     # the example data: zoib misfits a challenger, the per-system SD model two artifacts
     assert choose_across_spaces(spaces(
@@ -103,6 +108,53 @@ def test_across_spaces_the_systems_the_decision_is_about_come_first():
     assert choose_across_spaces(spaces(("gaussian", False, 0, 0), ("zoib", False, 1, 0))) == (
         "gaussian"
     )
+
+
+def test_across_spaces_a_failed_posterior_is_not_chosen_over_one_that_passed():
+    """zoib on LiveCodeBench's pass@1: adequate shares of exact 0s and 1s from a posterior
+    that failed its diagnostics (BFMI 0.06) does not beat a continuous model that passed."""
+    rows = (("gaussian_sigma_by_system", False, 2, 9), ("zoib", True, 2, 9))
+    assert choose_across_spaces(_spaces(*rows)) == "zoib"
+    assert choose_across_spaces(_spaces(*rows, passed=[True, False])) == (
+        "gaussian_sigma_by_system"
+    )
+    # the adequacy rule holds among the posteriors that passed ...
+    rows3 = (*rows, ("binomial", True, 2, 9))
+    assert choose_across_spaces(_spaces(*rows3, passed=[True, False, True])) == "binomial"
+    # ... and among all when none passed
+    assert choose_across_spaces(_spaces(*rows, passed=[False, False])) == "zoib"
+
+
+def test_a_failed_point_mass_fit_neither_skips_nor_beats_the_continuous_ones(monkeypatch):
+    """40% exact 1s, as the test below, but zoib's posterior failed its diagnostics: the
+    continuous candidate is fitted, chosen, and the summary says why zoib is not."""
+    import dataclasses
+    import sys
+
+    from bayes_ir.hierarchical import likelihoods
+
+    fit_module = sys.modules["bayes_ir.hierarchical.fit"]  # the package exports fit()
+    real = fit_module.fit
+
+    def fit_with_failed_zoib(table, **options):
+        result = real(table, **options)
+        if options.get("likelihood") != "zoib":
+            return result
+        failed = dataclasses.replace(result.diagnostics, divergences=7)
+        return dataclasses.replace(result, diagnostics=failed)
+
+    monkeypatch.setattr(fit_module, "fit", fit_with_failed_zoib)
+    monkeypatch.setattr(likelihoods, "default_candidates", lambda t: ("gaussian", "zoib"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare_likelihoods(_table(_rr_like(), "RR"), seed=2, loo_draws=1000, draws=1000)
+    spaces = res.spaces.set_index("outcome_space")
+    assert set(res.fits) == {"gaussian", "zoib"} and res.skipped == ()
+    assert spaces.loc["unit_inflated", "adequate"] and not spaces.loc["continuous", "adequate"]
+    assert list(spaces["diagnostics_passed"]) == [True, False]
+    assert res.chosen == "gaussian"
+    text = res.summary()
+    assert "inadequate *" in text and "adequate, diagnostics FAILED" in text
 
 
 def test_auto_fits_the_bernoulli_family_to_binary_items():
