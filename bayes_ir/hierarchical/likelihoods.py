@@ -703,10 +703,9 @@ def compare_likelihoods(
     The default candidates skip what this rule cannot choose: when the scores have more
     exact 0s or 1s than the tolerance, the candidates with point masses are fitted first,
     and if one of them passed its diagnostics, is adequate and passes the mean-difference
-    check, the continuous
-    candidates (inadequate whatever their fit: they predict no exact 0 or 1) are not
-    fitted (``skipped``; the summary names them). Candidates given by the caller are all
-    fitted. See ``docs/methods.md``.
+    check, the continuous candidates (inadequate whatever their fit: they predict no exact
+    0 or 1) are not fitted (``skipped``; the summary names them). Candidates given by the
+    caller are all fitted. See ``docs/methods.md``.
 
     References
     ----------
