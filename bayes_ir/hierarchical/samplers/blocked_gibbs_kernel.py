@@ -495,10 +495,12 @@ def _pattern_noise(
 
 @_jit
 def _centred_square_sum(kap: float, syy: float, yc: float, beta: float, n2: float) -> float:
-    r"""Return the centred sum of squares of a group's rows (see :func:`_pattern_moves`).
+    r"""Return :math:`\sum_r (\kappa (Y_r - \bar Y) + \eta_r)^2` over a group's rows.
 
-    :math:`\sum_r (a_r - \bar a)^2 = \kappa^2 S_{yy} + 2\kappa \lVert Y - \bar Y\rVert
-    \beta + \sum_r \eta_r^2`.
+    :math:`= \kappa^2 S_{yy} + 2\kappa \lVert Y - \bar Y\rVert \beta + \sum_r \eta_r^2`
+    (see :func:`_pattern_moves`): with ``kap`` = :math:`\kappa`, the rows' centred sum of
+    squares :math:`\sum_r (a_r - \bar a)^2`; with :math:`\kappa - 1/n`, that of
+    :math:`\delta_r - (a_r - \bar a)`.
     """
     return kap * kap * syy + 2.0 * kap * yc * beta + n2
 
@@ -612,7 +614,7 @@ def _pattern_moves(
             sq += rk * rk
             bd += d * rk
         off = 1.0 / n - kap[gi]
-        dd = off * off * grp_syy[gi] - 2.0 * off * yc[gi] * beta[gi] + n2[gi]
+        dd = _centred_square_sum(-off, grp_syy[gi], yc[gi], beta[gi], n2[gi])
         aa[q] += grp_rows[gi] * sq + n * dd + grp_ess[gi]
         bb[q] += grp_rows[gi] * bd
         caa = _centred_square_sum(kap[gi], grp_syy[gi], yc[gi], beta[gi], n2[gi])
