@@ -33,7 +33,9 @@ Workloads (targets from the issues; ``../shared/data`` must be present):
 12. ``compare_likelihoods`` on Robust04 AP: <= 180 s and <= 2 GB;
 13. Gaussian, 2,000 topics x 500 systems with 10% of the cells missing: ESS >= 10,000
     in <= 120 s (the blocked Gibbs sampler factorises a (K+1)^2 matrix per iteration in
-    the smaller dimension K; about 2 minutes, not run by default, ``--only 13``).
+    the smaller dimension K; about 2 minutes, not run by default, ``--only 13``);
+14. Robust04 AP, Gaussian with one residual SD per system (``sigma="system"``, NUTS on its
+    kernel; no target in the issues): the reference is the same PyMC model with nutpie.
 
 Rows 8-12 run the command line (or the function) end to end in a fresh process; their
 ESS columns are empty (``-``). Every process uses the interpreter that runs this script:
@@ -163,10 +165,12 @@ def compiled_code(kind):
                      seed=0)
     elif kind == "skew":
         import bayes_ir.hierarchical.skewnormal_kernel  # noqa: F401  (cfuncs load here)
+    elif kind == "sigma":
+        import bayes_ir.hierarchical.families.gaussian_kernel  # noqa: F401  (cfuncs load here)
     return time.perf_counter() - t0
 
 
-def reference(table, likelihood, draws, tune, seed):
+def reference(table, likelihood, draws, tune, seed, sigma="pooled"):
     """The full PyMC model sampled by nutpie (compile time separate)."""
     import nutpie
     from bayes_ir.hierarchical import diagnose, sampling
@@ -176,13 +180,14 @@ def reference(table, likelihood, draws, tune, seed):
     design = design_of(table)
     pri = autoscale_priors(design.score)
     t0 = time.perf_counter()
-    model = build_model(design, priors=pri, likelihood=likelihood, loglik="full")
+    model = build_model(design, priors=pri, likelihood=likelihood, loglik="full", sigma=sigma)
     compiled = nutpie.compile_pymc_model(model)
     t1 = time.perf_counter()
     trace = nutpie.sample(compiled, draws=draws, tune=tune, chains=4, seed=seed,
                           progress_bar=False, target_accept=0.9,
                           **({"adaptation": "low_rank"} if likelihood != "gaussian" else {}))
     keep = ["b0", "sigma", "sigma_topic", "sigma_system", "topic_effect", "system_effect"]
+    keep += ["sigma_typical", "sigma_log_sd"] if sigma == "system" else []
     post = trace["posterior"].to_dataset()
     if likelihood != "gaussian":
         post = sampling.signed_shape(post[keep + ["abs_skewness", SIGN_LOGODDS]], seed)
@@ -201,7 +206,8 @@ out = {}
 if spec["who"] == "ours":
     out["compile_s"] = compiled_code(spec.get("code", ""))
     from bayes_ir.hierarchical import fit
-    f = fit(table, likelihood=spec["likelihood"], seed=spec["seed"])
+    f = fit(table, likelihood=spec["likelihood"], seed=spec["seed"],
+            sigma=spec.get("sigma", "pooled"))
     summary = f.summary()
     d = f.diagnostics
     out["method"] = f.method
@@ -224,7 +230,7 @@ elif spec["who"] == "rstanarm":
                        "max_rhat": float(line[3]), "passed": float(line[3]) <= 1.01})
 else:
     out["compile_s"], d = reference(table, spec["likelihood"], spec["draws"], spec["tune"],
-                                    spec["seed"])
+                                    spec["seed"], spec.get("sigma", "pooled"))
     out["method"] = "PyMC model + nutpie"
 out.update(bulk=float(d.min_ess_bulk), tail=float(d.min_ess_tail), rhat=float(d.max_rhat),
            passed=bool(d.passed), inner_s=time.perf_counter() - t_start)
@@ -327,19 +333,21 @@ def reference_row(label: str, table: str, likelihood: str, draws: int, tune: int
     print(f"{'':<34} {'ratio of wall s (ref/ours)':<26} {wall / ours_wall:7.1f}x", flush=True)
 
 
-def workload(label, table, likelihood, code, target, ref, seed=20200725, stan=False):
+def workload(label, table, likelihood, code, target, ref, seed=20200725, stan=False,
+             sigma="pooled"):  # fmt: skip
     """Ours, then (unless ``ref`` is None) the reference, then the ratio.
 
     ``stan``: also Stan through rstanarm (Gaussian only; run on workload 1, where it takes
     minutes: its centred random effects mix slowly)."""
-    spec = {"who": "ours", "table": table, "likelihood": likelihood, "seed": seed, "code": code}
+    spec = {"who": "ours", "table": table, "likelihood": likelihood, "seed": seed, "code": code,
+            "sigma": sigma}  # fmt: skip
     rep, wall, cpu, mem = run_child(CHILD, spec)
     ours = show(label, f"bayes_ir ({rep['method']})", rep, wall, cpu, mem, target)
     if ref is None:
         return
     draws, tune = ref
     spec = {"who": "ref", "table": table, "likelihood": likelihood, "seed": seed,
-            "draws": draws, "tune": tune}  # fmt: skip
+            "draws": draws, "tune": tune, "sigma": sigma}  # fmt: skip
     rep, wall, cpu, mem = run_child(CHILD, spec)
     theirs = show(label, f"PyMC+nutpie {draws}+{tune}", rep, wall, cpu, mem)
     ratio(ours, theirs, rep)
@@ -475,7 +483,7 @@ def _has_rstanarm() -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-reference", action="store_true", help="skip PyMC+nutpie")
-    parser.add_argument("--only", type=int, nargs="*", help="workload numbers to run (1-13)")
+    parser.add_argument("--only", type=int, nargs="*", help="workload numbers to run (1-14)")
     parser.add_argument("--seeds", type=int, default=5, help="seeds of workload 4")
     parser.add_argument(
         "--no-stan", action="store_true", help="skip Stan (rstanarm, when R has it installed)"
@@ -483,7 +491,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (DATA / "bayesian_risk" / "rb04_data.csv").exists():
         raise SystemExit(f"data not found under {DATA} (set BAYES_IR_DATA)")
-    run = set(args.only or range(1, 13))
+    run = set(args.only or [*range(1, 13), 14])
     ref = not args.no_reference
     stan = ref and not args.no_stan and _has_rstanarm()
     if ref and not stan:
@@ -544,6 +552,9 @@ def main() -> None:
         rep, wall, cpu, mem = run_child(CHILD, spec)
         show("compare_likelihoods Robust04 AP", rep["method"][:26], rep, wall, cpu, mem,
              (400, 180, 2048))  # fmt: skip
+    if 14 in run:
+        workload("Robust04 AP, per-system SD", "robust", "gaussian", "sigma", None,
+                 (2000, 1000) if ref else None, sigma="system")  # fmt: skip
     if 13 in (args.only or ()):
         workload("2000 x 500, 10% missing", "gaps_at_scale", "gaussian", "gibbs",
                  (10_000, 120, None), None)  # fmt: skip

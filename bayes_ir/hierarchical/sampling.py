@@ -204,6 +204,36 @@ def skewnormal_model(design: Design, priors: Priors):
     )
 
 
+def sigma_by_system_model(design: Design, priors: Priors):
+    r"""Return the Gaussian model with one residual SD per system for nutpie, on its kernel.
+
+    Log density and gradient come from
+    :mod:`~bayes_ir.hierarchical.families.gaussian_kernel` (numba, cached on disk), which
+    equals the PyMC model of :func:`build_model` with ``sigma="system"`` and every system
+    pooled. The chains start near the prior means of the scales (jittered as PyMC's).
+    """
+    from bayes_ir.hierarchical.families import gaussian_kernel as kernel
+    from bayes_ir.hierarchical.families._kernel import N_CROSSED, pack_header
+    from bayes_ir.hierarchical.families.sampler import kernel_model
+
+    n_t, n_s = design.shape
+    hyper = priors.values()
+    header = pack_header(
+        (n_t, n_s),
+        (float(hyper.b0_mu), float(hyper.b0_sd)),
+        (float(hyper.sigma_topic_rate), float(hyper.sigma_system_rate)),
+        (True, True),
+    )
+    rates = (float(hyper.sigma_rate), float(hyper.sigma_log_sd_rate))
+    data = kernel.pack(design.matrix, header, rates=rates)
+    start = np.zeros(kernel.n_coordinates(n_t, n_s))
+    start[0] = header[2]
+    start[1:N_CROSSED] = -np.log(header[4:6])
+    start[N_CROSSED : N_CROSSED + 2] = -np.log(rates)  # log prior means of the SD's scales
+    names, shapes = kernel.expanded_layout(n_t, n_s)
+    return kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start)
+
+
 def _mode_starts(modes: np.ndarray, logps: np.ndarray, sds: np.ndarray):
     r"""Return the starting-point function of the skew-normal chains (jittered sign modes).
 
@@ -262,13 +292,14 @@ def sample_nuts(
     sampler
         ``"nutpie"`` (default) or ``"pymc"``.
     sigma
-        ``"pooled"`` or ``"system"`` (residual SD per system). The skew-normal kernel
-        has one residual SD, so a skew-normal model with ``sigma="system"`` is
-        compiled from the PyMC model (slower to compile, same sampler).
+        ``"pooled"`` or ``"system"`` (residual SD per system: the Gaussian's runs on
+        :func:`sigma_by_system_model`). The skew-normal kernel has one residual SD, so a
+        skew-normal model with ``sigma="system"`` is compiled from the PyMC model (slower
+        to compile, same sampler).
     pooling
         ``"all"`` or ``"artifacts"`` (see :func:`~bayes_ir.hierarchical.build_model`);
-        the skew-normal kernel pools every system, so a skew-normal model with
-        ``pooling="artifacts"`` is compiled from the PyMC model too.
+        the kernels pool every system, so a model with ``pooling="artifacts"`` is
+        compiled from the PyMC model.
 
     Returns
     -------
@@ -293,6 +324,8 @@ def sample_nuts(
         kernel_model = likelihood == "skew_normal" and sigma == "pooled" and pooling == "all"
         if kernel_model:
             compiled = skewnormal_model(design, priors)
+        elif likelihood == "gaussian" and sigma == "system" and pooling == "all":
+            compiled = sigma_by_system_model(design, priors)
         else:
             compiled, _ = compiled_model(design, priors, likelihood, sigma, pooling)
         trace = nutpie_sample(compiled, label=label, tune=tune, chains=chains, **options)

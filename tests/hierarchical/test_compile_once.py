@@ -4,7 +4,7 @@ A call from compiled code with a constant integer argument (``f(x, -2)``, ``f(x,
 global int ``N``) types it ``Literal[int]``, and numba compiles the callee for that literal
 beside its ``int64`` version: seconds of a fresh machine's first fit for nothing (the
 kernels are compiled once per machine and cached on disk, so a warm cache hides it). The
-test compiles the diagnostics, the skew-normal kernel and the zoib kernel with an empty
+test compiles the diagnostics, the skew-normal kernel and the families' kernels with an empty
 cache in a child process and lists every function of the package numba compiled more
 than once. Slow: the cold compilation takes about a minute.
 """
@@ -33,7 +33,7 @@ record = event.RecordingListener()
 event.register("numba:compile", record)
 from bayes_ir.hierarchical.diagnostics import draw_diagnostics
 from bayes_ir.hierarchical import skewnormal_kernel as skew
-from bayes_ir.hierarchical.families import zoib_kernel, binomial_kernel  # noqa: F401
+from bayes_ir.hierarchical.families import binomial_kernel, gaussian_kernel, zoib_kernel  # noqa
 draw_diagnostics(np.random.default_rng(0).standard_normal((4, 300, 3)))
 y = np.random.default_rng(1).uniform(0.1, 0.9, (6, 4))
 data = skew.pack(y, (0.5, 1.0, 1.0, 1.0, 1.0, 0.99, 1.0))
@@ -55,7 +55,8 @@ def test_no_function_is_compiled_twice(tmp_path):
     )
     signatures = json.loads(out.stdout.strip().splitlines()[-1])
     expected = {"diagnostics_kernel._lag_sums", "skewnormal_kernel._logp_grad",
-                "skewnormal_kernel._sign_loglik", "_kernel._effect_prior"}  # fmt: skip
+                "skewnormal_kernel._sign_loglik", "_kernel._effect_prior",
+                "gaussian_kernel._cells", "_kernel.exponential_log"}  # fmt: skip
     assert expected <= set(signatures), sorted(signatures)
     twice = {k: v for k, v in signatures.items() if len(v) > 1 and k not in ON_PURPOSE}
     assert not twice, twice

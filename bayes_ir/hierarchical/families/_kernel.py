@@ -45,6 +45,7 @@ __all__ = [
     "crossed_effects",
     "crossed_prior",
     "expit",
+    "exponential_log",
     "free_vector_prior",
     "lgamma_digamma",
     "lgamma_digamma_log",
@@ -196,6 +197,18 @@ def crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau,
         prior, _ = free_vector_prior(theta, start + n_t - 1, n_s, chi, g_system, system, grad)
         logp += prior
     return logp
+
+
+@jit
+def exponential_log(theta, i, rate, grad, g):
+    """Exponential(rate) prior of ``exp(theta[i])`` with its log Jacobian.
+
+    Sets ``grad[i]`` to ``g`` (the likelihood's derivative with respect to ``theta[i]``)
+    plus the prior's; returns the log prior.
+    """
+    value = math.exp(theta[i])
+    grad[i] = g + 1.0 - rate * value
+    return math.log(rate) - rate * value + theta[i]
 
 
 @jit

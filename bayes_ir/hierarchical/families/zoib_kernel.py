@@ -68,6 +68,7 @@ from bayes_ir.hierarchical.families._kernel import (
     crossed_effects,
     crossed_prior,
     expit,
+    exponential_log,
     free_vector_prior,
     jit,
     lgamma_digamma,
@@ -208,14 +209,6 @@ def _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi):
 
 
 @jit
-def _exponential_log(theta, i, rate, grad, g):
-    """Exponential(rate) prior of ``exp(theta[i])`` with its log Jacobian; sets ``grad[i]``."""
-    value = math.exp(theta[i])
-    grad[i] = g + 1.0 - rate * value
-    return math.log(rate) - rate * value + theta[i]
-
-
-@jit
 def _logp_grad(theta, data, grad):
     """Log posterior density at ``theta``; writes its gradient into ``grad``."""
     n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
@@ -233,7 +226,7 @@ def _logp_grad(theta, data, grad):
     ll += _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
     lp = crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau, chi, grad)
     c = n_crossed(data)
-    lp += _exponential_log(theta, c, data[_H], grad, g_phi.sum())
+    lp += exponential_log(theta, c, data[_H], grad, g_phi.sum())
     for i, g in ((c + 1, g_zoi), (c + 2, g_coi)):
         prior, d_prior = logistic_prior(theta[i])
         lp += prior
@@ -242,13 +235,13 @@ def _logp_grad(theta, data, grad):
     start = c + n_scalars + n_t - 1 + n_s - 1
     if phi_sys:
         prior, dot = free_vector_prior(theta, start, n_s, lam, g_phi, p_eff, grad)
-        lp += prior + _exponential_log(theta, slot, data[_H + 1], grad, dot)
+        lp += prior + exponential_log(theta, slot, data[_H + 1], grad, dot)
         slot += 1
         start += n_s - 1
     if infl_sys:
         for scale, g, eff in ((zsd, g_zoi, z_eff), (ksd, g_coi, k_eff)):
             prior, dot = free_vector_prior(theta, start, n_s, scale, g, eff, grad)
-            lp += prior + _exponential_log(theta, slot, data[_H + 2], grad, dot)
+            lp += prior + exponential_log(theta, slot, data[_H + 2], grad, dot)
             slot += 1
             start += n_s - 1
     return ll + lp
