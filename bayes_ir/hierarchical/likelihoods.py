@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -327,8 +328,10 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
     PSIS is pointwise: each cell's ELPD, Pareto k and effective parameters depend on its
     own log-likelihood draws and on ``r_eff`` (computed once from the whole posterior),
     so blocks of :data:`LOO_BLOCK` values, smoothed all at once by
-    :func:`~bayes_ir.hierarchical.psis.psis_loo`, give ArviZ's result; the totals are
-    summed and the SE is ArviZ's :math:`\sqrt{n\,\mathrm{Var}(\mathrm{elpd}_i)}`.
+    :func:`~bayes_ir.hierarchical.psis.psis_loo` (on
+    :data:`~bayes_ir.defaults.COMPUTE_THREADS` threads, a block each), give ArviZ's result;
+    the totals are summed and the SE is ArviZ's
+    :math:`\sqrt{n\,\mathrm{Var}(\mathrm{elpd}_i)}`.
     """
     from arviz_stats.utils import ELPDDataLOO
 
@@ -339,18 +342,24 @@ def _loo_blockwise(fit: Any, *, draws: int | None, seed: int | None) -> Any:
     n_samples = post.sizes["chain"] * post.sizes["draw"]
     reff = _relative_ess(post)
     width = max(1, LOO_BLOCK // n_samples)
-    elpd_i, pareto_k, p_loo = [], [], 0.0
-    for lo in range(0, cells.size, width):
+
+    def block_loo(lo: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         block = cells[lo : lo + width]
         # all draws in one chunk: the block's few topics keep the grid near LOO_BLOCK values,
         # and the parameters are taken out of the posterior once per block, not per chunk
         ll = log_likelihood_cells(post, design, _family_spec(fit), block, chunk=n_samples)
-        e, k, p = psis_loo(ll.reshape(n_samples, block.size).T, reff)
-        elpd_i.append(e)
-        pareto_k.append(k)
-        p_loo += float(np.sum(p))
-    elpd_all = np.concatenate(elpd_i)
-    k_all = np.concatenate(pareto_k)
+        return psis_loo(ll.reshape(n_samples, block.size).T, reff)
+
+    starts = range(0, cells.size, width)
+    threads = defaults.COMPUTE_THREADS
+    if len(starts) > 1 and threads > 1:  # numpy's array work releases the GIL
+        with ThreadPoolExecutor(threads) as pool:
+            parts = list(pool.map(block_loo, starts))
+    else:
+        parts = [block_loo(lo) for lo in starts]
+    elpd_all = np.concatenate([e for e, _, _ in parts])
+    k_all = np.concatenate([k for _, k, _ in parts])
+    p_loo = float(sum(np.sum(p) for _, _, p in parts))
     topic, system = np.divmod(cells, design.matrix.shape[1])
     obs = {
         "topic": ("obs", np.asarray(design.topics)[topic]),
