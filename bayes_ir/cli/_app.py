@@ -228,6 +228,13 @@ def _check_pooling(value: str) -> str:
     return validate.choice("--pooling", value.strip().lower(), POOLINGS)
 
 
+def _check_sigma(value: str) -> str:
+    """Option callback: ``--sigma`` is ``pooled`` or ``system``."""
+    from bayes_ir.hierarchical.model import SIGMAS
+
+    return validate.choice("--sigma", value.strip().lower(), SIGMAS)
+
+
 def _check_target_accept(value: float | None) -> float | None:
     """Option callback: a NUTS target acceptance rate strictly between 0 and 1."""
     return None if value is None else validate.probability("--target-accept", value)
@@ -478,6 +485,16 @@ Likelihood = Annotated[
         "zoib(inflation=system)), or auto (by PSIS-LOO within an outcome space and the "
         "posterior predictive checks across spaces). Contrasts are on the measure's scale.",
         callback=_check_likelihood,
+    ),
+]
+SigmaOption = Annotated[
+    str,
+    typer.Option(
+        "--sigma",
+        help="Residual spread: pooled (default: one residual SD for every system) or system "
+        "(one per system, with a hierarchical prior: brms' sigma ~ system; zoib: one "
+        "precision per system).",
+        callback=_check_sigma,
     ),
 ]
 Seed = Annotated[

@@ -55,6 +55,7 @@ from bayes_ir.cli._app import (
     RangeCheck,
     ReplicatePattern,
     Scheduler,
+    SigmaOption,
     Split,
     TargetAccept,
     TopM,
@@ -234,6 +235,7 @@ class Sampler:
 
     likelihood: str = "gaussian"
     pooling: str = "auto"
+    sigma: str = "pooled"
     chains: int = defaults.CHAINS
     draws: int | None = None
     tune: int | None = None
@@ -246,6 +248,8 @@ class Sampler:
         given = {"likelihood": self.likelihood, "chains": self.chains}
         if self.pooling != "auto":
             given["pooling"] = self.pooling
+        if self.sigma != "pooled":
+            given["sigma"] = self.sigma
         for key in ("draws", "tune", "target_accept"):
             if getattr(self, key) is not None:
                 given[key] = getattr(self, key)
@@ -265,6 +269,7 @@ class Sampler:
             return ["--fit", str(saved)]
         words = [] if self.likelihood == "gaussian" else ["--likelihood", self.likelihood]
         words += [] if self.pooling == "auto" else ["--pooling", self.pooling]
+        words += [] if self.sigma == "pooled" else ["--sigma", self.sigma]
         if self.chains != defaults.CHAINS:
             words += ["--chains", str(self.chains)]
         for key in ("draws", "tune", "target_accept"):
@@ -320,13 +325,14 @@ class Sampler:
         """Say which options given on the command line disagree with a saved fit.
 
         Only options the user typed count (not defaults): ``--likelihood``,
-        ``--pooling``, ``--chains``, ``--draws``, ``--tune``, ``--target-accept`` and ``--seed``,
-        each compared with the value in the saved fit's provenance.
+        ``--pooling``, ``--sigma``, ``--chains``, ``--draws``, ``--tune``,
+        ``--target-accept`` and ``--seed``, each compared with the value in the saved
+        fit's provenance.
         """
         from typer._click.globals import get_current_context
 
         ctx = get_current_context(silent=True)
-        given = {"likelihood": self.likelihood, "pooling": self.pooling,
+        given = {"likelihood": self.likelihood, "pooling": self.pooling, "sigma": self.sigma,
                  "chains": self.chains, "draws": self.draws,
                  "tune": self.tune, "target_accept": self.target_accept, "seed": seed}  # fmt: skip
         out = []
@@ -420,6 +426,7 @@ _ROLES = [
 _SAMPLER = [
     _option("likelihood", Likelihood, "gaussian"),
     _option("pooling", PoolingOption, "auto"),
+    _option("sigma", SigmaOption, "pooled"),
     _option("chains", Chains, defaults.CHAINS),
     _option("draws", Draws, None),
     _option("tune", Tune, None),

@@ -138,6 +138,11 @@ def fit_from_cli(
             f"--likelihood {sampler.likelihood} is not available across collections or "
             f"segments: choose {', '.join(LIKELIHOODS)}"
         )
+    if sampler.sigma != "pooled":
+        raise BayesIRError(
+            "--sigma system is not available across collections or segments: the model has "
+            "one residual SD per collection (or segment) already"
+        )
     table, seg = load_across(scores, segments)
     console.print(table.summary(), highlight=False, markup=False, soft_wrap=True)
     options = {

@@ -63,6 +63,11 @@ def fit_runs(
 
     if sampler.likelihood != "gaussian":
         raise BayesIRError("with several runs per system the model is Gaussian: drop --likelihood")
+    if sampler.sigma != "pooled":
+        raise BayesIRError(
+            "with several runs per system the residual spread is set by --sigma-replicate: "
+            "drop --sigma"
+        )
     options = {k: v for k, v in sampler.options().items() if k in ("chains", "draws", "tune")}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # said loudly by the summary

@@ -215,6 +215,10 @@ def _segment_risk(scores: Scores, sampler: Sampler, segments: str, *, r: float,
             raise BayesIRError(f"{option} does not apply to the risk per segment (--segments)")
     if sampler.likelihood != "gaussian":
         raise BayesIRError("the model across segments is Gaussian: drop --likelihood")
+    if sampler.sigma != "pooled":
+        raise BayesIRError(
+            "the model across segments has one residual SD per segment: drop --sigma"
+        )
     table = scores.load(need_challenger=True)
     seg = read_segments(segments, topics=table.topics)
     options = {k: v for k, v in sampler.options().items() if k in ("chains", "draws", "tune")}

@@ -160,14 +160,16 @@ def _worst_topics(table: ScoreTable, champion: str, challengers: Sequence[str]) 
     return pd.DataFrame(rows, columns=["challenger", "topic", "champion", "score", "difference"])
 
 
-def _review_runs(table: ScoreTable, *, fit: Any, likelihood: str, pooling: str, r: float,
-                 r_levels: Sequence[float], topics: Sequence[int] | None, draws: int | None,
-                 tune: int | None, chains: int, **options: Any) -> RunsReview:  # fmt: skip
+def _review_runs(table: ScoreTable, *, fit: Any, likelihood: str, pooling: str, sigma: str,
+                 r: float, r_levels: Sequence[float], topics: Sequence[int] | None,
+                 draws: int | None, tune: int | None, chains: int,
+                 **options: Any) -> RunsReview:  # fmt: skip
     """Review a table of several runs per system; refuse the options of one score per cell."""
     from bayes_ir.report.review_runs import review_runs
 
     wrong = {"likelihood": likelihood != "gaussian", "pooling": pooling != "all",
-             "r": r != defaults.RISK_R, "r_levels": tuple(r_levels) != tuple(defaults.RISK_LEVELS),
+             "sigma": sigma != "pooled", "r": r != defaults.RISK_R,
+             "r_levels": tuple(r_levels) != tuple(defaults.RISK_LEVELS),
              "topics": topics is not None}  # fmt: skip
     said = [name for name, differs in wrong.items() if differs]
     if said:
@@ -188,6 +190,7 @@ def review(
     r_levels: Sequence[float] = defaults.RISK_LEVELS,
     likelihood: str = "gaussian",
     pooling: str = "all",
+    sigma: str = "pooled",
     ci_prob: float | None = None,
     seed: int | None = None,
     draws: int | None = None,
@@ -224,6 +227,9 @@ def review(
     pooling
         Which system effects share ``sigma_system`` in every fit (``"all"`` or
         ``"artifacts"``, see :func:`bayes_ir.hierarchical.fit`).
+    sigma
+        One residual SD for every system (``"pooled"``) or one per system (``"system"``)
+        in every fit, the BRisk fits included (see :func:`bayes_ir.hierarchical.fit`).
     ci_prob
         Interval probability.
     seed
@@ -277,7 +283,8 @@ def review(
 
     validate.instance("table", table, ScoreTable)
     if table.has_replicates:
-        return _review_runs(table, fit=fit, likelihood=likelihood, pooling=pooling, r=r,
+        return _review_runs(table, fit=fit, likelihood=likelihood, pooling=pooling, sigma=sigma,
+                            r=r,
                             r_levels=r_levels, topics=topics, margin=margin, ci_prob=ci_prob,
                             seed=seed, draws=draws, tune=tune, chains=chains,
                             sigma_replicate=sigma_replicate, cost_topic=cost_topic,
@@ -300,6 +307,8 @@ def review(
     sampler: dict[str, Any] = {"chains": chains} | {k: v for k, v in given.items() if v is not None}
     if pooling != "all":  # the BRisk fits pool as the decision's fit does
         sampler["pooling"] = pooling
+    if sigma != "pooled":  # and have the decision's fit's residual SDs
+        sampler["sigma"] = sigma
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the review says UNRELIABLE
         if fit is None:
