@@ -6,8 +6,9 @@ implementation of *the same* log density (same priors and transforms) and its ex
 gradient, called by nutpie through C callbacks as the families' kernels are
 (:mod:`~bayes_ir.hierarchical.families.zoib_kernel`). PyMC's graph of this model costs
 about 19 s to compile in every new process and about 19 ns per cell per gradient on
-Robust04 AP; the kernel compiles once per machine (cached on disk) and costs a few ns
-per cell.
+Robust04 AP; the kernel compiles once per machine (cached on disk) and costs about 1 ns
+per cell (the cell loop is vectorised: 2.8 s of sampling for 180,000 gradients on two
+cores, against 47.5 s).
 
 Model, for the score :math:`y_{ts}` of system :math:`s` on topic :math:`t`:
 
