@@ -214,7 +214,7 @@ def sigma_by_system_model(design: Design, priors: Priors):
     """
     from bayes_ir.hierarchical.families import gaussian_kernel as kernel
     from bayes_ir.hierarchical.families._kernel import N_CROSSED, pack_header
-    from bayes_ir.hierarchical.families.sampler import kernel_model
+    from bayes_ir.hierarchical.families.sampler import crossed_start, kernel_model
 
     n_t, n_s = design.shape
     hyper = priors.values()
@@ -226,9 +226,7 @@ def sigma_by_system_model(design: Design, priors: Priors):
     )
     rates = (float(hyper.sigma_rate), float(hyper.sigma_log_sd_rate))
     data = kernel.pack(design.matrix, header, rates=rates)
-    start = np.zeros(kernel.n_coordinates(n_t, n_s))
-    start[0] = header[2]
-    start[1:N_CROSSED] = -np.log(header[4:6])
+    start = crossed_start(data, kernel.n_coordinates(n_t, n_s))
     start[N_CROSSED : N_CROSSED + 2] = -np.log(rates)  # log prior means of the SD's scales
     names, shapes = kernel.expanded_layout(n_t, n_s)
     return kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start)

@@ -18,6 +18,7 @@ import xarray as xr
 __all__ = [
     "CENTRED_RATIO",
     "centred_by_information",
+    "crossed_start",
     "jittered_starts",
     "kernel_model",
     "sample_kernel",
@@ -70,6 +71,22 @@ def jittered_starts(centre: np.ndarray, spread: float = 1.0):
     return initial_point
 
 
+def crossed_start(data: np.ndarray, n_dim: int) -> np.ndarray:
+    """Centre of the starting points of a kernel's chains, from its data block's header.
+
+    ``b0`` at its prior mean, the log scales of the crossed part (``sigma_topic``, and
+    ``sigma_system`` when pooled) at the logs of their prior means ``1 / rate``, every
+    other of the ``n_dim`` coordinates 0 (a kernel sets its own scalars after).
+    """
+    from bayes_ir.hierarchical.families._kernel import n_crossed
+
+    start = np.zeros(n_dim)
+    start[0] = data[2]  # b0_mu
+    scales = n_crossed(data) - 1
+    start[1 : 1 + scales] = -np.log(data[4 : 4 + scales])
+    return start
+
+
 def kernel_model(
     kernel: Any,
     data: np.ndarray,
@@ -98,8 +115,7 @@ def kernel_model(
     n_dim
         Number of unconstrained coordinates.
     start
-        Centre of the starting points (default: ``b0`` at its prior mean, the log
-        scales at their prior means' logs, every other coordinate 0), jittered per
+        Centre of the starting points (default :func:`crossed_start`), jittered per
         chain by :func:`jittered_starts`.
     initial_point
         The starting-point function itself (seed -> point), instead of ``start``.
@@ -108,13 +124,9 @@ def kernel_model(
     """
     from nutpie.compile_pymc import CompiledPyMCModel
 
-    from bayes_ir.hierarchical.families._kernel import n_crossed
 
     if initial_point is None and start is None:
-        start = np.zeros(n_dim)
-        start[0] = data[2]  # b0_mu
-        scales = n_crossed(data) - 1  # sigma_topic, and sigma_system when pooled
-        start[1 : 1 + scales] = -np.log(data[4 : 4 + scales])  # log prior means 1 / rate
+        start = crossed_start(data, n_dim)
     sizes = [int(np.prod(shape)) for shape in shapes]
     ends = np.cumsum(sizes)
     slices = [slice(int(e - n), int(e)) for e, n in zip(ends, sizes, strict=True)]

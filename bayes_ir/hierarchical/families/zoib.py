@@ -54,7 +54,7 @@ from bayes_ir import validate
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
-from bayes_ir.hierarchical.families.sampler import kernel_model, sample_kernel
+from bayes_ir.hierarchical.families.sampler import crossed_start, kernel_model, sample_kernel
 
 __all__ = ["PHI_RATE", "ZOIB", "ZOIBCells", "build_pymc_model", "centred_effects"]
 
@@ -270,9 +270,7 @@ class ZOIB(LogitFamily):
         names, shapes = kernel.expanded_layout(n_t, n_s, *flags)
         data = self.data_block(design, priors, pooling)
         c = n_crossed(data)  # b0, log sigma_topic (, log sigma_system)
-        start = np.zeros(kernel.n_coordinates(n_t, n_s, *flags, pooling == "all"))
-        start[0] = data[2]
-        start[1:c] = -np.log(data[4 : 3 + c])
+        start = crossed_start(data, kernel.n_coordinates(n_t, n_s, *flags, pooling == "all"))
         start[c] = -np.log(priors.values().phi_rate)  # log of the prior mean of phi
         inside = design.matrix[np.isfinite(design.matrix)]
         share = float(np.mean((inside == 0) | (inside == 1)))
