@@ -124,7 +124,6 @@ def kernel_model(
     """
     from nutpie.compile_pymc import CompiledPyMCModel
 
-
     if initial_point is None and start is None:
         start = crossed_start(data, n_dim)
     sizes = [int(np.prod(shape)) for shape in shapes]
