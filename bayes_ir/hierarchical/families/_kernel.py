@@ -47,8 +47,6 @@ __all__ = [
     "expit",
     "exponential_log",
     "free_vector_prior",
-    "lgamma_digamma",
-    "lgamma_digamma_log",
     "logistic_prior",
     "n_crossed",
     "nutpie_status",
@@ -346,59 +344,3 @@ def softplus_expit(x):
         return pieces_pair(_TABLE, _LO, _WIDTH, _DEGREE, x)
     e = math.exp(-abs(x))
     return max(x, 0.0) + math.log1p(e), (1.0 if x >= 0 else e) / (1.0 + e)
-
-
-def _gamma_table() -> np.ndarray:
-    r"""Polynomial pieces of :math:`\log\Gamma(x)` and :math:`\psi(x)` on [1, 65).
-
-    Degree :data:`_G_DEGREE` on intervals of width :data:`_G_WIDTH`; their error,
-    measured against scipy in the tests, is below 2e-13 absolute for :math:`\log\Gamma`
-    and 1e-14 relative for the digamma function :math:`\psi`.
-    """
-    from scipy import special
-
-    def values(x: np.ndarray) -> list[np.ndarray]:
-        return [special.gammaln(x), special.digamma(x)]
-
-    return chebyshev_pieces(values, _G_LO, _G_HI, _G_WIDTH, _G_DEGREE)
-
-
-#: Range, interval width and degree of the pieces of :func:`lgamma_digamma`.
-_G_LO, _G_HI, _G_WIDTH, _G_DEGREE = 1.0, 65.0, 1.0 / 16.0, 7
-_G_TABLE = _gamma_table()
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-@jit
-def lgamma_digamma(x):
-    r"""``log Gamma(x)`` and the digamma function ``psi(x)`` for ``x > 0``.
-
-    :func:`lgamma_digamma_log` with ``log_x = log(x)``.
-    """
-    return lgamma_digamma_log(x, math.log(x))
-
-
-@jit
-def lgamma_digamma_log(x, log_x):
-    r"""``log Gamma(x)`` and ``psi(x)`` for ``x > 0``, given ``log_x`` = :math:`\log x`.
-
-    In ``[1, 65)`` from the polynomial pieces of :func:`_gamma_table`; below 1 by
-    :math:`\log\Gamma(x) = \log\Gamma(x + 1) - \log x`, :math:`\psi(x) = \psi(x + 1)
-    - 1/x`; from 65 by Stirling's series (Abramowitz and Stegun 1964, 6.1.41 and
-    6.3.18; the first omitted terms are below 1e-16 there). A beta density costs two
-    calls (its shapes), instead of two ``lgamma`` and two digamma series. Below 65 the
-    recurrence is applied by selection, not by a branch (shapes on both sides of 1 mix
-    at random in a table, and a mispredicted branch costs as much as the polynomial);
-    the caller that knows :math:`\log x` already (e.g. :math:`\log\mu + \log\phi`
-    for a beta shape :math:`\mu\phi`) saves the logarithm.
-    """
-    if x < _G_HI:
-        small = x < _G_LO
-        lg, dg = pieces_pair(_G_TABLE, _G_LO, _G_WIDTH, _G_DEGREE, x + 1.0 if small else x)
-        return lg - (log_x if small else 0.0), dg - (1.0 / x if small else 0.0)
-    r = 1.0 / x
-    r2 = r * r
-    lg = (x - 0.5) * log_x - x + _HALF_LOG_2PI
-    lg += r * (1.0 / 12.0 - r2 * (1.0 / 360.0 - r2 * (1.0 / 1260.0 - r2 / 1680.0)))
-    dg = log_x - 0.5 * r - r2 * (1.0 / 12.0 - r2 * (1.0 / 120.0 - r2 / 252.0))
-    return lg, dg

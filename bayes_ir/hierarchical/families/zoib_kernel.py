@@ -23,13 +23,14 @@ with ``zoi`` :math:`\pi_s` (the probability of an exact 0 or 1) and ``coi``
 :math:`\phi_s`, pooled or one per system (:math:`\log\phi_s = \log\phi + \lambda
 \tilde p_s`, as ``sigma="system"`` for the Gaussian).
 
-Cost: the exact 0s and 1s enter through their counts per system (:math:`O(S)`); each
-score inside (0, 1) costs one call of
-:func:`~bayes_ir.hierarchical.families._kernel.softplus_expit` (which gives
-:math:`\mu`, :math:`1 - \mu` and their logs) and two of
-:func:`~bayes_ir.hierarchical.families._kernel.lgamma_digamma_log`. The cells inside are
-stored row by row (compressed sparse rows), so exact 0s, 1s and missing cells cost
-nothing. Per interior cell, with :math:`a = \mu\phi`, :math:`b = (1-\mu)\phi`:
+Cost: the exact 0s and 1s enter through their counts per system (:math:`O(S)`); the
+scores inside (0, 1) are stored row by row (compressed sparse rows), so exact 0s, 1s and
+missing cells cost nothing, and each topic's scores are processed in passes the compiler
+vectorises (:mod:`~bayes_ir.hierarchical.families._vmath`): the means and their logs
+(:func:`~._vmath.logistic_into`), then :math:`\log\Gamma` and :math:`\psi` of both
+shapes in one call of :func:`~._vmath.lgamma_digamma_into`.
+
+Per interior cell, with :math:`a = \mu\phi`, :math:`b = (1-\mu)\phi`:
 
 .. math::
 
@@ -71,14 +72,13 @@ from bayes_ir.hierarchical.families._kernel import (
     exponential_log,
     free_vector_prior,
     jit,
-    lgamma_digamma,
-    lgamma_digamma_log,
     logistic_prior,
     n_crossed,
     nutpie_status,
     softplus_expit,
     with_gradient,
 )
+from bayes_ir.hierarchical.families._vmath import lgamma_digamma_into, logistic_into
 
 __all__ = [
     "N_HEADER",
@@ -149,6 +149,10 @@ def _interior_loglik(data, b0, topic, system, phi, log_phi, g_topic, g_system, g
     ``log_phi`` is ``log(phi)``. Fills ``g_topic``, ``g_system`` (d / d effect) and
     ``g_phi`` (per system, the sum over its interior scores of :math:`\mu(\log y -
     \psi(a)) + (1-\mu)(\log(1-y) - \psi(b))`, completed by :func:`_system_loglik`).
+    One topic at a time, in passes over its scores that the compiler vectorises
+    (:mod:`~bayes_ir.hierarchical.families._vmath`): the linear predictors, the means
+    and their logs, the two shapes' :math:`\log\Gamma` and :math:`\psi` together, the
+    cells' terms; then the sums per topic and per system.
     """
     n_t, n_s, _, _, nnz, _ = _layout(data)
     o = N_HEADER + 3 * n_s
@@ -159,46 +163,72 @@ def _interior_loglik(data, b0, topic, system, phi, log_phi, g_topic, g_system, g
     for s in range(n_s):
         g_system[s] = 0.0
         g_phi[s] = 0.0
+    per_cell = np.empty((10, n_s))  # scratch rows, one value per score of a topic
+    eta, mu, one_m, log_mu, log_one_m = (
+        per_cell[0],
+        per_cell[1],
+        per_cell[2],
+        per_cell[3],
+        per_cell[4],
+    )
+    ph, lp, cell_ll, cell_g, cell_gp = (
+        per_cell[5],
+        per_cell[6],
+        per_cell[7],
+        per_cell[8],
+        per_cell[9],
+    )
+    index = np.empty(n_s, dtype=np.int64)  # the systems of a topic's scores
+    per_shape = np.empty((7, 2 * n_s))  # scratch rows, one value per shape (two per score)
+    shape, log_shape, lg, dg = per_shape[0], per_shape[1], per_shape[2], per_shape[3]
+    w1, w2, w3 = per_shape[4], per_shape[5], per_shape[6]
     ll = 0.0
     for t in range(n_t):
+        lo = int(row[t])
+        n = int(row[t + 1]) - lo
         base = b0 + topic[t]
+        for k in range(n):
+            s = int(col[lo + k])
+            index[k] = s
+            eta[k] = base + system[s]
+            ph[k] = phi[s]
+            lp[k] = log_phi[s]
+        logistic_into(eta, mu, one_m, log_mu, log_one_m, n, w1, w2)
+        for k in range(n):  # the shapes a = mu phi (first n) and b = (1 - mu) phi
+            shape[k] = mu[k] * ph[k]
+            shape[n + k] = one_m[k] * ph[k]
+            log_shape[k] = log_mu[k] + lp[k]
+            log_shape[n + k] = log_one_m[k] + lp[k]
+        lgamma_digamma_into(shape, log_shape, lg, dg, 2 * n, w1, w2, w3)
+        for k in range(n):
+            ly, l1y, p, m, q = log_y[lo + k], log_1my[lo + k], ph[k], mu[k], one_m[k]
+            cell_ll[k] = (m * p - 1.0) * ly + (q * p - 1.0) * l1y - lg[k] - lg[n + k]
+            cell_g[k] = p * (ly - l1y - dg[k] + dg[n + k]) * m * q
+            cell_gp[k] = m * (ly - dg[k]) + q * (l1y - dg[n + k])
         row_g = 0.0
-        for j in range(int(row[t]), int(row[t + 1])):
-            s = int(col[j])
-            eta = base + system[s]
-            size = abs(eta)
-            # the smaller of mu, 1 - mu and the log of both, to full precision, by
-            # selection: log expit(-|eta|) = -|eta| - softplus(-|eta|)
-            soft, small = softplus_expit(-size)
-            pos = eta >= 0.0
-            mu = 1.0 - small if pos else small
-            one_m = small if pos else 1.0 - small
-            log_mu = -soft if pos else -size - soft
-            log_one_m = -size - soft if pos else -soft
-            ph = phi[s]
-            lg_a, dg_a = lgamma_digamma_log(mu * ph, log_mu + log_phi[s])
-            lg_b, dg_b = lgamma_digamma_log(one_m * ph, log_one_m + log_phi[s])
-            ly, l1y = log_y[j], log_1my[j]
-            ll += (mu * ph - 1.0) * ly + (one_m * ph - 1.0) * l1y - lg_a - lg_b
-            g = ph * (ly - l1y - dg_a + dg_b) * mu * one_m
-            row_g += g
-            g_system[s] += g
-            g_phi[s] += mu * (ly - dg_a) + one_m * (l1y - dg_b)
+        for k in range(n):
+            s = index[k]
+            ll += cell_ll[k]
+            row_g += cell_g[k]
+            g_system[s] += cell_g[k]
+            g_phi[s] += cell_gp[k]
         g_topic[t] = row_g
     return ll
 
 
 @jit
-def _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi):
+def _system_loglik(data, phi, log_phi, zoi_x, coi_x, g_phi, g_zoi, g_coi):
     """Per-system terms: log Gamma(phi) per interior score, the counts of exact 0s and 1s."""
     n_s = int(data[1])
     o = N_HEADER
+    work = np.empty((5, n_s))
+    lg_p, dg_p, w1, w2, w3 = work[0], work[1], work[2], work[3], work[4]
+    lgamma_digamma_into(phi, log_phi, lg_p, dg_p, n_s, w1, w2, w3)
     ll = 0.0
     for s in range(n_s):
         n0, n1, m = data[o + s], data[o + n_s + s], data[o + 2 * n_s + s]
-        lg_p, dg_p = lgamma_digamma(phi[s])
-        ll += m * lg_p
-        g_phi[s] = phi[s] * (g_phi[s] + m * dg_p)
+        ll += m * lg_p[s]
+        g_phi[s] = phi[s] * (g_phi[s] + m * dg_p[s])
         soft, zoi = softplus_expit(zoi_x[s])  # log(1 + e^x), expit(x)
         ll += (n0 + n1) * (zoi_x[s] - soft) - m * soft
         g_zoi[s] = (n0 + n1) * (1.0 - zoi) - m * zoi
@@ -223,7 +253,7 @@ def _logp_grad(theta, data, grad):
     g_phi, g_zoi, g_coi = np.empty(n_s), np.empty(n_s), np.empty(n_s)
     ll = _interior_loglik(data, theta[0], topic, system, phi, log_phi, g_topic, g_system,
                           g_phi)  # fmt: skip
-    ll += _system_loglik(data, phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
+    ll += _system_loglik(data, phi, log_phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
     lp = crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau, chi, grad)
     c = n_crossed(data)
     lp += exponential_log(theta, c, data[_H], grad, g_phi.sum())

@@ -3,7 +3,7 @@
 The reference is PyMC itself (``compile_logp`` / ``compile_dlogp`` and the
 deterministics of :func:`~bayes_ir.hierarchical.families.zoib.build_pymc_model`) at
 random unconstrained points, for the four structures (precision and inflation pooled
-or per system); the log-gamma and digamma pieces against scipy.
+or per system); its special functions are checked in ``test_vmath.py``.
 """
 
 from __future__ import annotations
@@ -137,13 +137,6 @@ def test_the_data_block_counts_exact_zeros_and_ones_per_system():
     np.testing.assert_array_equal(counts[0], (y == 0).sum(axis=0))
     np.testing.assert_array_equal(counts[1], (y == 1).sum(axis=0))
     np.testing.assert_array_equal(counts[2], ((y > 0) & (y < 1)).sum(axis=0))
-
-
-def test_log_gamma_and_digamma_equal_scipy():
-    x = np.concatenate([np.geomspace(1e-8, 1e6, 100_001), np.linspace(0.5, 70, 100_001)])
-    ours = np.array([_kernel.lgamma_digamma(v) for v in x])
-    for got, ref in ((ours[:, 0], special.gammaln(x)), (ours[:, 1], special.digamma(x))):
-        np.testing.assert_allclose(got, ref, rtol=5e-15, atol=3e-13)
 
 
 def test_pack_checks_its_input():
