@@ -6,7 +6,10 @@ the largest part of :func:`~bayes_ir.hierarchical.compare_likelihoods`. Every
 observation of a posterior has the same number of draws and the same ``r_eff``, hence
 the same number of tail draws, so the whole algorithm runs on a (draws x observations)
 array: one sort per column, the generalised Pareto fit of Zhang and Stephens with
-ArviZ's weakly informative prior on :math:`k`, the smoothed tail, and the ELPD.
+ArviZ's weakly informative prior on :math:`k`, the smoothed tail, and the ELPD. Its two
+costliest loops, the log-sum-exp of each row and the fit's sums of
+:math:`\log(1 - b x)` over the tail, are compiled and run on the vectorised
+exponential and logarithm of :mod:`~bayes_ir.hierarchical.families._vmath`.
 
 For observation :math:`i` with log-likelihood draws :math:`\ell_s`, raw log weights
 :math:`r_s = -\ell_s - \max_s(-\ell_s)`; the :math:`M` largest, with
@@ -35,7 +38,10 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
+
+from bayes_ir.hierarchical.families._vmath import exp_into, log_into
 
 __all__ = ["psis_loo", "tail_draws"]
 
@@ -44,13 +50,76 @@ __all__ = ["psis_loo", "tail_draws"]
 _BLOCK = 512
 #: ArviZ's prior on k: ``PRIOR_K`` pseudo-observations at 0.5; ``PRIOR_BS`` scales the grid.
 _PRIOR_K, _PRIOR_BS = 10, 3
+_TINY = float(np.finfo(float).tiny)  # the smallest normal double
+# IEEE division and the C library's rounding, as numpy (no fast-math reassociation)
+jit = numba.njit(nogil=True, cache=True, error_model="numpy")
 
 
 def _logsumexp(x: np.ndarray) -> np.ndarray:
-    """``log(sum(exp(x)))`` of each row (max-shifted; scipy's, slower, handles more)."""
-    m = np.max(x, axis=1, keepdims=True)
-    m[~np.isfinite(m)] = 0.0
-    return np.log(np.sum(np.exp(x - m), axis=1)) + m[:, 0]
+    """``log(sum(exp(x)))`` of each row, max-shifted (as numpy, NaN and infinities too)."""
+    out = np.empty(x.shape[0])
+    _logsumexp_rows(np.ascontiguousarray(x, dtype=float), out)
+    return out
+
+
+@jit
+def _logsumexp_rows(x, out):
+    """Fill ``out[r]`` with the log-sum-exp of row ``r`` of ``x``.
+
+    The exponentials of a finite row go through :func:`~._vmath.exp_into` (vectorised;
+    shifted values below -700, which add less than 1e-300 to a sum of at least 1, count
+    as ``exp(-700)``); a row with a NaN gives NaN and a row whose maximum is infinite its
+    maximum, as numpy's ``log(sum(exp(x - m))) + m`` with ``m = 0`` there.
+    """
+    n = x.shape[1]
+    shifted, e, work = np.empty(n), np.empty(n), np.empty(n)
+    for r in range(x.shape[0]):
+        m = -np.inf
+        nan = False
+        for i in range(n):
+            v = x[r, i]
+            nan |= v != v
+            m = max(m, v)
+        if nan:
+            out[r] = np.nan
+        elif m == np.inf or m == -np.inf:
+            out[r] = m  # all -inf: log 0; an inf: log inf
+        else:
+            for i in range(n):
+                shifted[i] = x[r, i] - m
+            exp_into(shifted, e, n, work)
+            total = 0.0
+            for i in range(n):
+                total += e[i]
+            out[r] = math.log(total) + m
+
+
+@jit
+def _mean_log1p(b, x, out):
+    r"""``out[r, j] = mean_i log1p(-b[r, j] x[r, i])``: the Zhang-Stephens profile's sums.
+
+    With :math:`u = 1 - bx`, :math:`\log(1 + (-bx)) = \log u - ((u - 1) + bx)/u`
+    (Goldberg 1991, theorem 4) from the vectorised :func:`~._vmath.log_into`; a row with
+    a ``u`` that is not a positive normal double is summed with ``math.log1p``, as numpy.
+    """
+    n_rows, n = x.shape
+    u, lu, work = np.empty(n), np.empty(n), np.empty(n)
+    for r in range(n_rows):
+        for j in range(b.shape[1]):
+            bj = b[r, j]
+            regular = True
+            for i in range(n):
+                u[i] = 1.0 - bj * x[r, i]
+                regular &= _TINY <= u[i] < np.inf
+            total = 0.0
+            if regular:
+                log_into(u, lu, n, work)
+                for i in range(n):
+                    total += lu[i] - ((u[i] - 1.0) + bj * x[r, i]) / u[i]
+            else:
+                for i in range(n):
+                    total += math.log1p(-bj * x[r, i])
+            out[r, j] = total / n
 
 
 def tail_draws(n_draws: int, r_eff: float) -> int:
@@ -73,8 +142,7 @@ def _gpd_fit(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     grid = 1 - np.sqrt(m / (np.arange(1, m + 1, dtype=float) - 0.5))
     b = grid[None, :] / (_PRIOR_BS * xstar)[:, None] + (1 / x[:, -1])[:, None]
     k = np.empty_like(b)
-    for j in range(m):
-        k[:, j] = np.mean(np.log1p(-b[:, j, None] * x), axis=1)
+    _mean_log1p(b, np.ascontiguousarray(x), k)
     scale = n * (np.log(-b / k) - k - 1)
     w = np.exp(scale - _logsumexp(scale)[:, None])
     w[w < 10 * np.finfo(float).eps] = 0.0

@@ -52,3 +52,23 @@ def test_a_constant_tail_fails_as_in_arviz():
         array_stats.loo(ll[1][None, :], r_eff=1.0)
     with pytest.raises(ValueError, match="tail values are the same"):
         psis_loo(ll, 1.0)
+
+
+def test_log_sum_exp_of_rows_equals_numpy_with_nan_and_infinities():
+    from bayes_ir.hierarchical.psis import _logsumexp
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 30, (8, 500))
+    x[1, 5] = np.nan
+    x[2] = -np.inf
+    x[3, 9] = np.inf
+    x[4, ::3] = -np.inf  # some draws without density
+    x[5] -= 2_000.0  # far below 0: the shift keeps it
+    x[6, 0] = 1e-320  # a subnormal among them
+    m = np.max(x, axis=1, keepdims=True)
+    m[~np.isfinite(m)] = 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ref = np.log(np.sum(np.exp(x - m), axis=1)) + m[:, 0]
+    got = _logsumexp(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
+    np.testing.assert_allclose(got[~np.isnan(ref)], ref[~np.isnan(ref)], rtol=1e-14, atol=0)
