@@ -97,9 +97,11 @@ class ZOIBCells(Cells):
         inside = np.broadcast_to((y > 0.0) & (y < 1.0), shape)
         beta = np.zeros(shape)
         if inside.any():  # the beta CDF only where it is needed (it is the costly part)
+            from bayes_ir.hierarchical.families._betainc import betainc  # loads numba
+
             a = np.broadcast_to(self.mu * self.phi, shape)[inside]
             b = np.broadcast_to((1.0 - self.mu) * self.phi, shape)[inside]
-            beta[inside] = special.betainc(a, b, np.broadcast_to(y, shape)[inside])
+            beta[inside] = betainc(a, b, np.broadcast_to(y, shape)[inside])
         at = np.where(y >= 1.0, 1.0, zero + (1.0 - self.zoi) * beta)
         below = np.where(y <= 0.0, 0.0, np.where(y >= 1.0, 1.0 - self.zoi * self.coi, at))
         return below, at
