@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from scipy import special
+
+from bayes_ir.hierarchical.families._vmath import jit
 
 __all__ = ["betainc"]
 
 _EPS = 1e-16  # the fraction stops when a step changes it by less
 _FPMIN = 1e-300  # Lentz's guard against a zero denominator
 _MAXIT = 10_000
-
-jit = numba.njit(nogil=True, cache=True, error_model="numpy")
 
 
 @jit

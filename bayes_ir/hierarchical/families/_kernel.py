@@ -36,6 +36,8 @@ import math
 import numba
 import numpy as np
 
+from bayes_ir.hierarchical.families._vmath import jit
+
 __all__ = [
     "EXPAND_SIGNATURE",
     "LOGP_SIGNATURE",
@@ -66,9 +68,6 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 # is typed ``Literal[int]`` and compiles :func:`_effect_prior` once per value.
 _LOG_SIGMA_TOPIC = np.int64(1)
 _LOG_SIGMA_SYSTEM = np.int64(2)
-# IEEE division (a zero scale is a non-finite density, reported to nutpie, never an
-# exception, which cannot leave a C callback); FMA contraction, as the skew-normal kernel.
-jit = numba.njit(nogil=True, cache=True, fastmath={"contract"}, error_model="numpy")
 
 
 @jit

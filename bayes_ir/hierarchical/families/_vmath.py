@@ -45,10 +45,11 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["exp_into", "lgamma_digamma_into", "log_into", "logistic_into"]
+__all__ = ["exp_into", "jit", "lgamma_digamma_into", "log_into", "logistic_into"]
 
-# Like the kernels' ``jit``: IEEE division, FMA contraction; no reassociation, so the
-# results do not depend on the vector width.
+#: The compilation of every kernel function: IEEE division (a zero scale is a non-finite
+#: density, reported to nutpie, never an exception, which cannot leave a C callback); FMA
+#: contraction; no reassociation, so the results do not depend on the vector width.
 jit = numba.njit(nogil=True, cache=True, fastmath={"contract"}, error_model="numpy")
 
 _LN2_HI = 6.93147180369123816490e-01  # log 2 in two parts (fdlibm's split)
