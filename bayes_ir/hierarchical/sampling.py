@@ -222,7 +222,8 @@ def sigma_by_system_model(design: Design, priors: Priors):
         (n_t, n_s),
         (float(hyper.b0_mu), float(hyper.b0_sd)),
         (float(hyper.sigma_topic_rate), float(hyper.sigma_system_rate)),
-        (True, True),
+        None,
+        True,
     )
     rates = (float(hyper.sigma_rate), float(hyper.sigma_log_sd_rate))
     data = kernel.pack(design.matrix, header, rates=rates)

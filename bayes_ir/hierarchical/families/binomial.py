@@ -54,6 +54,8 @@ from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
 from bayes_ir.hierarchical.families.sampler import (
     centred_by_information,
+    centred_topics,
+    crossed_start,
     kernel_model,
     sample_kernel,
 )
@@ -132,23 +134,25 @@ class BinomialCells(Cells):
         return log_binom + k * self.eta - n * np.logaddexp(0.0, self.eta)
 
 
-def centred_effects(k: np.ndarray, n: np.ndarray) -> tuple[bool, bool]:
-    r"""Whether the topic and the system effects are centred for these counts.
+def centred_effects(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, bool]:
+    r"""Which topics are centred on the intercept, and whether the system effects are centred.
 
     Empirical logits of the topics' and systems' pooled proportions,
     :math:`\ell = \mathrm{logit}((K + 1/2)/(N + 1))`, have sampling variances
     :math:`1/(K + 1/2) + 1/(N - K + 1/2)`; see
-    :func:`~bayes_ir.hierarchical.families.sampler.centred_by_information` for the rule.
+    :func:`~bayes_ir.hierarchical.families.sampler.centred_topics` (per topic; a topic
+    with no success or no failure is not centred) and
+    :func:`~bayes_ir.hierarchical.families.sampler.centred_by_information` (systems).
     """
     obs = np.isfinite(k)
     k0, n0 = np.where(obs, k, 0.0), np.where(obs, n, 0.0)
-    out = []
+    rough = []
     for axis in (1, 0):
         big_k, big_n = k0.sum(axis=axis), n0.sum(axis=axis)
         logit = np.log((big_k + 0.5) / (big_n - big_k + 0.5))
         var = 1.0 / (big_k + 0.5) + 1.0 / (big_n - big_k + 0.5)
-        out.append(centred_by_information(logit, var))
-    return out[0], out[1]
+        rough.append((logit, var, (big_k > 0) & (big_k < big_n)))
+    return centred_topics(*rough[0]), centred_by_information(*rough[1][:2])
 
 
 class Binomial(LogitFamily):
@@ -233,7 +237,7 @@ class Binomial(LogitFamily):
             design.shape,
             (hyper.b0_mu, hyper.b0_sd),
             (hyper.sigma_topic_rate, hyper.sigma_system_rate),
-            centred_effects(k, n),
+            *centred_effects(k, n),
             system_sd(pooling),
         )
         return kernel.pack(k, n, header)
@@ -253,13 +257,11 @@ class Binomial(LogitFamily):
     ) -> tuple[Any, Any, dict]:
         """Sample :mod:`~.binomial_kernel` with nutpie."""
         from bayes_ir.hierarchical.families import binomial_kernel as kernel
-        from bayes_ir.hierarchical.families._kernel import n_crossed
 
         data = self.data_block(design, priors, pooling)
-        n_t, n_s = design.shape
-        names, shapes = kernel.expanded_layout(n_t, n_s)
-        n_dim = n_crossed(data) + n_t + n_s - 2
-        model = kernel_model(kernel, data, design, names, shapes, n_dim=n_dim)
+        names, shapes = kernel.expanded_layout(*design.shape)
+        start = crossed_start(data, kernel.n_coordinates(data))
+        model = kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start)
         return sample_kernel(model, self, design, keep=self.kept(pooling), **options)
 
     def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all"):

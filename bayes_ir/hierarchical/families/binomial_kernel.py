@@ -41,7 +41,8 @@ paths, and against numpy's closed form with unequal trials.
 
 Data block (:func:`pack`): the crossed header, ``log_binom`` (the sum of the log binomial
 coefficients), ``trials`` (the common trials of the observed cells, 0 if they differ), the
-row sums (T) and column sums (S) of ``k``, then ``k`` and ``n`` (T x S each, row-major).
+row sums (T) and column sums (S) of ``k``, ``k`` and ``n`` (T x S each, row-major), then
+the crossed part's topic flags (:func:`~._kernel.assemble`).
 """
 
 from __future__ import annotations
@@ -56,10 +57,13 @@ from bayes_ir.hierarchical.families._kernel import (
     LOGP_SIGNATURE,
     N_CROSSED,
     N_CROSSED_HEADER,
+    assemble,
     crossed_effects,
     crossed_prior,
     jit,
+    n_topic_coordinates,
     nutpie_status,
+    reported_crossed,
     softplus_expit,
     with_gradient,
 )
@@ -71,6 +75,7 @@ __all__ = [
     "expanded_layout",
     "logp_and_grad",
     "logp_cfunc",
+    "n_coordinates",
     "pack",
 ]
 
@@ -93,7 +98,7 @@ DIMS = {"topic_effect": ("topic",), "system_effect": ("system",)}
 @jit
 def _block_size(n_t, n_s):
     """Length of the data block of a T x S table."""
-    return N_HEADER + n_t + n_s + 2 * n_t * n_s
+    return N_HEADER + n_t + n_s + 2 * n_t * n_s + n_t
 
 
 @jit
@@ -186,7 +191,7 @@ def _logp_grad(theta, data, grad):
 def pack(k: np.ndarray, n: np.ndarray, header: np.ndarray) -> np.ndarray:
     """Pack the data block: header, log coefficients, common trials, sums of k, k, n.
 
-    ``header`` comes from :func:`~._kernel.pack_header`.
+    ``header`` is the crossed part (:func:`~._kernel.pack_header`).
     ``k`` and ``n`` are T x S with NaN for missing cells (stored as 0 successes of 0).
     Keep the block alive while nutpie samples: its callbacks read it through a pointer.
     """
@@ -194,17 +199,20 @@ def pack(k: np.ndarray, n: np.ndarray, header: np.ndarray) -> np.ndarray:
 
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
-    if header.size != N_CROSSED_HEADER or k.ndim != 2 or k.shape != n.shape:
-        raise ValueError(f"expected two matrices of one shape and {N_CROSSED_HEADER} header values")
+    if k.ndim != 2 or k.shape != n.shape:
+        raise ValueError("expected two matrices of one shape")
     obs = np.isfinite(k)
     k0, n0 = np.where(obs, k, 0.0), np.where(obs, n, 0.0)
     log_binom = float((gammaln(n0 + 1) - gammaln(k0 + 1) - gammaln(n0 - k0 + 1))[obs].sum())
     common = np.unique(n0[obs])
     trials = float(common[0]) if common.size == 1 and common[0] > 0 else 0.0
-    block = np.concatenate(
-        [header, [log_binom, trials], k0.sum(axis=1), k0.sum(axis=0), k0.ravel(), n0.ravel()]
-    )
-    return np.ascontiguousarray(block)
+    parts = [[log_binom, trials], k0.sum(axis=1), k0.sum(axis=0), k0, n0]
+    return assemble(header, parts)
+
+
+def n_coordinates(data: np.ndarray) -> int:
+    """Return the number of unconstrained coordinates (``theta``'s length) of a data block."""
+    return int(N_CROSSED - (data[8] != 0.0) + n_topic_coordinates(data) + data[1] - 1)
 
 
 def logp_and_grad(theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarray]:
@@ -235,9 +243,9 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     data = numba.carray(data_, (_block_size(n_t, n_s),))
     theta = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_out,))
-    tau, chi = crossed_effects(theta, data, _NO_SCALARS, out[N_CROSSED : N_CROSSED + n_t],
-                               out[N_CROSSED + n_t : N_CROSSED + n_t + n_s])  # fmt: skip
-    out[0], out[1], out[2] = theta[0], tau, chi
+    b0, tau, chi = reported_crossed(theta, data, _NO_SCALARS, out[N_CROSSED : N_CROSSED + n_t],
+                                    out[N_CROSSED + n_t : N_CROSSED + n_t + n_s])  # fmt: skip
+    out[0], out[1], out[2] = b0, tau, chi
     return 0
 
 

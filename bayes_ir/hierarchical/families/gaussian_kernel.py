@@ -42,7 +42,8 @@ coordinates of :math:`\tilde z`.
 
 Data block (:func:`pack`): the crossed header, ``sigma_rate, sigma_log_sd_rate``, the
 observed scores per system, then the scores (T x S, row by row, 0 where missing) and
-the mask (1 observed, 0 missing).
+the mask (1 observed, 0 missing), and the crossed part's topic flags
+(:func:`~._kernel.assemble`; unused: zero-sum topics).
 """
 
 from __future__ import annotations
@@ -58,12 +59,15 @@ from bayes_ir.hierarchical.families._kernel import (
     N_CROSSED,
     N_CROSSED_HEADER,
     _extend,
+    assemble,
     crossed_effects,
     crossed_prior,
     exponential_log,
     free_vector_prior,
     jit,
     nutpie_status,
+    reported_crossed,
+    vectors_start,
     with_gradient,
 )
 
@@ -103,7 +107,7 @@ _cells_jit = numba.njit(
 def _size(data):
     """Length of the data block, from its header."""
     n_t, n_s = int(data[0]), int(data[1])
-    return N_HEADER + n_s + 2 * n_t * n_s
+    return N_HEADER + n_s + 2 * n_t * n_s + n_t
 
 
 @_cells_jit
@@ -132,10 +136,10 @@ def _cells(data, b0, topic, system, w, g_topic, g_system, q):
 @jit
 def _log_sigma(theta, data, effect, log_sigma):
     """Fill each system's ``log sigma_s`` and its deviation ``effect``; return ``lambda``."""
-    n_t, n_s = int(data[0]), int(data[1])
+    n_s = int(data[1])
     c = _C
     lam = math.exp(theta[c + 1])
-    _extend(theta, c + _N_SCALARS + n_t - 1 + n_s - 1, n_s, lam, effect)
+    _extend(theta, vectors_start(data, _N_SCALARS), n_s, lam, effect)
     for s in range(n_s):
         log_sigma[s] = theta[c] + effect[s]
     return lam
@@ -161,7 +165,7 @@ def _logp_grad(theta, data, grad):
     lp = crossed_prior(theta, data, _N_SCALARS, g_topic, g_system, topic, system, tau, chi, grad)
     c = _C
     lp += exponential_log(theta, c, data[_H], grad, g_log_sigma.sum())
-    start = c + _N_SCALARS + n_t - 1 + n_s - 1
+    start = vectors_start(data, _N_SCALARS)
     prior, dot = free_vector_prior(theta, start, n_s, lam, g_log_sigma, effect, grad)
     lp += prior + exponential_log(theta, c + 1, data[_H + 1], grad, dot)
     return ll + lp
@@ -176,13 +180,13 @@ def pack(y: np.ndarray, header: np.ndarray, *, rates: tuple[float, float]) -> np
     block alive while nutpie samples: its callbacks read it through a pointer.
     """
     y = np.asarray(y, dtype=float)
-    if header.size != N_CROSSED_HEADER or y.ndim != 2:
-        raise ValueError(f"expected a matrix and {N_CROSSED_HEADER} header values")
-    if header[8] != 0.0 or header[6] == 0.0 or header[7] == 0.0:
-        raise ValueError("the kernel has pooled, centred topic and system effects")
+    if y.ndim != 2:
+        raise ValueError("expected a matrix of scores")
     obs = np.isfinite(y)
-    parts = [header, rates, obs.sum(axis=0), np.where(obs, y, 0.0).ravel(), obs.ravel()]
-    return np.ascontiguousarray(np.concatenate([np.asarray(p, dtype=float) for p in parts]))
+    block = assemble(header, [rates, obs.sum(axis=0), np.where(obs, y, 0.0), obs])
+    if block[8] != 0.0 or block[6] == 0.0 or block[7] == 0.0:
+        raise ValueError("the kernel has pooled, zero-sum centred topic and system effects")
+    return block
 
 
 def n_coordinates(n_t: int, n_s: int) -> int:
@@ -217,10 +221,10 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     out = numba.carray(out_, (n_out,))
     n_t, n_s = int(data[0]), int(data[1])
     topic, system = np.empty(n_t), np.empty(n_s)
-    tau, chi = crossed_effects(theta, data, _N_SCALARS, topic, system)
+    b0, tau, chi = reported_crossed(theta, data, _N_SCALARS, topic, system)
     effect, log_sigma = np.empty(n_s), np.empty(n_s)
     lam = _log_sigma(theta, data, effect, log_sigma)
-    out[0], out[1], out[2] = theta[0], tau, chi
+    out[0], out[1], out[2] = b0, tau, chi
     out[3], out[4] = math.exp(theta[_C]), lam
     i = 5
     for s in range(n_s):

@@ -215,10 +215,13 @@ class LogitFamily(Family):
 
     # ------------------------------------------------------------------ calibration
     def draw_prior(self, priors: Any, n_topics: int, n_systems: int, rng: np.random.Generator):
-        """Draw one set of parameters from the priors, as :meth:`parameters` lays them out.
+        r"""Draw one set of parameters from the priors, as :meth:`parameters` lays them out.
 
-        Zero-sum effects as projected normals (``ZeroSumNormal(s)`` is the centred vector
-        of independent :math:`N(0, s^2)`); the family's own by :meth:`draw_own`.
+        Topic effects independent :math:`N(0, \tau^2)` added to an intercept, reported as
+        the zero-sum effects and ``b0`` plus their mean (the levels form of
+        :mod:`~bayes_ir.hierarchical.families._kernel`); system effects as projected
+        normals (``ZeroSumNormal(s)`` is the centred vector of independent
+        :math:`N(0, s^2)`); the family's own by :meth:`draw_own`.
         """
         hyper = priors.values()
         tau = rng.exponential(1.0 / hyper.sigma_topic_rate)
@@ -226,7 +229,7 @@ class LogitFamily(Family):
         a = rng.standard_normal(n_topics)
         c = rng.standard_normal(n_systems)
         out = {
-            "b0": np.array([rng.normal(hyper.b0_mu, hyper.b0_sd)]),
+            "b0": np.array([rng.normal(hyper.b0_mu, hyper.b0_sd) + tau * a.mean()]),
             "sigma_topic": np.array([tau]),
             "sigma_system": np.array([chi]),
             "topic": ((a - a.mean()) * tau)[None],
@@ -246,28 +249,40 @@ class LogitFamily(Family):
         return self.score_mean(own, inverse_link_mean)
 
 
-def pymc_crossed_effects(design: Any, hyper: Any, centred: tuple[bool, bool], pooling: str = "all"):
-    """Declare ``b0``, the scales and the effects of the crossed model in the current PyMC model.
+def pymc_crossed_effects(design: Any, hyper: Any, centred: tuple[Any, bool], pooling: str = "all"):
+    """Declare the intercept, the scales and the effects of the crossed model in PyMC.
 
-    Each effect vector is centred (``ZeroSumNormal(scale)``) or non-centred (the
-    deterministic ``scale * z`` of a standard ``ZeroSumNormal`` named ``topic_z`` /
-    ``system_z``), as ``centred`` says. Unpooled systems (``pooling="none"``) have no
-    ``sigma_system``: their effects are :data:`UNPOOLED_SD` times a standard
-    ``system_z``. Returns ``b0`` and the two effect vectors.
+    The levels form of :mod:`~bayes_ir.hierarchical.families._kernel`: a free
+    ``intercept``, one ``topic_level`` per topic (``N(intercept, sigma_topic)`` for a topic
+    centred on the intercept, ``N(0, 1)`` for one that is not: ``centred[0]``, one bool per
+    topic), and the reported zero-sum ``b0`` and ``topic_effect`` as deterministics. The
+    system effects are centred (``ZeroSumNormal(scale)``) or non-centred (the deterministic
+    ``scale * z`` of a standard ``ZeroSumNormal`` named ``system_z``), as ``centred[1]``
+    says. Unpooled systems (``pooling="none"``) have no ``sigma_system``: their effects are
+    :data:`UNPOOLED_SD` times a standard ``system_z``. Returns the intercept and the
+    topic and system effects that enter the predictor (the topic effects independent,
+    not zero-sum).
     """
     import pymc as pm
+    import pytensor.tensor as pt
 
-    b0 = pm.Normal("b0", mu=np.float64(hyper.b0_mu), sigma=np.float64(hyper.b0_sd))
+    intercept = pm.Normal("intercept", mu=np.float64(hyper.b0_mu), sigma=np.float64(hyper.b0_sd))
     tau = pm.Exponential("sigma_topic", lam=np.float64(hyper.sigma_topic_rate))
+    on = np.asarray(centred[0], dtype=bool)
+    level = pm.Normal(
+        "topic_level", mu=pt.where(on, intercept, 0.0), sigma=pt.where(on, tau, 1.0), dims="topic"
+    )
+    topic = pt.where(on, level - intercept, tau * level)
+    pm.Deterministic("b0", intercept + topic.mean())
+    pm.Deterministic("topic_effect", topic - topic.mean(), dims="topic")
     if pooling == "all":
         chi = pm.Exponential("sigma_system", lam=np.float64(hyper.sigma_system_rate))
+        system_centred = bool(centred[1])
     else:
-        chi, centred = np.float64(UNPOOLED_SD), (centred[0], False)
-    effects = []
-    for kind, scale, is_centred in (("topic", tau, centred[0]), ("system", chi, centred[1])):
-        if is_centred:
-            effects.append(pm.ZeroSumNormal(f"{kind}_effect", sigma=scale, dims=kind))
-        else:
-            z = pm.ZeroSumNormal(f"{kind}_z", sigma=1.0, dims=kind)
-            effects.append(pm.Deterministic(f"{kind}_effect", scale * z, dims=kind))
-    return b0, effects[0], effects[1]
+        chi, system_centred = np.float64(UNPOOLED_SD), False
+    if system_centred:
+        system = pm.ZeroSumNormal("system_effect", sigma=chi, dims="system")
+    else:
+        z = pm.ZeroSumNormal("system_z", sigma=1.0, dims="system")
+        system = pm.Deterministic("system_effect", chi * z, dims="system")
+    return intercept, topic, system

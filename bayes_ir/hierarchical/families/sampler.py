@@ -18,6 +18,7 @@ import xarray as xr
 __all__ = [
     "CENTRED_RATIO",
     "centred_by_information",
+    "centred_topics",
     "crossed_start",
     "jittered_starts",
     "kernel_model",
@@ -51,6 +52,22 @@ def centred_by_information(estimates: np.ndarray, variances: np.ndarray) -> bool
     return bool(v < CENTRED_RATIO * spread)
 
 
+def centred_topics(
+    estimates: np.ndarray, variances: np.ndarray, informed: np.ndarray
+) -> np.ndarray:
+    r"""Which topics are centred on the intercept (the levels form of ``_kernel``).
+
+    Per topic, the rule of :func:`centred_by_information`: True when
+    :math:`v_t < r\,\hat\tau^2`, with :math:`v_t` the sampling variance of the topic's
+    rough estimate and :math:`\hat\tau^2 = \mathrm{Var}(\hat e) - \bar v`; and False for
+    a topic whose data bound its effect on one side only (``informed`` False: every outcome
+    0, or every one 1, or no score inside (0, 1) for zoib), whatever its variance says.
+    """
+    v = np.asarray(variances, dtype=float)
+    spread = float(np.var(estimates)) - float(np.mean(v))
+    return np.asarray(informed, dtype=bool) & (v < CENTRED_RATIO * spread)
+
+
 def topic_population_sd(sigma_topic: Any, n_topics: int) -> Any:
     r"""SD of a new topic's effect about ``b0``: :math:`\tau\sqrt{1 + 1/T}`.
 
@@ -71,12 +88,14 @@ def jittered_starts(centre: np.ndarray, spread: float = 1.0):
     return initial_point
 
 
-def crossed_start(data: np.ndarray, n_dim: int) -> np.ndarray:
+def crossed_start(data: np.ndarray, n_dim: int, n_scalars: int = 0) -> np.ndarray:
     """Centre of the starting points of a kernel's chains, from its data block's header.
 
     ``b0`` at its prior mean, the log scales of the crossed part (``sigma_topic``, and
-    ``sigma_system`` when pooled) at the logs of their prior means ``1 / rate``, every
-    other of the ``n_dim`` coordinates 0 (a kernel sets its own scalars after).
+    ``sigma_system`` when pooled) at the logs of their prior means ``1 / rate``, the
+    levels of topics centred on the intercept at the prior mean of ``b0`` (their effects
+    0), every other of the ``n_dim`` coordinates 0 (a kernel sets its own ``n_scalars``
+    scalars, which precede the topics' coordinates, after).
     """
     from bayes_ir.hierarchical.families._kernel import n_crossed
 
@@ -84,6 +103,10 @@ def crossed_start(data: np.ndarray, n_dim: int) -> np.ndarray:
     start[0] = data[2]  # b0_mu
     scales = n_crossed(data) - 1
     start[1 : 1 + scales] = -np.log(data[4 : 4 + scales])
+    if data[6] == 0.0:  # topic levels: the flags close the block
+        n_t = int(data[0])
+        first = n_crossed(data) + n_scalars
+        start[first : first + n_t] = np.where(data[data.size - n_t :] != 0.0, data[2], 0.0)
     return start
 
 

@@ -54,7 +54,12 @@ from bayes_ir import validate
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.hierarchical.families.base import Cells, flat_draws
 from bayes_ir.hierarchical.families.logit import LogitFamily, pymc_crossed_effects, system_sd
-from bayes_ir.hierarchical.families.sampler import crossed_start, kernel_model, sample_kernel
+from bayes_ir.hierarchical.families.sampler import (
+    centred_topics,
+    crossed_start,
+    kernel_model,
+    sample_kernel,
+)
 
 __all__ = ["PHI_RATE", "ZOIB", "ZOIBCells", "build_pymc_model", "centred_effects"]
 
@@ -132,17 +137,26 @@ class ZOIBCells(Cells):
         return np.where(y <= 0.0, zero, np.where(y >= 1.0, one, dens))
 
 
-def centred_effects(matrix: np.ndarray) -> tuple[bool, bool]:
-    r"""Whether topic and system effects are centred: the Gaussian rule on clipped logits.
+def centred_effects(matrix: np.ndarray) -> tuple[np.ndarray, bool]:
+    r"""Which topics are centred on the intercept, and whether the system effects are centred.
 
-    :func:`~bayes_ir.hierarchical.model.centred_systems` applied to
-    :math:`\mathrm{logit}(\mathrm{clip}(y, 0.01, 0.99))` for the systems, and to its
-    transpose for the topics.
+    On :math:`\ell = \mathrm{logit}(\mathrm{clip}(y, 0.01, 0.99))`: per topic, its mean
+    with sampling variance :math:`s_t^2/n_t` (the topic's variance over its :math:`n_t`
+    scores; :func:`~bayes_ir.hierarchical.families.sampler.centred_topics`), a topic with
+    no score inside (0, 1) not centred (its effect moves the beta mean of no score); the
+    systems by :func:`~bayes_ir.hierarchical.model.centred_systems`.
     """
     from bayes_ir.hierarchical.model import centred_systems
 
-    logits = special.logit(np.clip(matrix, _CLIP, 1.0 - _CLIP))
-    return centred_systems(logits.T), centred_systems(logits)
+    y = np.asarray(matrix, dtype=float)
+    logits = special.logit(np.clip(y, _CLIP, 1.0 - _CLIP))
+    obs = np.isfinite(y)
+    n = np.maximum(obs.sum(axis=1), 1)
+    centre = np.nanmean(np.where(obs, logits, np.nan), axis=1)
+    spread = np.nansum(np.where(obs, (logits - centre[:, None]) ** 2, 0.0), axis=1)
+    variances = spread / np.maximum(n - 1, 1) / n
+    informed = (obs & (y > 0) & (y < 1)).any(axis=1)
+    return centred_topics(centre, variances, informed), centred_systems(logits)
 
 
 class ZOIB(LogitFamily):
@@ -249,7 +263,7 @@ class ZOIB(LogitFamily):
             design.shape,
             (hyper.b0_mu, hyper.b0_sd),
             (hyper.sigma_topic_rate, hyper.sigma_system_rate),
-            centred_effects(design.matrix),
+            *centred_effects(design.matrix),
             system_sd(pooling),
         )
         return kernel.pack(
@@ -272,7 +286,7 @@ class ZOIB(LogitFamily):
         names, shapes = kernel.expanded_layout(n_t, n_s, *flags)
         data = self.data_block(design, priors, pooling)
         c = n_crossed(data)  # b0, log sigma_topic (, log sigma_system)
-        start = crossed_start(data, kernel.n_coordinates(n_t, n_s, *flags, pooling == "all"))
+        start = crossed_start(data, kernel.n_coordinates(data), kernel.n_scalars(data))
         start[c] = -np.log(priors.values().phi_rate)  # log of the prior mean of phi
         inside = design.matrix[np.isfinite(design.matrix)]
         share = float(np.mean((inside == 0) | (inside == 1)))

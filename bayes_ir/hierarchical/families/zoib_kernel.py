@@ -50,7 +50,8 @@ per-system precision, zoi and coi.
 Data block (:func:`pack`): the crossed header, ``phi_rate, phi_log_sd_rate,
 inflation_sd_rate, phi_by_system, inflation_by_system, n_interior``, the counts per
 system of exact 0s, exact 1s and interior scores, the row pointers (T + 1), then per
-interior score its system, :math:`\log y` and :math:`\log(1 - y)`.
+interior score its system, :math:`\log y` and :math:`\log(1 - y)`, and the crossed part's
+topic flags (:func:`~._kernel.assemble`).
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ import numpy as np
 from bayes_ir.hierarchical.families._kernel import (
     EXPAND_SIGNATURE,
     LOGP_SIGNATURE,
-    N_CROSSED,
     N_CROSSED_HEADER,
     _extend,
+    assemble,
     crossed_effects,
     crossed_prior,
     expit,
@@ -75,7 +76,9 @@ from bayes_ir.hierarchical.families._kernel import (
     logistic_prior,
     n_crossed,
     nutpie_status,
+    reported_crossed,
     softplus_expit,
+    vectors_start,
     with_gradient,
 )
 from bayes_ir.hierarchical.families._vmath import lgamma_digamma_into, logistic_into
@@ -88,6 +91,7 @@ __all__ = [
     "logp_and_grad",
     "logp_cfunc",
     "n_coordinates",
+    "n_scalars",
     "pack",
 ]
 
@@ -109,7 +113,7 @@ def _layout(data):
 def _size(data):
     """Length of the data block, from its header."""
     n_t, n_s, _, _, nnz, _ = _layout(data)
-    return N_HEADER + 3 * n_s + n_t + 1 + 3 * nnz
+    return N_HEADER + 3 * n_s + n_t + 1 + 3 * nnz + n_t
 
 
 @jit
@@ -120,7 +124,7 @@ def _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff):
     """
     n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
     c = n_crossed(data)
-    start = c + n_scalars + n_t - 1 + n_s - 1
+    start = vectors_start(data, n_scalars)
     slot = c + 3
     lam = zsd = ksd = 0.0
     for s in range(n_s):
@@ -262,7 +266,7 @@ def _logp_grad(theta, data, grad):
         lp += prior
         grad[i] = g.sum() + d_prior
     slot = c + 3
-    start = c + n_scalars + n_t - 1 + n_s - 1
+    start = vectors_start(data, n_scalars)
     if phi_sys:
         prior, dot = free_vector_prior(theta, start, n_s, lam, g_phi, p_eff, grad)
         lp += prior + exponential_log(theta, slot, data[_H + 1], grad, dot)
@@ -293,27 +297,28 @@ def pack(
     alive while nutpie samples: its callbacks read it through a pointer.
     """
     y = np.asarray(y, dtype=float)
-    if header.size != N_CROSSED_HEADER or y.ndim != 2:
-        raise ValueError(f"expected a matrix and {N_CROSSED_HEADER} header values")
+    if y.ndim != 2:
+        raise ValueError("expected a matrix of scores")
     obs = np.isfinite(y)
     inside = obs & (y > 0) & (y < 1)
     t_idx, s_idx = np.nonzero(inside)  # row-major: topic by topic
     row = np.concatenate([[0], np.cumsum(inside.sum(axis=1))])
     vals = y[t_idx, s_idx]
-    head = [*header, *rates, float(phi_by_system), float(inflation_by_system), float(vals.size)]
+    head = [*rates, float(phi_by_system), float(inflation_by_system), float(vals.size)]
     counts = [(obs & (y == 0)).sum(axis=0), (obs & (y == 1)).sum(axis=0), inside.sum(axis=0)]
-    parts = [head, *counts, row, s_idx, np.log(vals), np.log1p(-vals)]
-    return np.ascontiguousarray(np.concatenate([np.asarray(p, dtype=float) for p in parts]))
+    return assemble(header, [head, *counts, row, s_idx, np.log(vals), np.log1p(-vals)])
 
 
-def n_coordinates(
-    n_t: int, n_s: int, phi_by_system: bool, inflation_by_system: bool, pooled: bool = True
-) -> int:
-    """Return the number of unconstrained coordinates (``theta``'s length)."""
-    crossed = N_CROSSED if pooled else N_CROSSED - 1
-    scalars = crossed + 3 + int(phi_by_system) + 2 * int(inflation_by_system)
-    vectors = int(phi_by_system) + 2 * int(inflation_by_system)
-    return scalars + n_t - 1 + (n_s - 1) * (1 + vectors)
+def n_scalars(data: np.ndarray) -> int:
+    """Return the number of the family's own scalars in ``theta`` (before the topics)."""
+    return int(_layout(data)[5])
+
+
+def n_coordinates(data: np.ndarray) -> int:
+    """Return the number of unconstrained coordinates (``theta``'s length) of a data block."""
+    _, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
+    vectors = int(phi_sys) + 2 * int(infl_sys)
+    return int(vectors_start(data, n_scalars)) + (n_s - 1) * vectors
 
 
 def logp_and_grad(theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarray]:
@@ -343,11 +348,11 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     out = numba.carray(out_, (n_out,))
     n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
     topic, system = np.empty(n_t), np.empty(n_s)
-    tau, chi = crossed_effects(theta, data, n_scalars, topic, system)
+    b0, tau, chi = reported_crossed(theta, data, n_scalars, topic, system)
     log_phi, zoi_x, coi_x = np.empty(n_s), np.empty(n_s), np.empty(n_s)
     p_eff, z_eff, k_eff = np.empty(n_s), np.empty(n_s), np.empty(n_s)
     lam, zsd, ksd = _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff)
-    out[0], out[1], out[2] = theta[0], tau, chi
+    out[0], out[1], out[2] = b0, tau, chi
     i = 3
     if phi_sys:
         out[i], out[i + 1] = math.exp(theta[n_crossed(data)]), lam

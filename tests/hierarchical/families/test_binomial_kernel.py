@@ -2,8 +2,9 @@
 
 The reference is PyMC itself: ``compile_logp`` / ``compile_dlogp`` and the model's
 deterministics of :func:`~bayes_ir.hierarchical.families.binomial.build_pymc_model`,
-evaluated at the same unconstrained points, with centred and non-centred effects, a
-missing cell, Bernoulli and k-of-10 scores; the logistic pieces against numpy.
+evaluated at the same unconstrained points, with topics centred on the intercept, not
+centred and both in one table, centred and non-centred systems, a missing cell, Bernoulli
+and k-of-10 scores; the logistic pieces against numpy.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
 
-def _table(n_t: int, n_s: int, trials: int, *, topic_sd: float, seed: int) -> ScoreTable:
+def _table(
+    n_t: int, n_s: int, trials: int, *, topic_sd: float, seed: int, unsolved: int = 0
+) -> ScoreTable:
     rng = np.random.default_rng(seed)
     eta = rng.normal(0.3, topic_sd, (n_t, 1)) + rng.normal(0, 1.0, (1, n_s))
     y = rng.binomial(trials, special.expit(eta)) / trials
+    y[5 : 5 + unsolved] = 0.0  # items no system solved
     y[2, 3] = np.nan  # one missing cell
     table = ScoreTable.from_matrix(
         y, systems=[f"s{i}" for i in range(n_s)], measure="P@10" if trials > 1 else "acc",
@@ -37,23 +41,25 @@ def _table(n_t: int, n_s: int, trials: int, *, topic_sd: float, seed: int) -> Sc
 @pytest.fixture(
     scope="module",
     params=[
-        ("bernoulli", 1, 0.3, "all"),
-        ("binomial", 10, 1.5, "all"),
-        ("bernoulli", 1, 2.5, "all"),
-        ("bernoulli", 1, 0.3, "none"),
-        ("binomial", 10, 1.5, "none"),
+        ("bernoulli", 1, 0.3, "all", 0),
+        ("binomial", 10, 1.5, "all", 0),
+        ("binomial", 10, 1.5, "all", 6),
+        ("bernoulli", 1, 2.5, "all", 0),
+        ("bernoulli", 1, 0.3, "none", 0),
+        ("binomial", 10, 1.5, "none", 6),
     ],
     ids=[
         "bernoulli-noncentred",
         "binomial-centred-topics",
+        "binomial-mixed-topics",
         "bernoulli-wide-topics",
         "bernoulli-unpooled",
-        "binomial-unpooled",
+        "binomial-unpooled-mixed",
     ],
 )
 def case(request):
-    name, trials, topic_sd, pooling = request.param
-    table = _table(40, 6, trials, topic_sd=topic_sd, seed=4)
+    name, trials, topic_sd, pooling, unsolved = request.param
+    table = _table(40, 6, trials, topic_sd=topic_sd, seed=4, unsolved=unsolved)
     design = design_of(table)
     family = get_family(name).resolved(design)
     priors = family.resolve_priors(design, None)
@@ -61,40 +67,48 @@ def case(request):
     return design, family, priors, model, family.data_block(design, priors, pooling)
 
 
-def test_the_cases_cover_both_forms_of_the_topic_effects():
-    """Few trials per topic: non-centred topic effects; many (10 x 6 per topic): centred."""
+def test_the_cases_cover_every_form_of_the_topic_effects():
+    """Few trials per topic: no topic centred; many (10 x 6 per topic): all centred; with
+    six items no system solved: all but those six."""
     forms = []
-    for spec, trials, sd in (("bernoulli", 1, 0.3), ("binomial", 10, 1.5)):
-        design = design_of(_table(40, 6, trials, topic_sd=sd, seed=4))
+    for spec, trials, sd, unsolved in (("bernoulli", 1, 0.3, 0), ("binomial", 10, 1.5, 0),
+                                       ("binomial", 10, 1.5, 6)):  # fmt: skip
+        design = design_of(_table(40, 6, trials, topic_sd=sd, seed=4, unsolved=unsolved))
         forms.append(centred_effects(*get_family(spec).resolved(design).counts(design))[0])
-    assert forms == [False, True]
+    assert not forms[0].any()
+    assert forms[1].all()
+    assert np.flatnonzero(~forms[2]).tolist() == list(range(5, 11))
 
 
 def _pymc_point(theta: np.ndarray, n_t: int, model) -> dict[str, np.ndarray]:
-    topic = "topic_z" if "topic_z" in model.named_vars else "topic_effect"
     system = "system_z" if "system_z" in model.named_vars else "system_effect"
     c = 3 if "sigma_system" in model.named_vars else 2  # unpooled systems: no sigma_system
     return {
-        "b0": theta[0],
+        "intercept": theta[0],
         "sigma_topic_log__": theta[1],
         **({"sigma_system_log__": theta[2]} if c == 3 else {}),
-        f"{topic}_zerosum__": theta[c : c + n_t - 1],
-        f"{system}_zerosum__": theta[c + n_t - 1 :],
+        "topic_level": theta[c : c + n_t],
+        f"{system}_zerosum__": theta[c + n_t :],
     }
 
 
 def _points(design, priors, data, n: int = 5) -> list[np.ndarray]:
     n_t, n_s = design.shape
+    c = _kernel.n_crossed(data)
+    centred = data[data.size - n_t :] != 0.0
     rng = np.random.default_rng(7)
     points = []
     for _ in range(n):
-        theta = rng.uniform(-1.5, 1.5, _kernel.n_crossed(data) + n_t + n_s - 2)
+        theta = rng.uniform(-1.5, 1.5, kernel.n_coordinates(data))
         theta[0] += priors.b0_mu
+        theta[c : c + n_t][centred] += priors.b0_mu  # levels of the centred topics
         points.append(theta)
-    far = points[0].copy()
-    far[0] += 25.0  # every cell beyond the polynomial pieces (|eta| > 16)
-    farther = points[1].copy()
-    farther[0] += 45.0  # every row beyond the products of factors (eta > 40): cell by cell
+    far, farther = points[0].copy(), points[1].copy()
+    for point, shift in ((far, 25.0), (farther, 45.0)):
+        # 25: every cell beyond the polynomial pieces (|eta| > 16); 45: every row beyond
+        # the products of factors (eta > 40), cell by cell
+        point[0] += shift
+        point[c : c + n_t][centred] += shift
     return [*points, far, farther]
 
 
@@ -121,7 +135,7 @@ def test_non_finite_density_is_reported_to_the_sampler(case):
     design, *_, data = case
     n_t, n_s = design.shape
     for index in range(1, _kernel.n_crossed(data)):  # a scale of exp(800) overflows
-        theta = np.zeros(_kernel.n_crossed(data) + n_t + n_s - 2)
+        theta = np.zeros(kernel.n_coordinates(data))
         theta[index] = 800.0
         assert logp_callback(kernel, theta, data)[0] in (3, 4), index
 
@@ -157,10 +171,10 @@ def test_likelihood_equals_the_closed_form_on_both_paths(trials, shift):
     n = np.full((n_t, n_s), 10.0) if trials == "common" else rng.integers(1, 12, (n_t, n_s))
     k = rng.binomial(n.astype(int), 0.4).astype(float)
     k[3, 5] = np.nan  # missing
-    header = _kernel.pack_header((n_t, n_s), (0.0, 1.0), (1.0, 1.0), (True, True))
+    header = _kernel.pack_header((n_t, n_s), (0.0, 1.0), (1.0, 1.0), None, True)
     data = kernel.pack(k, n, header)
     assert data[_kernel.N_CROSSED_HEADER + 1] == (10.0 if trials == "common" else 0.0)
-    theta = rng.normal(0.0, 0.5, _kernel.n_crossed(data) + n_t + n_s - 2)
+    theta = rng.normal(0.0, 0.5, kernel.n_coordinates(data))
     theta[0] = shift - 1.0  # 44: every row beyond eta = 40, cell by cell
     want, want_topic, want_system = _closed_form(k, n, theta, data)
     topic, system = np.empty(n_t), np.empty(n_s)
@@ -174,7 +188,7 @@ def test_likelihood_equals_the_closed_form_on_both_paths(trials, shift):
 
 def test_an_effect_beyond_exp_range_takes_the_cell_path():
     k = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    header = _kernel.pack_header((3, 2), (0.0, 1.0), (1.0, 1.0), (True, True))
+    header = _kernel.pack_header((3, 2), (0.0, 1.0), (1.0, 1.0), None, True)
     data = kernel.pack(k, np.ones_like(k), header)
     topic, system = np.array([-400.0, 0.0, 400.0]), np.array([350.0, -350.0])
     g_topic, g_system = np.empty(3), np.empty(2)
@@ -185,8 +199,12 @@ def test_an_effect_beyond_exp_range_takes_the_cell_path():
 
 
 def test_pack_checks_its_input():
-    header = np.zeros(_kernel.N_CROSSED_HEADER)
-    with pytest.raises(ValueError, match="header values"):
+    header = _kernel.pack_header((3, 2), (0.0, 1.0), (1.0, 1.0), np.ones(3, bool), True)
+    with pytest.raises(ValueError, match="one shape"):
         kernel.pack(np.zeros((3, 2)), np.ones((2, 3)), header)
-    with pytest.raises(ValueError, match="header values"):
+    with pytest.raises(ValueError, match="header values and 3 topic flags"):
+        kernel.pack(np.zeros((3, 2)), np.ones((3, 2)), header[:-1])
+    with pytest.raises(ValueError, match="crossed part"):
         kernel.pack(np.zeros((3, 2)), np.ones((3, 2)), header[:5])
+    with pytest.raises(ValueError, match="expected 3 topic flags"):
+        _kernel.pack_header((3, 2), (0.0, 1.0), (1.0, 1.0), np.ones(2, bool), True)

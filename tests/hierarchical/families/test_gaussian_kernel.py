@@ -15,6 +15,7 @@ import pytest
 from kernel_checks import assert_callbacks_equal, assert_equals_pymc, logp_callback
 
 from bayes_ir.hierarchical import build_model, fit
+from bayes_ir.hierarchical.families import _kernel
 from bayes_ir.hierarchical.families import gaussian_kernel as kernel
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.hierarchical.priors import autoscale_priors
@@ -92,7 +93,7 @@ def test_the_data_block_masks_missing_cells(case):
     n_t, n_s = y.shape
     o = kernel.N_HEADER
     np.testing.assert_array_equal(data[o : o + n_s], np.isfinite(y).sum(axis=0))
-    scores, mask = data[o + n_s :].reshape(2, n_t, n_s)
+    scores, mask = data[o + n_s : data.size - n_t].reshape(2, n_t, n_s)
     np.testing.assert_array_equal(mask, np.isfinite(y))
     np.testing.assert_array_equal(scores, np.where(np.isfinite(y), y, 0.0))
 
@@ -106,11 +107,11 @@ def test_non_finite_density_is_reported_to_the_sampler(case):
 
 
 def test_pack_checks_its_input():
-    with pytest.raises(ValueError, match="header values"):
+    with pytest.raises(ValueError, match="crossed part"):
         kernel.pack(np.zeros((3, 2)), np.zeros(4), rates=(1.0, 1.0))
-    header = np.array([3, 2, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0])  # non-centred topics
-    with pytest.raises(ValueError, match="centred"):
-        kernel.pack(np.zeros((3, 2)), header, rates=(1.0, 1.0))
+    levels = _kernel.pack_header((3, 2), (0.0, 1.0), (1.0, 1.0), np.ones(3, bool), True)
+    with pytest.raises(ValueError, match="centred"):  # the kernel has zero-sum topics
+        kernel.pack(np.zeros((3, 2)), levels, rates=(1.0, 1.0))
 
 
 @pytest.mark.slow

@@ -3,7 +3,8 @@
 The reference is PyMC itself (``compile_logp`` / ``compile_dlogp`` and the
 deterministics of :func:`~bayes_ir.hierarchical.families.zoib.build_pymc_model`) at
 random unconstrained points, for the four structures (precision and inflation pooled
-or per system); its special functions are checked in ``test_vmath.py``.
+or per system), with topics centred on the intercept and one (every score 0) not; its
+special functions are checked in ``test_vmath.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bayes_ir.hierarchical import build_model
 from bayes_ir.hierarchical.families import _kernel, get_family
 from bayes_ir.hierarchical.families import zoib_kernel as kernel
 from bayes_ir.hierarchical.families.logit import UNPOOLED_SD
+from bayes_ir.hierarchical.families.zoib import centred_effects as zoib_centred_effects
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -27,6 +29,7 @@ def _table(n_t: int = 15, n_s: int = 5, seed: int = 3) -> ScoreTable:
     y = rng.beta(mu * 8, (1 - mu) * 8)
     y[rng.random((n_t, n_s)) < 0.1] = 0.0
     y[rng.random((n_t, n_s)) < 0.05] = 1.0
+    y[7] = 0.0  # a topic with no score inside (0, 1)
     y[2, 3] = np.nan
     table = ScoreTable.from_matrix(
         y, systems=[f"s{i}" for i in range(n_s)], measure="AP", missing="keep"
@@ -58,7 +61,7 @@ def case(request):
 def _pymc_point(theta: np.ndarray, design, family, model) -> dict[str, np.ndarray]:
     n_t, n_s = design.shape
     names = [v.name for v in model.value_vars]
-    out = {"b0": theta[0], "sigma_topic_log__": theta[1]}
+    out = {"intercept": theta[0], "sigma_topic_log__": theta[1]}
     c = 2
     if "sigma_system" in model.named_vars:  # pooled systems
         out["sigma_system_log__"], c = theta[2], 3
@@ -71,9 +74,10 @@ def _pymc_point(theta: np.ndarray, design, family, model) -> dict[str, np.ndarra
     if family.inflation_by_system:
         out["zoi_sd_log__"], out["coi_sd_log__"] = theta[i], theta[i + 1]
         i += 2
-    for kind, size in (("topic", n_t), ("system", n_s)):
-        out[next(n for n in names if n.startswith(kind))] = theta[i : i + size - 1]
-        i += size - 1
+    out["topic_level"] = theta[i : i + n_t]
+    i += n_t
+    out[next(n for n in names if n.startswith("system"))] = theta[i : i + n_s - 1]
+    i += n_s - 1
     vectors = ["phi_z"] * family.phi_by_system + ["zoi_z", "coi_z"] * family.inflation_by_system
     for name in vectors:
         out[f"{name}_zerosum__"] = theta[i : i + n_s - 1]
@@ -82,18 +86,24 @@ def _pymc_point(theta: np.ndarray, design, family, model) -> dict[str, np.ndarra
     return out
 
 
-def _size(design, family, data) -> int:
-    flags = (family.phi_by_system, family.inflation_by_system)
-    return kernel.n_coordinates(*design.shape, *flags, _kernel.n_crossed(data) == 3)
-
-
 def _points(design, family, data, n: int = 4) -> list[np.ndarray]:
     rng = np.random.default_rng(5)
-    points = [rng.normal(0, 0.7, _size(design, family, data)) for _ in range(n)]
+    points = [rng.normal(0, 0.7, kernel.n_coordinates(data)) for _ in range(n)]
     far = points[0].copy()
     # means near 1, precision 400: Stirling's branch, 1 - mu tiny
-    far[0], far[_kernel.n_crossed(data)] = 12.0, 6.0
+    n_t, c = design.shape[0], _kernel.n_crossed(data)
+    far[0], far[c] = 12.0, 6.0
+    first = c + kernel.n_scalars(data)
+    far[first : first + n_t][data[data.size - n_t :] != 0.0] += 12.0  # centred topics' levels
     return [*points, far]
+
+
+def test_the_topics_take_both_forms():
+    """The topic with every score 0 is not centred on the intercept; some others are."""
+    design = design_of(_table())
+    topics, _ = zoib_centred_effects(design.matrix)
+    assert not topics[7]
+    assert topics.any()
 
 
 def test_log_density_and_gradient_equal_pymc(case):
@@ -119,7 +129,7 @@ def test_c_callbacks_equal_the_python_entry_and_pymc_deterministics(case):
 def test_non_finite_density_is_reported_to_the_sampler(case):
     design, family, _, data = case
     for index in (1, _kernel.n_crossed(data)):  # a topic SD or a precision of exp(800)
-        theta = np.zeros(_size(design, family, data))
+        theta = np.zeros(kernel.n_coordinates(data))
         theta[index] = 800.0
         assert logp_callback(kernel, theta, data)[0] in (3, 4), index
 
@@ -140,6 +150,6 @@ def test_the_data_block_counts_exact_zeros_and_ones_per_system():
 
 
 def test_pack_checks_its_input():
-    with pytest.raises(ValueError, match="header values"):
+    with pytest.raises(ValueError, match="crossed part"):
         kernel.pack(np.zeros((3, 2)), np.zeros(4), rates=(1, 1, 1), phi_by_system=False,
                     inflation_by_system=False)  # fmt: skip
