@@ -280,7 +280,8 @@ def crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau,
         g_b0 = 0.0
         for t in range(n_t):
             g_b0 += g_topic[t]
-        logp += _effect_prior(theta, start, n_t, tau, True, data[4], g_topic, topic,
+        # centred (data[6] != 0 here): a literal True would compile _effect_prior twice
+        logp += _effect_prior(theta, start, n_t, tau, data[6] != 0.0, data[4], g_topic, topic,
                               grad, _LOG_SIGMA_TOPIC)  # fmt: skip
     else:
         prior, g_b0 = _levels_prior(theta, data, start, tau, g_topic, topic, grad)
