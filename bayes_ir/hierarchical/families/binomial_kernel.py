@@ -61,10 +61,10 @@ from bayes_ir.hierarchical.families._kernel import (
     crossed_effects,
     crossed_prior,
     jit,
-    n_topic_coordinates,
     nutpie_status,
     reported_crossed,
     softplus_expit,
+    vectors_start,
     with_gradient,
 )
 
@@ -212,7 +212,7 @@ def pack(k: np.ndarray, n: np.ndarray, header: np.ndarray) -> np.ndarray:
 
 def n_coordinates(data: np.ndarray) -> int:
     """Return the number of unconstrained coordinates (``theta``'s length) of a data block."""
-    return int(N_CROSSED - (data[8] != 0.0) + n_topic_coordinates(data) + data[1] - 1)
+    return int(vectors_start(data, _NO_SCALARS))  # no vectors of its own
 
 
 def logp_and_grad(theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarray]:

@@ -152,8 +152,8 @@ def centred_effects(matrix: np.ndarray) -> tuple[np.ndarray, bool]:
     logits = special.logit(np.clip(y, _CLIP, 1.0 - _CLIP))
     obs = np.isfinite(y)
     n = np.maximum(obs.sum(axis=1), 1)
-    centre = np.nanmean(np.where(obs, logits, np.nan), axis=1)
-    spread = np.nansum(np.where(obs, (logits - centre[:, None]) ** 2, 0.0), axis=1)
+    centre = np.nanmean(logits, axis=1)  # missing cells are NaN logits
+    spread = np.nansum((logits - centre[:, None]) ** 2, axis=1)
     variances = spread / np.maximum(n - 1, 1) / n
     informed = (obs & (y > 0) & (y < 1)).any(axis=1)
     return centred_topics(centre, variances, informed), centred_systems(logits)
