@@ -21,8 +21,15 @@ CHAINS: int = 4
 DRAWS: int = 2000
 #: Tuning (warm-up) draws per chain of NUTS fits.
 TUNE: int = 1000
-#: NUTS target acceptance rate.
+#: NUTS target acceptance rate (of a table with few topics or systems; see
+#: :data:`LARGE_TABLE_TARGET_ACCEPT`).
 TARGET_ACCEPT: float = 0.9
+#: NUTS target acceptance of the samplers of :func:`bayes_ir.hierarchical.fit` on a table
+#: with at least :data:`LARGE_TABLE_LEVELS` topics and systems
+#: (:func:`bayes_ir.hierarchical.samplers.retry.default_target_accept`).
+LARGE_TABLE_TARGET_ACCEPT: float = 0.7
+#: Topics and systems a table has at least for :data:`LARGE_TABLE_TARGET_ACCEPT`.
+LARGE_TABLE_LEVELS: tuple[int, int] = (20, 10)
 # Diagnostics gate: R-hat at most, bulk and tail ESS at least.
 #: Diagnostics gate: largest R-hat allowed.
 RHAT_MAX: float = 1.01

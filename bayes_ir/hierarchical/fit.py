@@ -45,6 +45,7 @@ from bayes_ir.hierarchical.priors import Priors
 from bayes_ir.hierarchical.samplers.chains import describe_draws
 from bayes_ir.hierarchical.samplers.retry import (
     RETRY_TARGET_ACCEPT,
+    default_target_accept,
     describe_rerun,
     retry_if_diverged,
 )
@@ -781,7 +782,9 @@ def fit(
         ESS >= 10,000 (or the gate's ESS if higher) need, with a margin, at most
         :func:`default_draws` (4 x 31,250) / 300 for the Gibbs sampler and
         :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits;
-        ``target_accept`` to :data:`bayes_ir.defaults.TARGET_ACCEPT`. The exact sampler
+        ``target_accept`` to
+        :func:`~bayes_ir.hierarchical.samplers.retry.default_target_accept` (0.7 with at
+        least 20 topics and 10 systems, else 0.9). The exact sampler
         draws :func:`default_draws` independent draws per chain (4 x 3,125), the summary
         says so, and has no warm-up and no step size: ``tune`` and
         ``target_accept`` given with it are ignored with an
@@ -1100,14 +1103,14 @@ def _draw_nuts(
             design, pri, opts["likelihood"], sigma=opts["sigma"], **_nuts_run(opts, target_accept)
         )
 
+    default = default_target_accept(design.shape)
     (post, stats), opts["target_accept"], diverged = retry_if_diverged(
-        draw, lambda out: out[1], target_accept=opts["target_accept"],
-        default=defaults.TARGET_ACCEPT,
-    )  # fmt: skip
+        draw, lambda out: out[1], target_accept=opts["target_accept"], default=default
+    )
     info = _nuts_acceptance(stats)
     if diverged:
         info["divergences_at_default_target_accept"] = diverged
-        info["default_target_accept"] = defaults.TARGET_ACCEPT
+        info["default_target_accept"] = default
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
@@ -1131,15 +1134,15 @@ def _draw_family(
     def draw(target_accept: float) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
         return family.sample(design, pri, **_nuts_run(opts, target_accept))
 
+    default = default_target_accept(design.shape)
     (post, stats, info), opts["target_accept"], diverged = retry_if_diverged(
-        draw, lambda out: out[1], target_accept=opts["target_accept"],
-        default=defaults.TARGET_ACCEPT,
-    )  # fmt: skip
+        draw, lambda out: out[1], target_accept=opts["target_accept"], default=default
+    )
     if diverged:
         info = {
             **info,
             "divergences_at_default_target_accept": diverged,
-            "default_target_accept": defaults.TARGET_ACCEPT,
+            "default_target_accept": default,
         }
     info = {**info, **_nuts_acceptance(stats)}
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
