@@ -27,7 +27,7 @@ TARGET_ACCEPT: float = 0.9
 #: NUTS target acceptance of the samplers of :func:`bayes_ir.hierarchical.fit` on a table
 #: with at least :data:`LARGE_TABLE_LEVELS` topics and systems
 #: (:func:`bayes_ir.hierarchical.samplers.retry.default_target_accept`).
-LARGE_TABLE_TARGET_ACCEPT: float = 0.7
+LARGE_TABLE_TARGET_ACCEPT: float = 0.65
 #: Topics and systems a table has at least for :data:`LARGE_TABLE_TARGET_ACCEPT`.
 LARGE_TABLE_LEVELS: tuple[int, int] = (20, 10)
 # Diagnostics gate: R-hat at most, bulk and tail ESS at least.

@@ -783,7 +783,7 @@ def fit(
         :func:`default_draws` (4 x 31,250) / 300 for the Gibbs sampler and
         :data:`bayes_ir.defaults.DRAWS`/``TUNE`` for other NUTS fits;
         ``target_accept`` to
-        :func:`~bayes_ir.hierarchical.samplers.retry.default_target_accept` (0.7 with at
+        :func:`~bayes_ir.hierarchical.samplers.retry.default_target_accept` (0.65 with at
         least 20 topics and 10 systems, else 0.9). The exact sampler
         draws :func:`default_draws` independent draws per chain (4 x 3,125), the summary
         says so, and has no warm-up and no step size: ``tune`` and

@@ -37,7 +37,7 @@ REFIT_TARGET_ACCEPTS: tuple[float, ...] = (RETRY_TARGET_ACCEPT, 0.995)
 def default_target_accept(shape: tuple[int, int]) -> float:
     r"""Return the default NUTS target acceptance of a table of ``shape`` (topics, systems).
 
-    :data:`bayes_ir.defaults.LARGE_TABLE_TARGET_ACCEPT` (0.7) when the table has at least
+    :data:`bayes_ir.defaults.LARGE_TABLE_TARGET_ACCEPT` (0.65) when the table has at least
     :data:`bayes_ir.defaults.LARGE_TABLE_LEVELS` (20, 10) topics and systems, else
     :data:`bayes_ir.defaults.TARGET_ACCEPT` (0.9).
 
@@ -47,9 +47,9 @@ def default_target_accept(shape: tuple[int, int]) -> float:
     0.651 as the dimension grows (Beskos et al. 2013); Hoffman and Gelman (2014) give NUTS
     0.65. A higher target buys smaller steps, which a posterior needs where its curvature
     changes: the funnel of a scale informed by a few topics or systems. With many of both
-    the scales are well informed, and 0.7 takes about half the leapfrog steps per draw of
+    the scales are well informed, and 0.65 takes about half the leapfrog steps per draw of
     0.9 (7 against 15 on Robust04 AP under zoib and on rb04 under the skew-normal) for
-    about 1.6 times the ESS per second (``benchmarks/bench_families.py``,
+    1.5 to 2 times the ESS per second (``benchmarks/bench_families.py``,
     ``benchmarks/bench_speed.py``). On small tables 0.7 diverged or mixed badly (30
     items x 3 systems, 8 topics x 4 systems), so they keep 0.9. Either way a run that
     diverged at the default is redone at :data:`RETRY_TARGET_ACCEPT`

@@ -13,6 +13,7 @@ import xarray as xr
 
 from bayes_ir.hierarchical.samplers.retry import (
     RETRY_TARGET_ACCEPT,
+    default_target_accept,
     describe_rerun,
     refit_settings,
     retry_if_diverged,
@@ -101,8 +102,10 @@ def test_the_model_across_collections_says_it_reran(monkeypatch):
 
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")  # short chains
 @pytest.mark.parametrize("likelihood", ["gaussian", "bernoulli"])
-def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood):
-    """The Gaussian model under NUTS and a family: one policy, said in the summary."""
+@pytest.mark.parametrize(("shape", "default"), [((30, 4), 0.9), ((20, 10), 0.65)])
+def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood, shape, default):
+    """The Gaussian model under NUTS and a family: one policy, said in the summary, from
+    the default of the table's size (a small one's and a large one's)."""
     import sys
 
     from bayes_ir.hierarchical import fit
@@ -110,8 +113,9 @@ def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood):
     from bayes_ir.table import ScoreTable
 
     rng = np.random.default_rng(2)
-    scores = (rng.random((30, 4)) < 0.6).astype(float)
-    table = ScoreTable.from_matrix(scores, systems=["a", "b", "c", "d"], measure="acc")
+    scores = (rng.random(shape) < 0.6).astype(float)
+    names = ["a", "b", *(f"s{j}" for j in range(shape[1] - 2))]
+    table = ScoreTable.from_matrix(scores, systems=names, measure="acc")
     table = table.with_roles(champion="a", challengers=["b"])
     seen: list[float] = []
 
@@ -145,14 +149,23 @@ def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood):
         options = {}
     f = fit(table, likelihood=likelihood, chains=2, draws=200, tune=200, seed=1,
             model_check=False, **options)  # fmt: skip
-    assert seen == [0.9, RETRY_TARGET_ACCEPT]
+    assert seen == [default, RETRY_TARGET_ACCEPT]
     assert f.provenance["target_accept"] == RETRY_TARGET_ACCEPT
     assert f.provenance["divergences_at_default_target_accept"] == 3
-    assert f.provenance["default_target_accept"] == 0.9
+    assert f.provenance["default_target_accept"] == default
     assert (
         f"; rerun at target_accept {RETRY_TARGET_ACCEPT:g} after 3 divergent transitions at "
-        "the default 0.9); "
+        f"the default {default:g}); "
     ) in f.summary()
+
+
+@pytest.mark.parametrize(
+    ("shape", "expected"),
+    [((20, 10), 0.65), ((500, 100), 0.65), ((19, 100), 0.9), ((500, 9), 0.9), ((2, 2), 0.9)],
+)
+def test_the_default_target_accept_follows_the_table_size(shape, expected):
+    """0.65 from 20 topics and 10 systems on (the thresholds of ``bayes_ir.defaults``)."""
+    assert default_target_accept(shape) == expected
 
 
 def test_the_rerun_is_described_from_the_provenance():
