@@ -267,8 +267,9 @@ BINARY_GRID = [
 # difference hardest (0.7/0.8 and 0.9/0.95 at 50 items; 0.7/0.8 at 100), 60 tables each, with
 # the default fit (pooling 'auto': two systems, no artifact run, so unpooled). The issue's
 # requirement, at least 94% of the 95% intervals covering the truth, is measured by the study
-# (200 tables per cell at 50 items: 92.0-97.5%, 94.2% over the 1,000; with 800 more seeds,
-# 0.7/0.8 covers 95.3% and 0.9/0.95 93.0% of 1,000); on 180 tables the test
+# (200 tables per cell at 50 items, topics as levels: 91.0-97.5%, 93.9% over the 1,000; with
+# 800 more seeds, before the levels, 0.7/0.8 covered 95.3% and 0.9/0.95 93.0% of 1,000); on
+# 180 tables the test
 # asks that the model's interval cover at most BINARY_CHECK_GAP less than the normal
 # approximation on the same tables (at 50 items, on the study's tables, 1.0 point less at
 # 0.7/0.8 and 1.0 more at 0.9/0.95; pooled, 2-9 points less) and that the mean estimate be at
