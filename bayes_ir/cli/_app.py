@@ -271,6 +271,10 @@ _CLI_WORDING = (
         re.compile(r"\b(tune|target_accept)=(\S+) is ignored"),
         lambda m: f"--{m[1].replace('_', '-')} {m[2]} is ignored",
     ),
+    (  # the options of a refit (GateStatus.banner: "Refit with ...: draws=4000, tune=1000.")
+        re.compile(r"\b(draws|tune|chains|target_accept)=(\d+(?:\.\d+)?)"),
+        lambda m: f"--{m[1].replace('_', '-')} {m[2]}",
+    ),
     (re.compile(r"likelihood='(\w+)'"), r"--likelihood \1"),
     (re.compile(r"pooling='(\w+)'"), r"--pooling \1"),
     (re.compile(r"\bm_values\b"), "--sweep"),

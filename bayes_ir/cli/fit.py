@@ -219,11 +219,17 @@ def diagnostics_panel(fit, comparison) -> Panel:
     if hasattr(fit, "describe_draws"):  # chains x draws, and the ESS they were chosen for
         diag_text += "\n  " + escape(fit.describe_draws())
     if not passed:
-        problems = "\n".join(f"- {escape(cli_wording(m))}" for m in comparison.gate.messages)
+        gate = comparison.gate
+        problems = "\n".join(f"- {escape(cli_wording(m))}" for m in gate.messages)
+        refit = (
+            f"Refit with {escape(cli_wording(gate.refit))}."
+            if gate.refit
+            else "Refit with more draws (--draws, --tune), more chains (--chains) "
+            "or, after divergences, a higher --target-accept."
+        )
         diag_text = (
             "[bold red]The posterior is not reliable: do not act on these numbers.[/]\n"
-            f"{problems}\nRefit with more draws (--draws, --tune), more chains (--chains) "
-            "or, after divergences, a higher --target-accept.\n" + diag_text
+            f"{problems}\n{refit}\n" + diag_text
         )
     return Panel(
         diag_text or escape(comparison.gate.banner()),

@@ -24,7 +24,7 @@ Retrieval* (SIGIR '20), 339-348. doi:10.1145/3397271.3401033
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Self
 
 import numpy as np
@@ -295,7 +295,7 @@ def _gate(fit: Any, diag: pd.DataFrame | None = None, what: str = "") -> GateSta
     if bad_ess:
         messages.append(f"ESS below {ess_min:g} for {what}: {', '.join(bad_ess)}")
     ok = passed and not bad_rhat and not bad_ess
-    return GateStatus(ok, tuple(messages), rhat_max, ess_min)
+    return replace(status, passed=ok, messages=tuple(messages))  # the refit the fit's gate named
 
 
 def _data_names(fit: Any) -> dict[str, str]:

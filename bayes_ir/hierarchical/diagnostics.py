@@ -746,12 +746,18 @@ class GateStatus:
         What failed, one line each (empty when everything passed).
     rhat_max, ess_min
         Thresholds applied to the reported contrasts.
+    refit
+        The refit that answers the failures, from the fit's provenance
+        (:func:`~bayes_ir.hierarchical.samplers.retry.refit_settings`), e.g.
+        ``"target_accept 0.995 (3 divergent transitions): target_accept=0.995"``; empty
+        when it passed or its settings are unknown.
     """
 
     passed: bool
     messages: tuple[str, ...] = ()
     rhat_max: float = defaults.RHAT_MAX
     ess_min: float = defaults.ESS_MIN
+    refit: str = ""
 
     @classmethod
     def of(cls, fit: Any) -> GateStatus:
@@ -768,7 +774,9 @@ class GateStatus:
         if diag.passed:
             return cls(True, (), th.rhat_max, ess_min)
         messages = tuple(diag.failures()) or ("the diagnostics gate failed (see fit.diagnostics)",)
-        return cls(False, messages, th.rhat_max, ess_min)
+        return cls(
+            False, messages, th.rhat_max, ess_min, _refit(diag, getattr(fit, "provenance", None))
+        )
 
     def banner(self) -> str:
         """One line (PASS) or a loud block (FAIL) for the top of a summary."""
@@ -779,7 +787,23 @@ class GateStatus:
             "!" * 78,
             "!! DIAGNOSTICS FAILED: the posterior is not reliable; do not act on these numbers.",
             *(f"!!   {m}" for m in self.messages),
-            "!! Refit with more draws (draws=..., tune=...) or a higher target_accept.",
+            f"!! Refit with {self.refit}."
+            if self.refit
+            else "!! Refit with more draws (draws=..., tune=...) or a higher target_accept.",
             "!" * 78,
         ]
         return "\n".join(lines)
+
+
+def _refit(diagnostics: Diagnostics, provenance: Any) -> str:
+    """Return the refit of a failed fit as a banner says it: why, then the options to pass."""
+    if not provenance:
+        return ""
+    # imported here: the retry policy counts divergences with this module
+    from bayes_ir.hierarchical.samplers.retry import refit_settings
+
+    settings, reasons = refit_settings(diagnostics, provenance)
+    options = ", ".join(
+        f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in settings.items()
+    )
+    return f"{' and '.join(reasons)}: {options}"

@@ -98,7 +98,9 @@ def test_failed_diagnostics_are_loud():
     assert "FAILED" in result.output and "UNRELIABLE" in result.output
     # The advice said "(tune=..., draws=...)" and "raise target_accept": Python, not options.
     assert "draws=" not in result.output and "tune=" not in result.output
-    assert "--draws" in result.output and "--target-accept" in result.output
+    # the refit is named in options: more draws (the exact sampler has no step size to tune)
+    assert "Refit with more draws: --draws 2000." in result.output
+    assert "--target-accept" not in result.output
     # --strict: the same output, then exit status 3 so that a CI pipeline stops.
     with pytest.raises(SystemExit) as exc:
         main([*args, "--strict"])

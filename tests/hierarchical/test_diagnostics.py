@@ -192,3 +192,28 @@ def test_blocks_of_quantities_give_the_table_of_one_arviz_call(monkeypatch, widt
     np.testing.assert_allclose(table["ess_tail"], azs.ess(x, method="tail", prob=0.05), rtol=1e-12)
     np.testing.assert_allclose(table["mcse_mean"], azs.mcse(x, method="mean"), rtol=1e-12)
     np.testing.assert_allclose(table["mcse_sd"], azs.mcse(x, method="sd"), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("provenance", "line"),
+    [
+        ({"target_accept": 0.65, "tune": 500, "draws": 1000},
+         "!! Refit with target_accept 0.99 (3 divergent transitions): target_accept=0.99."),
+        ({"target_accept": 0.99, "tune": 500, "draws": 1000},
+         "!! Refit with target_accept 0.995 (3 divergent transitions): target_accept=0.995."),
+        ({"target_accept": 0.995, "tune": 500, "draws": 1000},
+         "!! Refit with a warm-up of 1,000: tune=1000."),
+        (None, "!! Refit with more draws (draws=..., tune=...) or a higher target_accept."),
+    ],
+)  # fmt: skip
+def test_a_failed_banner_names_the_refit_from_the_provenance(provenance, line):
+    """The summary's banner says the refit the command line names (refit_settings): the next
+    rung of target_accept after divergences, then a longer warm-up; the general advice
+    when the fit's settings are unknown."""
+    from types import SimpleNamespace
+
+    from bayes_ir.hierarchical.diagnostics import GateStatus
+
+    d = diagnose(_tree(diverging=3))
+    banner = GateStatus.of(SimpleNamespace(diagnostics=d, provenance=provenance)).banner()
+    assert line in banner.splitlines()
