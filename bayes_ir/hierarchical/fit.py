@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -1103,14 +1104,8 @@ def _draw_nuts(
             design, pri, opts["likelihood"], sigma=opts["sigma"], **_nuts_run(opts, target_accept)
         )
 
-    default = default_target_accept(design.shape)
-    (post, stats), opts["target_accept"], diverged = retry_if_diverged(
-        draw, lambda out: out[1], target_accept=opts["target_accept"], default=default
-    )
-    info = _nuts_acceptance(stats)
-    if diverged:
-        info["divergences_at_default_target_accept"] = diverged
-        info["default_target_accept"] = default
+    (post, stats), rerun = _with_retry(draw, design, opts)
+    info = {**_nuts_acceptance(stats), **rerun}
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
 
 
@@ -1134,18 +1129,35 @@ def _draw_family(
     def draw(target_accept: float) -> tuple[xr.Dataset, xr.Dataset | None, dict]:
         return family.sample(design, pri, **_nuts_run(opts, target_accept))
 
-    default = default_target_accept(design.shape)
-    (post, stats, info), opts["target_accept"], diverged = retry_if_diverged(
-        draw, lambda out: out[1], target_accept=opts["target_accept"], default=default
-    )
-    if diverged:
-        info = {
-            **info,
-            "divergences_at_default_target_accept": diverged,
-            "default_target_accept": default,
-        }
-    info = {**info, **_nuts_acceptance(stats)}
+    (post, stats, info), rerun = _with_retry(draw, design, opts)
+    info = {**info, **rerun, **_nuts_acceptance(stats)}
     return _float32_precision(post), None if stats is None else _float32_precision(stats), info
+
+
+def _with_retry(
+    draw: Callable[[float], tuple[Any, ...]], design: Design, opts: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """Run ``draw`` (its sample statistics second) at the caller's or the table's target.
+
+    The default is :func:`~bayes_ir.hierarchical.samplers.retry.default_target_accept` of
+    the table; a default run that diverged is redone once
+    (:func:`~bayes_ir.hierarchical.samplers.retry.retry_if_diverged`). Sets
+    ``opts["target_accept"]`` to the target kept; returns the result and the rerun's
+    provenance (empty without a rerun).
+    """
+    default = default_target_accept(design.shape)
+    result, opts["target_accept"], diverged = retry_if_diverged(
+        draw,
+        lambda out: out[1],
+        target_accept=opts["target_accept"],
+        default=default,
+    )
+    if not diverged:
+        return result, {}
+    return result, {
+        "divergences_at_default_target_accept": diverged,
+        "default_target_accept": default,
+    }
 
 
 def default_draws(method: str, chains: int, ess: float | None = None) -> int:
