@@ -72,7 +72,8 @@ def reference(table, likelihood, draws, tune, seed):
                           progress_bar=False, target_accept=0.9)
     post = trace["posterior"].to_dataset()[[v for v in family.posterior_names]]
     post = family.finish(post.drop_vars([c for c in post.coords
-                                         if c not in ("chain", "draw", *post.dims)]), design)
+                                         if c not in ("chain", "draw", *post.dims)]), design,
+                         pri, seed)
     tree = assemble_datatree(post, design, sample_stats=trace["sample_stats"].to_dataset())
     return t1 - t0, diagnose(tree)
 

@@ -25,16 +25,16 @@ over the *population of topics*, not at the average topic:
 
 .. math::
 
-    m_s = E_{a \sim N(0,\, \tau^2 (1 + 1/T))}\big[\mathrm{logit}^{-1}(b_0 + a + c_s)\big],
+    m_s = E_{a \sim N(0,\, \tau^2)}\big[\mathrm{logit}^{-1}(\beta + a + c_s)\big],
 
-computed by the trapezoidal rule on equally spaced nodes (:func:`population_mean`). The
-variance :math:`\tau^2(1 + 1/T)` is that of a new topic's effect about :math:`b_0`: with
-zero-sum topic effects :math:`b_0` is the intercept plus the mean of the :math:`T`
-fitted topics' effects, which a new topic does not share (in the equivalent model with
-independent topic effects and an intercept :math:`\beta`, :math:`b_0 = \beta + \bar a`
-and :math:`\bar a \sim N(0, \tau^2/T)`), so this equals brms'
-:math:`E[\mathrm{logit}^{-1}(\beta + c_s + N(0, \tau^2))]`. Averaging over the fitted
-topics instead, :math:`\frac1T\sum_t \mathrm{logit}^{-1}(b_0 + a_t + c_s)`,
+brms' :math:`E[\mathrm{logit}^{-1}(\beta + c_s + N(0, \tau^2))]`, computed by the
+trapezoidal rule on equally spaced nodes (:func:`population_mean`). :math:`\beta` is the
+intercept of the topic population; the reported :math:`b_0 = \beta + \bar a` also holds
+the mean effect of the :math:`T` fitted topics, and :func:`population_intercept` draws
+:math:`\beta` given it, so the posterior of :math:`m_s` carries the uncertainty of where
+the topic population lies (on two systems and 50 items the fits equal the exact posterior
+by quadrature, ``tests/hierarchical/families/test_binary_exact.py``). Averaging over the
+fitted topics instead, :math:`\frac1T\sum_t \mathrm{logit}^{-1}(b_0 + a_t + c_s)`,
 would answer "what would the systems score on *these* topics", with narrower
 intervals that ignore how topics vary; a decision to deploy is about the topics to
 come. A contrast is the difference of two systems' means, in the measure's units
@@ -68,6 +68,7 @@ __all__ = [
     "Cells",
     "Family",
     "comparable",
+    "population_intercept",
     "population_mean",
     "population_nodes",
 ]
@@ -94,6 +95,57 @@ def _expit(x: np.ndarray) -> np.ndarray:
     from scipy import special
 
     return special.expit(x)
+
+
+def population_intercept(
+    b0: np.ndarray,
+    sigma_topic: np.ndarray,
+    n_topics: int,
+    prior: tuple[float, float],
+    rng: np.random.Generator,
+) -> np.ndarray:
+    r"""Draws of the intercept of the topic population, :math:`\beta = b_0 - \bar a`.
+
+    The reported ``b0`` is the intercept plus the mean :math:`\bar a` of the :math:`T`
+    fitted topics' effects (the levels form of :mod:`~._kernel`: :math:`\beta \sim
+    N(\mu_0, s_0^2)`, :math:`a_t \sim N(0, \tau^2)` independent). The likelihood
+    depends on :math:`\beta` and :math:`\bar a` only through their sum, so given ``b0``
+    and :math:`\tau` the split follows from the priors alone: :math:`\bar a \sim
+    N(0, \tau^2/T)` and the normal-normal update give
+
+    .. math::
+
+        \bar a \mid b_0, \tau \sim N\big(k\,(b_0 - \mu_0),\; k\,s_0^2\big), \qquad
+        k = \frac{\tau^2/T}{s_0^2 + \tau^2/T},
+
+    one draw per posterior draw, so that :math:`(\beta, \tau, c)` are draws of their
+    joint posterior. A mean over the topic population,
+    :math:`E_{a \sim N(0, \tau^2)}[\mathrm{logit}^{-1}(\beta + a + c_s)]` (brms'
+    :math:`E[\mathrm{logit}^{-1}(\beta + c_s + N(0, \tau^2))]`), then carries the
+    uncertainty of where that population lies; integrating :math:`\bar a` inside each
+    draw instead (:math:`b_0 + N(0, \tau^2(1 + 1/T))`) gives the same posterior mean but
+    too narrow intervals (on 50 items, two systems, a 95% interval of the difference of
+    the accuracies 4% narrower than the exact posterior's).
+
+    Parameters
+    ----------
+    b0, sigma_topic
+        Posterior draws of the reported intercept and the SD of the topic effects
+        (broadcastable arrays).
+    n_topics
+        :math:`T`, the topics the effects were fitted on.
+    prior
+        :math:`(\mu_0, s_0)`, the mean and SD of the intercept's normal prior.
+    rng
+        Generator of the draws of :math:`\bar a`.
+    """
+    b0 = np.asarray(b0, dtype=float)
+    v = np.asarray(sigma_topic, dtype=float) ** 2 / max(int(n_topics), 1)
+    mu0, s0 = float(prior[0]), float(prior[1])
+    k = v / (s0 * s0 + v)
+    shape = np.broadcast_shapes(b0.shape, v.shape)
+    abar = k * (b0 - mu0) + np.sqrt(k) * s0 * rng.standard_normal(shape)
+    return b0 - abar
 
 
 def population_mean(eta: np.ndarray, sd: np.ndarray) -> np.ndarray:
@@ -354,8 +406,11 @@ class Family(abc.ABC):
         """Return the family's PyMC model (kernel families: the definition their kernel equals)."""
         raise NotImplementedError(f"the {self.name} model is built by build_model")
 
-    def finish(self, post: xr.Dataset, design: Any) -> xr.Dataset:
-        """Add derived variables to the draws (e.g. ``system_mean``); default: none."""
+    def finish(self, post: xr.Dataset, design: Any, priors: Any, seed: int) -> xr.Dataset:
+        """Add derived variables to the draws (e.g. ``system_mean``); default: none.
+
+        ``priors`` are the fit's resolved priors and ``seed`` its seed (for derived draws).
+        """
         return post
 
     # ------------------------------------------------------------------ crossed designs

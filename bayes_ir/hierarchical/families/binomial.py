@@ -262,7 +262,7 @@ class Binomial(LogitFamily):
         names, shapes = kernel.expanded_layout(*design.shape)
         start = crossed_start(data, kernel.n_coordinates(data))
         model = kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start)
-        return sample_kernel(model, self, design, keep=self.kept(pooling), **options)
+        return sample_kernel(model, self, design, priors, keep=self.kept(pooling), **options)
 
     def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all"):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
@@ -289,8 +289,8 @@ class Binomial(LogitFamily):
     def mean_note(self) -> str:
         """How the system means are computed (one sentence)."""
         return (
-            "expected score over the topic population, E[logit^-1(b0 + topic + effect)], "
-            "topic ~ N(0, sigma_topic^2 (1 + 1/T))"
+            "expected score over the topic population, E[logit^-1(beta + topic + effect)], "
+            "topic ~ N(0, sigma_topic^2), beta = b0 less the fitted topics' mean effect"
         )
 
     def parameters(self, post: xr.Dataset, keep: np.ndarray | None = None) -> dict[str, Any]:

@@ -64,8 +64,8 @@ import xarray as xr
 from scipy import special
 
 from bayes_ir import validate
-from bayes_ir.hierarchical.families.base import Family, population_mean
-from bayes_ir.hierarchical.families.sampler import sample_pymc, topic_population_sd
+from bayes_ir.hierarchical.families.base import Family, population_intercept, population_mean
+from bayes_ir.hierarchical.families.sampler import sample_pymc
 
 __all__ = [
     "INTERCEPT_SD",
@@ -84,6 +84,8 @@ SCALE_RATE: float = 1.0
 #: Prior SD of each unpooled system effect (logit scale; ``pooling="none"``): pi / sqrt(6),
 #: so a difference of two systems' effects has the standard logistic's variance (docstring).
 UNPOOLED_SD: float = float(np.pi / np.sqrt(6.0))
+#: Stream of the seed that draws the population intercept (:meth:`LogitFamily.finish`).
+_INTERCEPT_STREAM: int = 0x1B0
 #: The unpooled prior as the summaries print it.
 UNPOOLED_PRIOR: str = f"N(0, {UNPOOLED_SD:.2f}^2)"
 
@@ -178,9 +180,13 @@ class LogitFamily(Family):
         names = list(self.posterior_names)
         return names if pooling == "all" else [n for n in names if n != "sigma_system"]
 
-    def finish(self, post: xr.Dataset, design: Any) -> xr.Dataset:
+    def finish(self, post: xr.Dataset, design: Any, priors: Any, seed: int) -> xr.Dataset:
         """Add ``system_mean``, the score-scale mean over the topic population."""
-        return post.assign(system_mean=self.system_means(post))
+        hyper = priors.values()
+        rng = np.random.default_rng([int(seed), _INTERCEPT_STREAM])
+        return post.assign(
+            system_mean=self._population_means(post, (hyper.b0_mu, hyper.b0_sd), rng)
+        )
 
     #: Scalar parameters drawn by :meth:`draw_prior` (checked by calibration).
     prior_scalars: ClassVar[tuple[str, ...]] = ("b0", "sigma_topic", "sigma_system")
@@ -199,16 +205,22 @@ class LogitFamily(Family):
         return {}
 
     def system_means(self, post: xr.Dataset) -> xr.DataArray:
-        """Return each system's expected score over the topic population."""
-        if "system_mean" in post:
-            return post["system_mean"].astype(float)
+        """Return each system's expected score over the topic population (:meth:`finish`)."""
+        return post["system_mean"].astype(float)
+
+    def _population_means(
+        self, post: xr.Dataset, prior: tuple[float, float], rng: np.random.Generator
+    ) -> xr.DataArray:
+        r"""Score-scale means :math:`E_{a \sim N(0, \tau^2)}[\mathrm{logit}^{-1}(\beta + a + c_s)]`.
+
+        :math:`\beta` the intercept of the topic population, drawn given each draw's
+        ``b0`` (:func:`~bayes_ir.hierarchical.families.base.population_intercept`).
+        """
         u = post["system_effect"].transpose("chain", "draw", "system").astype(float)
-        eta = np.asarray(post["b0"].transpose("chain", "draw").values, dtype=float)[..., None]
-        sd = topic_population_sd(
-            np.asarray(post["sigma_topic"].transpose("chain", "draw").values, dtype=float),
-            post.sizes["topic"],
-        )
-        inverse_link_mean = population_mean(eta + u.values, sd[..., None])
+        tau = np.asarray(post["sigma_topic"].transpose("chain", "draw").values, dtype=float)
+        b0 = np.asarray(post["b0"].transpose("chain", "draw").values, dtype=float)
+        beta = population_intercept(b0, tau, post.sizes["topic"], prior, rng)
+        inverse_link_mean = population_mean(beta[..., None] + u.values, tau[..., None])
         return u.copy(data=self.score_mean(self.own_draws(post), inverse_link_mean)).rename(
             "system_mean"
         )
@@ -228,8 +240,10 @@ class LogitFamily(Family):
         chi = rng.exponential(1.0 / hyper.sigma_system_rate)
         a = rng.standard_normal(n_topics)
         c = rng.standard_normal(n_systems)
+        beta = rng.normal(hyper.b0_mu, hyper.b0_sd)
         out = {
-            "b0": np.array([rng.normal(hyper.b0_mu, hyper.b0_sd) + tau * a.mean()]),
+            "b0": np.array([beta + tau * a.mean()]),
+            "intercept": np.array([beta]),
             "sigma_topic": np.array([tau]),
             "sigma_system": np.array([chi]),
             "topic": ((a - a.mean()) * tau)[None],
@@ -242,9 +256,14 @@ class LogitFamily(Family):
         return {}
 
     def truth_means(self, params: dict[str, np.ndarray]) -> np.ndarray:
-        """Score-scale system means of one parameter set of :meth:`draw_prior`, shape (S,)."""
-        sd = topic_population_sd(params["sigma_topic"][0], params["topic"].shape[1])
-        inverse_link_mean = population_mean(params["b0"][0] + params["system"][0], sd)
+        r"""Score-scale system means of one parameter set of :meth:`draw_prior`, shape (S,).
+
+        Over the topic population: the intercept ``beta`` (not ``b0``, which holds the
+        drawn topics' mean effect) and :math:`a \sim N(0, \tau^2)`.
+        """
+        inverse_link_mean = population_mean(
+            params["intercept"][0] + params["system"][0], params["sigma_topic"][0]
+        )
         own = {k: v[0] for k, v in params.items() if k in self.prior_scalars[3:]}
         return self.score_mean(own, inverse_link_mean)
 

@@ -174,6 +174,7 @@ def sample_kernel(
     model: Any,
     family: Any,
     design: Any,
+    priors: Any,
     *,
     keep: list[str],
     chains: int,
@@ -185,7 +186,8 @@ def sample_kernel(
     """Sample a kernel model with nutpie; returns posterior, sample statistics, info.
 
     The posterior (the variables ``keep``) is labelled by the design and passed through
-    ``family.finish`` (derived variables such as the score-scale ``system_mean``).
+    ``family.finish`` (derived variables such as the score-scale ``system_mean``, from
+    the resolved ``priors`` and ``seed``).
     """
     from bayes_ir.hierarchical.sampling import nutpie_sample
 
@@ -198,11 +200,11 @@ def sample_kernel(
         seed=seed,
         target_accept=target_accept,
     )
-    return _draws(trace, keep, family, design)
+    return _draws(trace, keep, family, design, priors, seed)
 
 
 def _draws(
-    trace: xr.DataTree, keep: list[str], family: Any, design: Any
+    trace: xr.DataTree, keep: list[str], family: Any, design: Any, priors: Any, seed: int
 ) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
     """Posterior (``keep``, labelled, with the family's derived variables) and statistics."""
     post = trace["posterior"].to_dataset()[keep]
@@ -212,7 +214,7 @@ def _draws(
     post.attrs = {}  # sampler timings would make equal-seed fits differ
     if stats is not None:
         stats.attrs = {}
-    return family.finish(post, design), stats, {}
+    return family.finish(post, design, priors, seed), stats, {}
 
 
 def sample_pymc(
@@ -239,4 +241,4 @@ def sample_pymc(
         trace = pm.sample(draws=draws, tune=tune, chains=chains, cores=1, random_seed=seed,
                           target_accept=target_accept, progressbar=False, nuts_sampler="pymc",
                           compute_convergence_checks=False)  # fmt: skip
-    return _draws(trace, keep, family, design)
+    return _draws(trace, keep, family, design, priors, seed)

@@ -18,8 +18,10 @@ A system's score-scale mean over the topic population is
 
 .. math::
 
-    m_s = \pi_s\kappa_s + (1 - \pi_s)\,E_a[\mathrm{logit}^{-1}(b_0 + a + c_s)],
-    \quad a \sim N(0, \tau^2 (1 + 1/T))
+    m_s = \pi_s\kappa_s + (1 - \pi_s)\,E_a[\mathrm{logit}^{-1}(\beta + a + c_s)],
+    \quad a \sim N(0, \tau^2),
+
+:math:`\beta` the intercept of the topic population
 
 (:mod:`bayes_ir.hierarchical.families.base`), so a contrast counts both what the
 inflation and what the Beta part say, in the measure's units.
@@ -293,7 +295,7 @@ class ZOIB(LogitFamily):
         start[c + 1] = special.logit(min(max(share, 0.01), 0.99))
         model = kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start,
                              dims=kernel.dims(*flags))  # fmt: skip
-        return sample_kernel(model, self, design, keep=self.kept(pooling), **options)
+        return sample_kernel(model, self, design, priors, keep=self.kept(pooling), **options)
 
     def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all"):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""
@@ -384,7 +386,8 @@ class ZOIB(LogitFamily):
         """How the system means are computed (a phrase)."""
         return (
             "expected score over the topic population, zoi coi + (1 - zoi) "
-            "E[logit^-1(b0 + topic + effect)], topic ~ N(0, sigma_topic^2 (1 + 1/T))"
+            "E[logit^-1(beta + topic + effect)], topic ~ N(0, sigma_topic^2), beta = b0 less "
+            "the fitted topics' mean effect"
         )
 
     def parameters(self, post: xr.Dataset, keep: np.ndarray | None = None) -> dict[str, Any]:

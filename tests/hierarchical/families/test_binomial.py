@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, special, stats
+from scipy import integrate, optimize, special, stats
 
 from bayes_ir.errors import BayesIRError, OptionError, ScoreTableError
 from bayes_ir.hierarchical import compare, fit, posterior_predictive
@@ -23,7 +23,6 @@ from bayes_ir.hierarchical.families import (
     get_family,
     population_mean,
 )
-from bayes_ir.hierarchical.families.sampler import topic_population_sd
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -129,17 +128,41 @@ def test_population_mean_equals_adaptive_quadrature(sd):
         assert population_mean(np.array(eta), np.array(sd)) == pytest.approx(ref, abs=1e-9)
 
 
+def _expected(eta: float, sd: float) -> float:
+    """E[logit^-1(eta + sd Z)] by adaptive quadrature."""
+    return integrate.quad(lambda z: special.expit(eta + sd * z) * stats.norm.pdf(z), -20, 20)[0]
+
+
 def test_system_means_are_the_topic_population_means(bernoulli_fit):
+    """Each draw's means share one intercept of the topic population, drawn given ``b0``.
+
+    Solved from one system's mean by root finding, the intercept gives the other system's mean
+    (items N(0, sigma_topic^2) about it, by adaptive quadrature); over the draws, ``b0`` minus
+    it (the fitted items' mean effect) has the conditional mean and variance of
+    ``population_intercept``.
+    """
     post = bernoulli_fit.draws
     means = bernoulli_fit.system_mean_draws()
-    b0, u = post["b0"].values, post["system_effect"].sel(system="s1").values
-    sd = topic_population_sd(post["sigma_topic"].values, bernoulli_fit.n_topics)
-    i, j = 1, 17
-    ref = integrate.quad(
-        lambda z: special.expit(b0[i, j] + u[i, j] + sd[i, j] * z) * stats.norm.pdf(z),
-        -np.inf, np.inf,
-    )[0]  # fmt: skip
-    assert float(means.sel(system="s1").values[i, j]) == pytest.approx(ref, abs=1e-6)
+    b0, tau = post["b0"].values, post["sigma_topic"].values
+    u = {s: post["system_effect"].sel(system=s).values for s in ("s0", "s1")}
+    m = {s: means.sel(system=s).values for s in ("s0", "s1")}
+    for i, j in ((1, 17), (0, 400), (3, 999)):
+        beta = optimize.brentq(
+            lambda x, i=i, j=j: _expected(x + u["s1"][i, j], tau[i, j]) - m["s1"][i, j], -20, 20,
+            xtol=1e-12,
+        )  # fmt: skip
+        assert m["s0"][i, j] == pytest.approx(_expected(beta + u["s0"][i, j], tau[i, j]), abs=1e-7)
+    hyper = family_of(bernoulli_fit).resolve_priors(design_of(bernoulli_fit.table), None).values()
+    v = tau**2 / bernoulli_fit.n_topics
+    k = v / (hyper.b0_sd**2 + v)
+    beta = np.array([
+        optimize.brentq(lambda x, e=e, t=t, y=y: _expected(x + e, t) - y, -20, 20)
+        for e, t, y in zip(u["s1"].ravel()[:400], tau.ravel()[:400], m["s1"].ravel()[:400],
+                           strict=True)
+    ])  # fmt: skip
+    abar = b0.ravel()[:400] - beta - k.ravel()[:400] * (b0.ravel()[:400] - hyper.b0_mu)
+    z = abar / np.sqrt(k.ravel()[:400] * hyper.b0_sd**2)
+    assert abs(z.mean()) < 4 / np.sqrt(400) and 0.85 < z.std() < 1.15
     assert family_of(bernoulli_fit).spec == "bernoulli"
 
 

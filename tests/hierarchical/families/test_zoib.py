@@ -11,13 +11,12 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import special, stats
+from scipy import optimize, special, stats
 
 from bayes_ir.errors import DataWarning, OptionError, ScoreTableError
 from bayes_ir.hierarchical import compare, fit
 from bayes_ir.hierarchical.families import ZOIB, family_of, get_family
 from bayes_ir.hierarchical.families.base import population_mean
-from bayes_ir.hierarchical.families.sampler import topic_population_sd
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
@@ -111,15 +110,20 @@ def test_replicates_have_the_model_share_of_exact_zeros_and_ones():
 
 
 def test_system_means_add_the_inflation_to_the_beta_mean(zoib_fit):
+    """zoi coi + (1 - zoi) E[logit^-1(beta + a + u)], one intercept beta for every system."""
     post = zoib_fit.draws
     i, j = 2, 100
-    b0 = float(post["b0"].values[i, j])
-    u = float(post["system_effect"].sel(system="s2").values[i, j])
     tau = float(post["sigma_topic"].values[i, j])
     zoi, coi = float(post["zoi"].values[i, j]), float(post["coi"].values[i, j])
-    beta = population_mean(np.array(b0 + u), topic_population_sd(tau, zoib_fit.n_topics))
-    got = float(zoib_fit.system_mean_draws().sel(system="s2").values[i, j])
-    assert got == pytest.approx(zoi * coi + (1 - zoi) * float(beta), rel=1e-6)
+    means = zoib_fit.system_mean_draws()
+
+    def mean(beta: float, system: str) -> float:
+        u = float(post["system_effect"].sel(system=system).values[i, j])
+        return zoi * coi + (1 - zoi) * float(population_mean(np.array(beta + u), np.array(tau)))
+
+    got = {s: float(means.sel(system=s).values[i, j]) for s in ("s0", "s2")}
+    beta = optimize.brentq(lambda x: mean(x, "s2") - got["s2"], -20, 20, xtol=1e-12)
+    assert got["s0"] == pytest.approx(mean(beta, "s0"), rel=1e-6)
     res = compare(zoib_fit)
     means = zoib_fit.system_mean_draws()
     np.testing.assert_allclose(
