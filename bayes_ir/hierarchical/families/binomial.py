@@ -290,7 +290,8 @@ class Binomial(LogitFamily):
         """How the system means are computed (one sentence)."""
         return (
             "expected score over the topic population, E[logit^-1(beta + topic + effect)], "
-            "topic ~ N(0, sigma_topic^2), beta = b0 less the fitted topics' mean effect"
+            "topic ~ N(0, sigma_topic^2), beta the population's intercept (b0 less the fitted "
+            "topics' mean effect)"
         )
 
     def parameters(self, post: xr.Dataset, keep: np.ndarray | None = None) -> dict[str, Any]:

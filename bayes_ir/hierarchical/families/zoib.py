@@ -386,8 +386,8 @@ class ZOIB(LogitFamily):
         """How the system means are computed (a phrase)."""
         return (
             "expected score over the topic population, zoi coi + (1 - zoi) "
-            "E[logit^-1(beta + topic + effect)], topic ~ N(0, sigma_topic^2), beta = b0 less "
-            "the fitted topics' mean effect"
+            "E[logit^-1(beta + topic + effect)], topic ~ N(0, sigma_topic^2), beta the "
+            "population's intercept (b0 less the fitted topics' mean effect)"
         )
 
     def parameters(self, post: xr.Dataset, keep: np.ndarray | None = None) -> dict[str, Any]:
