@@ -36,7 +36,8 @@ def _accuracy(eta: float) -> float:
     )[0]
 
 
-def _eta_for(accuracy: float) -> float:
+def eta_for(accuracy: float) -> float:
+    """Logit-scale level whose accuracy over the item population is ``accuracy``."""
     return optimize.brentq(lambda e: _accuracy(e) - accuracy, -15, 15, xtol=1e-12)
 
 
@@ -55,7 +56,7 @@ def coverage_trial(
     from bayes_ir.hierarchical import compare, fit
 
     rng = np.random.default_rng(seed)
-    eta = np.array([_eta_for(a) for a in accuracies])
+    eta = np.array([eta_for(a) for a in accuracies])
     truth = accuracies[1] - accuracies[0]
     a = rng.normal(0, ITEM_SD, (n_items, 1))
     y = (rng.random((n_items, 2)) < special.expit(eta[None, :] + a)).astype(float)

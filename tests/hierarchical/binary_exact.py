@@ -27,7 +27,8 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from scipy import integrate, optimize, special, stats
+from binary_coverage import ITEM_SD, eta_for
+from scipy import integrate, special, stats
 
 from bayes_ir.hierarchical.families.logit import INTERCEPT_SD, SCALE_RATE, UNPOOLED_SD
 
@@ -88,23 +89,14 @@ def difference_posterior(counts: np.ndarray, probs=(0.025, 0.975)) -> dict[str, 
     return out | {f"q{p}": float(q) for p, q in zip(probs, quantiles, strict=True)}
 
 
-def _accuracy(eta: float, item_sd: float) -> float:
-    return integrate.quad(
-        lambda z: special.expit(eta + item_sd * z) * stats.norm.pdf(z), -np.inf, np.inf
-    )[0]
-
-
-def pattern_probabilities(accuracies: tuple[float, float], item_sd: float = 1.0) -> np.ndarray:
+def pattern_probabilities(accuracies: tuple[float, float]) -> np.ndarray:
     """P(00), P(01), P(10), P(11) of the simulation of ``binary_coverage`` (adaptive quadrature)."""
-    eta = [
-        optimize.brentq(lambda e, a=a: _accuracy(e, item_sd) - a, -15, 15, xtol=1e-12)
-        for a in accuracies
-    ]
+    eta = [eta_for(a) for a in accuracies]
 
     def pattern(f):
         return integrate.quad(
             lambda z: (
-                f(special.expit(eta[0] + item_sd * z), special.expit(eta[1] + item_sd * z))
+                f(special.expit(eta[0] + ITEM_SD * z), special.expit(eta[1] + ITEM_SD * z))
                 * stats.norm.pdf(z)
             ),
             -np.inf,
