@@ -9,7 +9,7 @@ are exchangeable and each contributes one of four patterns (00, 01, 10, 11) with
 an integral over a computed by Gauss-Hermite quadrature (40 nodes; 80 moved the limits by less
 than 1e-4). The likelihood of a table is sum_k n_k log P_k, so the posterior of (beta, delta,
 tau) under the family's priors (``bayes_ir.hierarchical.families.logit``: beta ~ N(logit(ybar),
-2.5^2), tau ~ Exp(1), delta ~ N(0, 2 UNPOOLED_SD^2)) is computed on a grid, and with it the
+INTERCEPT_SD^2), tau ~ Exp(1), delta ~ N(0, 2 UNPOOLED_SD^2)) is computed on a grid, and with it the
 posterior of the accuracy difference over the item population,
 
     m_2 - m_1 = E_a[logit^-1(beta + a + delta/2)] - E_a[logit^-1(beta + a - delta/2)],

@@ -23,7 +23,11 @@ one per collection: :math:`b_{0c} \sim N(\mathrm{logit}\,\bar y_c, 2.5)` with
 :math:`\bar y_c` the family's mean score of collection :math:`c` (kept within half a
 score of 0 and 1), every scale Exponential(rate 1) on the logit scale, no residual SD,
 and the family's own priors (zoib: the precision's Exponential(0.1), standard logistic
-logits of the inflation).
+logits of the inflation). The intercept's SD is :data:`LOGIT_INTERCEPT_SD`, not the two-way
+model's :data:`~bayes_ir.hierarchical.families.logit.INTERCEPT_SD`: here :math:`b_{0c}` is
+the zero-sum intercept (the population's intercept plus the mean effects of the fitted
+topics and systems), there the intercept of the topic population itself, whose SD was set
+by exact coverage on few 0/1 items.
 
 References
 ----------
@@ -44,7 +48,11 @@ from bayes_ir.errors import InsufficientDataError, OptionError
 from bayes_ir.hierarchical.design.design import CrossedDesign
 from bayes_ir.hierarchical.priors import INTERCEPT_SCALE, Priors
 
-__all__ = ["DesignPriors", "design_priors"]
+__all__ = ["LOGIT_INTERCEPT_SD", "DesignPriors", "design_priors"]
+
+#: Prior SD of a logit family's intercept per collection, ``b0_c`` (logit scale; module
+#: docstring).
+LOGIT_INTERCEPT_SD: float = 2.5
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,7 +194,7 @@ def design_priors(
 
 def _logit_priors(design: CrossedDesign, family: Any, fixed: dict[str, float]) -> DesignPriors:
     """Return the priors of a logit-link family across collections (module docstring)."""
-    from bayes_ir.hierarchical.families.logit import INTERCEPT_SD, SCALE_RATE
+    from bayes_ir.hierarchical.families.logit import SCALE_RATE
 
     b0 = design.terms[0]
     mu = np.array([family.intercept_mu(design.block(k)) for k in range(b0.n_levels)])
@@ -195,7 +203,7 @@ def _logit_priors(design: CrossedDesign, family: Any, fixed: dict[str, float]) -
     }
     return DesignPriors(
         intercept_mu=mu,
-        intercept_sd=np.full(b0.n_levels, INTERCEPT_SD),
+        intercept_sd=np.full(b0.n_levels, LOGIT_INTERCEPT_SD),
         residual_rate=np.empty(0),
         rates=term_rates,
         own=family.own_priors(),
