@@ -197,7 +197,7 @@ def skewnormal_model(design: Design, priors: Priors):
     gap = float(logps[0] - logps[1])
     if abs(gap) >= SIGN_SETTLED:
         data = kernel.pack(design.matrix, constants, sign=1 if gap > 0 else -1)
-    else:  # both signs: sample coordinates in which their modes coincide
+    elif np.isfinite(modes).all():  # both signs: sample coordinates where their modes meet
         half = kernel.mode_shift(modes)
         data = kernel.pack(design.matrix, constants, shift=half)
         modes = np.stack([modes[0] - half, modes[1] + half])
