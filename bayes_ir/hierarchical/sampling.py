@@ -325,6 +325,7 @@ def sample_nuts(
             import nutpie  # noqa: F401  (is it installed?)
         except ImportError:  # pragma: no cover - nutpie is a dependency
             sampler = "pymc"
+    block: np.ndarray | None = None  # the skew-normal kernel's data block, when it sampled
     if sampler == "nutpie":
         options: dict[str, Any] = {"draws": draws, "seed": seed, "target_accept": target_accept,
                                    "adaptation": _adaptation(design, likelihood)}  # fmt: skip
@@ -342,6 +343,7 @@ def sample_nuts(
             trace = nutpie_sample(compiled, label=label, tune=tune, chains=chains, **options)
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
+        block = compiled.user_data if kernel_model else None
     else:  # "pymc"
         model = build_model(
             design, likelihood=likelihood, priors=priors, sigma=sigma, pooling=pooling
@@ -351,7 +353,7 @@ def sample_nuts(
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     if likelihood == "skew_normal":
-        post = signed_shape(post, seed, compiled.user_data if kernel_model else None)
+        post = signed_shape(post, seed, block)
     post = _relabel(post, design)
     post.attrs = {}  # sampler timings would make equal-seed fits differ
     if stats is not None:
