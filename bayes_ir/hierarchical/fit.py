@@ -86,8 +86,8 @@ GIBBS_MIN_ESS_PER_DRAW: float = 0.1
 GIBBS_TUNE: int = 300
 #: Draws per chain of the skew-normal model (NUTS) for a table of up to
 #: :data:`SKEW_NORMAL_CELL_DRAWS` / 10,000 cells: 4 x 10,000 gives bulk and tail ESS
-#: of 13,000 or more on rb04 (50 x 45; the smallest, the system scale's, about 0.34 per
-#: draw), above :data:`bayes_ir.defaults.DRAWS_ESS` with its margin.
+#: of 12,000 or more on rb04 (50 x 45; the smallest, the system scale's, 0.31-0.33 per
+#: draw over seeds 0-1), :data:`bayes_ir.defaults.DRAWS_ESS` with its margin.
 SKEW_NORMAL_DRAWS: int = 10000
 #: Cell evaluations per chain the default draws of a larger table stay within (the
 #: draws fall in proportion to the cells, to :data:`SKEW_NORMAL_MIN_DRAWS` at least):
