@@ -86,16 +86,21 @@ GIBBS_MIN_ESS_PER_DRAW: float = 0.1
 GIBBS_TUNE: int = 300
 #: Draws per chain of the skew-normal model (NUTS) for a table of up to
 #: :data:`SKEW_NORMAL_CELL_DRAWS` / 10,000 cells: 4 x 10,000 gives bulk and tail ESS
-#: near 12,000 on rb04 (50 x 45; ESS per draw 0.3, from the sign of the skewness).
+#: of 12,000 or more on rb04 (50 x 45; the smallest, the system scale's, 0.31-0.33 per
+#: draw over seeds 0-1), :data:`bayes_ir.defaults.DRAWS_ESS` with its margin.
 SKEW_NORMAL_DRAWS: int = 10000
 #: Cell evaluations per chain the default draws of a larger table stay within (the
 #: draws fall in proportion to the cells, to :data:`SKEW_NORMAL_MIN_DRAWS` at least):
-#: Robust04 AP (27,390 cells) gets 3,650 draws, bulk and tail ESS near 9,000.
-SKEW_NORMAL_CELL_DRAWS: int = 100_000_000
+#: Robust04 AP (27,390 cells) gets 2,993 draws, bulk and tail ESS about 5,000 (0.42 per
+#: draw at the least, the tails of system effects), the 4,000 of the speed issue (33)
+#: with a margin of 1.25.
+SKEW_NORMAL_CELL_DRAWS: int = 82_000_000
 #: Fewest default draws per chain of the skew-normal model.
 SKEW_NORMAL_MIN_DRAWS: int = 2000
-#: Tuning steps per chain of the skew-normal model.
-SKEW_NORMAL_TUNE: int = 500
+#: Tuning steps per chain of the skew-normal model: the chains start at the signs'
+#: modes (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`), and 250 gave the
+#: ESS per draw of 500 on rb04 and Robust04 AP with half the warm-up gradients.
+SKEW_NORMAL_TUNE: int = 250
 #: Float64 values per block of :func:`_interval_frame`.
 _INTERVAL_BLOCK: int = 20_000_000
 _PACKAGES = ("bayes_ir", "pymc", "pytensor", "nutpie", "arviz", "numpy", "scipy", "xarray")
@@ -778,7 +783,7 @@ def fit(
         missing cells, else NUTS.
     chains, draws, tune, target_accept
         Sampler settings; ``draws``/``tune`` default to
-        :func:`skew_normal_draws` (10,000 up to 10,000 cells, fewer above) / 500 per
+        :func:`skew_normal_draws` (10,000 up to 8,200 cells, fewer above) / 250 per
         chain for the skew-normal, as many as a pilot of 4 x 500 draws says bulk and tail
         ESS >= 10,000 (or the gate's ESS if higher) need, with a margin, at most
         :func:`default_draws` (4 x 31,250) / 300 for the Gibbs sampler and
@@ -1181,8 +1186,8 @@ def skew_normal_draws(n_cells: int) -> int:
     :data:`SKEW_NORMAL_DRAWS`, or fewer for a large table: at most
     :data:`SKEW_NORMAL_CELL_DRAWS` cell evaluations per chain, never fewer than
     :data:`SKEW_NORMAL_MIN_DRAWS` draws. Each draw costs a gradient pass over the
-    cells per leapfrog step, so this bounds the time of a default fit (about 45 s on
-    Robust04 AP with two cores) while keeping ESS in the thousands.
+    cells per leapfrog step, so this bounds the time of a default fit while keeping
+    ESS in the thousands (about 5,000 on Robust04 AP).
     """
     budget = SKEW_NORMAL_CELL_DRAWS // max(int(n_cells), 1)
     return int(max(SKEW_NORMAL_MIN_DRAWS, min(SKEW_NORMAL_DRAWS, budget)))

@@ -173,6 +173,11 @@ def skewnormal_model(design: Design, priors: Priors):
     over both signs: half the cost per gradient, and the same density within a factor
     :math:`1 + e^{-\ell}`, :math:`\ell` the sign log-odds at the point, which
     :func:`sample_nuts` checks on every draw (:func:`_sign_summed` undoes it).
+    Otherwise both signs' terms are summed, each at its own point: the sampler's
+    coordinates are shifted by :func:`~bayes_ir.hierarchical.skewnormal_kernel.mode_shift`
+    for one sign and the other (a translation per sign: the same joint posterior of the
+    parameters and the sign), so that the two modes coincide and the sign given the
+    coordinates is drawn afresh at every draw (:func:`signed_shape` moves the draws).
     """
     from bayes_ir.hierarchical import skewnormal_kernel as kernel
     from bayes_ir.hierarchical.families.sampler import kernel_model
@@ -192,13 +197,17 @@ def skewnormal_model(design: Design, priors: Priors):
     gap = float(logps[0] - logps[1])
     if abs(gap) >= SIGN_SETTLED:
         data = kernel.pack(design.matrix, constants, sign=1 if gap > 0 else -1)
+    elif np.isfinite(modes).all():  # both signs: sample coordinates where their modes meet
+        half = kernel.mode_shift(modes)
+        data = kernel.pack(design.matrix, constants, shift=half)
+        modes = np.stack([modes[0] - half, modes[1] + half])
     return kernel_model(
         kernel,
         data,
         design,
         names,
         shapes,
-        n_dim=kernel.N_HYPER + n_t + n_s - 2,
+        n_dim=kernel.n_coordinates(n_t, n_s),
         initial_point=_mode_starts(modes, logps, sds),
         dims={"topic_effect": ("topic",), "system_effect": ("system",)},
     )
@@ -316,6 +325,7 @@ def sample_nuts(
             import nutpie  # noqa: F401  (is it installed?)
         except ImportError:  # pragma: no cover - nutpie is a dependency
             sampler = "pymc"
+    block: np.ndarray | None = None  # the skew-normal kernel's data block, when it sampled
     if sampler == "nutpie":
         options: dict[str, Any] = {"draws": draws, "seed": seed, "target_accept": target_accept,
                                    "adaptation": _adaptation(design, likelihood)}  # fmt: skip
@@ -333,6 +343,7 @@ def sample_nuts(
             trace = nutpie_sample(compiled, label=label, tune=tune, chains=chains, **options)
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
+        block = compiled.user_data if kernel_model else None
     else:  # "pymc"
         model = build_model(
             design, likelihood=likelihood, priors=priors, sigma=sigma, pooling=pooling
@@ -342,7 +353,7 @@ def sample_nuts(
         post = trace["posterior"].to_dataset()[keep]
         stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
     if likelihood == "skew_normal":
-        post = signed_shape(post, seed)
+        post = signed_shape(post, seed, block)
     post = _relabel(post, design)
     post.attrs = {}  # sampler timings would make equal-seed fits differ
     if stats is not None:
@@ -389,16 +400,30 @@ def _adaptation(design: Design, likelihood: str) -> str:
     return "diag"
 
 
-def signed_shape(post: xr.Dataset, seed: int) -> xr.Dataset:
+def signed_shape(post: xr.Dataset, seed: int, data: np.ndarray | None = None) -> xr.Dataset:
     """Replace ``abs_skewness`` and the sign log-odds by signed ``skewness`` and ``alpha``.
 
     The skew-normal model samples the size of the skewness and the log-odds of its sign
     (see :func:`~bayes_ir.hierarchical.model.draw_skewness_sign`); this draws the sign.
+    ``data``: the kernel's data block when the kernel sampled; with a sign shift in it
+    (:func:`skewnormal_model`) the draws are moved to the sign drawn
+    (:func:`~bayes_ir.hierarchical.skewnormal_kernel.shifted_draws`).
     """
     skew, alpha = draw_skewness_sign(
         post["abs_skewness"].values, post[SIGN_LOGODDS].values, seed=seed
     )
     dims = post["abs_skewness"].dims
+    if data is not None:
+        from bayes_ir.hierarchical.skewnormal import skewness_to_alpha
+        from bayes_ir.hierarchical.skewnormal_kernel import shifted_draws
+
+        names = ("b0", "sigma_system", "abs_skewness", "topic_effect", "system_effect")
+        before = {name: post[name].values for name in names}
+        after = shifted_draws(before, np.sign(skew), data)
+        if after is not before:
+            skew = np.sign(skew) * after["abs_skewness"]
+            alpha = skewness_to_alpha(skew)
+            post = post.assign({n: (post[n].dims, after[n]) for n in names if n != "abs_skewness"})
     post = post.drop_vars(["abs_skewness", SIGN_LOGODDS])
     return post.assign(alpha=(dims, alpha), skewness=(dims, skew))
 

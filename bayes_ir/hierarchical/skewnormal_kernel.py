@@ -24,7 +24,11 @@ Unconstrained coordinates (the order of ``theta``)
 --------------------------------------------------
 ``[b0, log sigma_topic, log sigma_system, log sigma, u, topic (T-1), system (S-1)]``
 with ``abs_skewness = g * expit(u)`` (PyMC's interval transform, ``g`` the largest
-skewness) and PyMC's zero-sum transform for the two effect vectors. The system
+skewness) and PyMC's zero-sum transform for the two effect vectors. The sampler's coordinates
+``phi`` are these when the sign is settled; otherwise the sign ``s`` term is evaluated at
+``theta = phi + s h``, ``h`` the sign shift of :func:`mode_shift` (the same model: a
+translation per sign), and :func:`shifted_draws` moves the reported values to the sign
+drawn. The system
 effects are non-centred (``system_effect = sigma_system * extend(system_z)``) or
 centred (``system_effect = extend(system)``), as
 :func:`~bayes_ir.hierarchical.model.centred_systems` chooses for the data.
@@ -85,7 +89,10 @@ __all__ = [
     "initial_point",
     "logp_and_grad",
     "logp_cfunc",
+    "mode_shift",
+    "n_coordinates",
     "pack",
+    "shifted_draws",
     "sign_modes",
 ]
 
@@ -97,9 +104,12 @@ N_HYPER = 5
 _FIRST_EFFECT = np.int64(N_HYPER)
 _AS_PACKED = np.int64(-2)  # _logp_grad's branch: the density the data block says
 _SUMMED = np.int64(-1)  # _sign_loglik's branch: the sign summed out
+_PLUS = np.int64(0)
+_MINUS = np.int64(1)
 #: Layout of the packed data block (:func:`pack`): ``[T, S, b0_mu, b0_sd, rate_topic,
 #: rate_system, rate_sigma, skew_max, centred, sign]`` followed by ``y`` (T x S,
-#: row-major); ``centred`` is 1.0 for centred system effects, 0.0 for non-centred ones;
+#: row-major) and the sign shift ``h`` (one value per coordinate of ``theta``);
+#: ``centred`` is 1.0 for centred system effects, 0.0 for non-centred ones;
 #: ``sign`` is 0.0 when the sign of the skewness is summed out, +1.0 or -1.0 when the
 #: density is that sign's term only (see :func:`pack`).
 N_HEADER = 10
@@ -178,6 +188,27 @@ def _unpack(data):
     """Return the matrix ``y`` and the header after T, S (priors, form, sign: N_HEADER)."""
     n_t, n_s = int(data[0]), int(data[1])
     return data[N_HEADER : N_HEADER + n_t * n_s].reshape((n_t, n_s)), data[2:N_HEADER]
+
+
+@_jit
+def _shift_of(data):
+    """Return the sign shift ``h`` of the data block (after ``y``) and whether it is not 0."""
+    n_t, n_s = int(data[0]), int(data[1])
+    start = N_HEADER + n_t * n_s
+    half = data[start : start + N_HYPER + n_t + n_s - 2]
+    for i in range(half.size):
+        if half[i] != 0.0:
+            return half, True
+    return half, False
+
+
+@_jit
+def _moved(theta, half, sgn):
+    """``theta + sgn * half``: the model's coordinates of sign ``sgn`` at ``phi = theta``."""
+    out = np.empty(theta.size)
+    for i in range(theta.size):
+        out[i] = theta[i] + sgn * half[i]
+    return out
 
 
 @_jit
@@ -263,18 +294,45 @@ def _sign_loglik(y, b0, topic, system, sigma, big_a, d_topic, d_system, branch):
 
 @_jit
 def _logp_grad(theta, data, grad, branch):
-    """Log posterior density at ``theta``; writes its gradient into ``grad``.
+    r"""Log density at ``phi = theta``; writes its gradient into ``grad``.
+
+    ``branch`` -1 is the model (the sign summed out); 0 and 1 give the joint density
+    of ``phi`` and the sign ``+`` or ``-`` (the two add up to the model's density); -2
+    is what the data block's ``sign`` says (0.0: -1, +1.0: 0, -1.0: 1). With a sign
+    shift ``h`` in the data block (:func:`pack`), the sign ``s`` term is the model's
+    at ``phi + s h`` (unit Jacobian): :math:`p(\phi) = p_+(\phi + h) + p_-(\phi - h)`;
+    with ``h = 0`` (the default) ``phi`` is the model's ``theta``.
+    """
+    if branch == -2:  # as the data block says
+        sign = data[N_HEADER - 1]
+        branch = _SUMMED if sign == 0.0 else (_PLUS if sign > 0.0 else _MINUS)
+    half, shifted = _shift_of(data)
+    if not shifted:
+        return _logp_grad_at(theta, data, grad, branch)
+    if branch >= 0:
+        return _logp_grad_at(_moved(theta, half, 1.0 - 2.0 * branch), data, grad, branch)
+    g_minus = np.empty(grad.size)
+    l_plus = _logp_grad_at(_moved(theta, half, 1.0), data, grad, _PLUS)
+    l_minus = _logp_grad_at(_moved(theta, half, -1.0), data, g_minus, _MINUS)
+    top = max(l_plus, l_minus)
+    lse = top + math.log(math.exp(l_plus - top) + math.exp(l_minus - top))
+    w = math.exp(l_plus - lse)
+    for i in range(grad.size):
+        grad[i] = w * grad[i] + (1.0 - w) * g_minus[i]
+    return lse
+
+
+@_jit
+def _logp_grad_at(theta, data, grad, branch):
+    """Log posterior density at ``theta`` (the model's coordinates); gradient into ``grad``.
 
     ``branch`` -1 is the model (the sign summed out); 0 and 1 give the joint density
     of ``theta`` and the sign ``+`` or ``-`` (half the likelihood of that sign times
-    the prior; the two add up to the model's density); -2 is what the data block's
-    ``sign`` says (0.0: -1, +1.0: 0, -1.0: 1).
+    the prior; the two add up to the model's density).
     """
     y, c, scales, abs_skew, topic, z_sys = _state(theta, data)
     b0_mu, b0_sd, rate_topic, rate_system, rate_sigma, skew_max = c[0], c[1], c[2], c[3], c[4], c[5]
     centred = c[6] != 0.0
-    if branch == -2:  # as the data block says
-        branch = -1 if c[7] == 0.0 else (0 if c[7] > 0.0 else 1)
     n_t, n_s = y.shape
     b0, u = theta[0], theta[N_HYPER - 1]
     s_topic, s_system, sigma = scales[0], scales[1], scales[2]
@@ -353,8 +411,15 @@ def _logp_grad(theta, data, grad, branch):
     return logp
 
 
-def pack(y: np.ndarray, constants: tuple[float, ...], sign: int = 0) -> np.ndarray:
-    """Pack the data block read by the kernel: ``[T, S, *constants, sign, *y.ravel()]``.
+def n_coordinates(n_t: int, n_s: int) -> int:
+    """Return the number of unconstrained coordinates (the length of ``theta``) of T x S."""
+    return N_HYPER + n_t + n_s - 2
+
+
+def pack(
+    y: np.ndarray, constants: tuple[float, ...], sign: int = 0, shift: np.ndarray | None = None
+) -> np.ndarray:
+    """Pack the data block read by the kernel: ``[T, S, *constants, sign, *y.ravel(), *shift]``.
 
     ``constants`` are ``b0_mu, b0_sd, rate_topic, rate_system, rate_sigma, skew_max``
     (the resolved priors) and ``centred`` (1.0: centred system effects, 0.0:
@@ -362,8 +427,12 @@ def pack(y: np.ndarray, constants: tuple[float, ...], sign: int = 0) -> np.ndarr
     the sign of the skewness summed out; +1 or -1 makes it the joint density of
     ``theta`` and that sign, which costs half as much and is the model's own
     wherever the other sign's likelihood is negligible
-    (:data:`~bayes_ir.hierarchical.sampling.SIGN_SETTLED`). Keep the block alive while
-    nutpie samples: its callbacks read it through a raw pointer.
+    (:data:`~bayes_ir.hierarchical.sampling.SIGN_SETTLED`). ``shift`` (default 0: the
+    sampler's coordinates are the model's) is the sign shift ``h`` of :func:`mode_shift`,
+    one value per coordinate: the sampler's ``phi`` stands for the model's
+    ``theta = phi + s h`` under the sign ``s``, which puts the two signs' modes on top of
+    each other (:func:`_logp_grad`). Keep the block alive while nutpie samples: its
+    callbacks read it through a raw pointer.
     """
     y = np.asarray(y, dtype=float)
     if sign not in (-1, 0, 1):
@@ -371,7 +440,11 @@ def pack(y: np.ndarray, constants: tuple[float, ...], sign: int = 0) -> np.ndarr
     head = np.array([*y.shape, *constants, sign], dtype=float)
     if head.size != N_HEADER or y.ndim != 2:
         raise ValueError(f"expected a matrix and {N_HEADER - 3} constants")
-    return np.ascontiguousarray(np.concatenate([head, y.ravel()]))
+    dim = n_coordinates(*y.shape)
+    half = np.zeros(dim) if shift is None else np.asarray(shift, dtype=float)
+    if half.shape != (dim,) or not np.isfinite(half).all():
+        raise ValueError(f"shift: expected {dim} finite values")
+    return np.ascontiguousarray(np.concatenate([head, y.ravel(), half]))
 
 
 def logp_and_grad(
@@ -414,7 +487,7 @@ _sizes = numba.types.uint64
 def logp_cfunc(dim, x_, grad_, logp_, data_):
     """Nutpie's C callback: log density and gradient (status 3/4: not finite)."""
     header = numba.carray(data_, (2,))
-    data = numba.carray(data_, (N_HEADER + int(header[0]) * int(header[1]),))
+    data = numba.carray(data_, (N_HEADER + int(header[0]) * int(header[1]) + dim,))
     grad = numba.carray(grad_, (dim,))
     value = _logp_grad(numba.carray(x_, (dim,)), data, grad, _AS_PACKED)
     numba.carray(logp_, (1,))[0] = value
@@ -432,10 +505,13 @@ def logp_cfunc(dim, x_, grad_, logp_, data_):
 def expand_cfunc(dim, n_out, x_, out_, data_):
     """Write the reported values of one draw (nutpie's C callback).
 
-    ``out`` receives them in the order of :func:`expanded_layout`.
+    ``out`` receives them in the order of :func:`expanded_layout`: the values at
+    ``phi`` (the model's at ``theta = phi`` when the data block has no sign shift; with
+    one, :func:`shifted_draws` moves them to the sign drawn) and the sign log-odds
+    given ``phi``.
     """
     header = numba.carray(data_, (2,))
-    data = numba.carray(data_, (N_HEADER + int(header[0]) * int(header[1]),))
+    data = numba.carray(data_, (N_HEADER + int(header[0]) * int(header[1]) + dim,))
     theta = numba.carray(x_, (dim,))
     out = numba.carray(out_, (n_out,))
     y, c, scales, abs_skew, topic, z_sys = _state(theta, data)
@@ -448,6 +524,12 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     sys_scale = 1.0 if c[6] != 0.0 else scales[1]
     for s in range(n_s):
         out[5 + n_t + s] = sys_scale * z_sys[s]
+    half, shifted = _shift_of(data)
+    if shifted:  # each sign's term at its own point: their joint densities differ
+        grad = np.empty(dim)
+        plus = _logp_grad_at(_moved(theta, half, 1.0), data, grad, _PLUS)
+        out[5 + n_t + n_s] = plus - _logp_grad_at(_moved(theta, half, -1.0), data, grad, _MINUS)
+        return 0
     big_a = _shape_of(abs_skew)[0]
     no_grad = np.zeros((0, 0))
     loglik = _sign_loglik(y, theta[0], topic, out[5 + n_t : 5 + n_t + n_s], scales[2], big_a,
@@ -461,6 +543,87 @@ def expanded_layout(n_t: int, n_s: int) -> tuple[list[str], list[tuple[int, ...]
     scalars = ["b0", "sigma_topic", "sigma_system", "sigma", "abs_skewness"]
     names = [*scalars, "topic_effect", "system_effect", SIGN_LOGODDS]
     return names, [()] * len(scalars) + [(n_t,), (n_s,), ()]
+
+
+def mode_shift(modes: np.ndarray) -> np.ndarray:
+    r"""Sign shift ``h`` that puts the two signs' modes on top of each other.
+
+    Half the difference of the modes of :func:`sign_modes` (``modes[0]`` of sign +,
+    ``modes[1]`` of sign -) in ``b0`` and the effects' coordinates; 0 for the three log
+    scales (the non-centred system scale's joint mode is degenerate) and the logit of
+    the skewness (its two modes differ in spread, not only in place: on a 10 x 6 table,
+    at logits +4.1 and -1.0, shifting it halved the ESS of the skewness; on rb04 they
+    nearly coincide). In the sampler's coordinates ``phi`` both modes then lie at their
+    midpoint in those coordinates.
+
+    Notes
+    -----
+    The model's density in ``theta`` is the sum of one term per sign, each with a mode
+    of its own (the effects settle differently under a right and a left skew), and a
+    chain crosses from one to the other rarely, through a skewness near 0 or a
+    symmetric fit of the effects. Sampling ``phi`` and the sign, with
+    ``theta = phi + s h`` (a translation for each sign: unit Jacobian, so the joint
+    posterior of ``theta`` and the sign is the model's), the two terms overlap in
+    ``phi`` and the sign given ``phi`` is drawn afresh at every draw. On rb04 (50 x 45,
+    modes 0.3 nats apart) the SD of the sign log-odds fell from 17.6 to 4.0 and the
+    bulk / tail ESS of the skewness in 4 x 10,000 draws rose from 9,500 / 7,700 to about
+    24,000 / 35,000, at the same cost per gradient.
+    """
+    half = 0.5 * (np.asarray(modes[0], dtype=float) - np.asarray(modes[1], dtype=float))
+    half[1:N_HYPER] = 0.0
+    return half
+
+
+def _extend_rows(coords: np.ndarray, n: int) -> np.ndarray:
+    """:func:`_extend` of a vector of ``n - 1`` zero-sum coordinates, in numpy."""
+    total = float(coords.sum())
+    out = np.empty(n)
+    out[: n - 1] = coords - total / (math.sqrt(n) + n)
+    out[n - 1] = -total / math.sqrt(n)
+    return out
+
+
+def shifted_draws(
+    draws: dict[str, np.ndarray], sign: np.ndarray, data: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Move the reported values at ``phi`` to the model's ``theta = phi + s h``.
+
+    Parameters
+    ----------
+    draws
+        ``b0``, ``sigma_system``, ``abs_skewness`` (chain, draw), ``topic_effect`` and
+        ``system_effect`` (chain, draw, T or S) as :func:`expand_cfunc` writes them.
+    sign
+        The sign ``s`` of each draw (+1.0 or -1.0, chain x draw).
+    data
+        The data block sampled (:func:`pack`); without a shift the draws are returned
+        unchanged.
+
+    Returns
+    -------
+    The same values at ``theta``: ``b0`` and the effects move by the shift (the
+    zero-sum map is linear; non-centred system effects by ``sigma_system`` times it),
+    ``abs_skewness`` by the shift of its logit (0 from :func:`mode_shift`).
+    """
+    n_t, n_s = int(data[0]), int(data[1])
+    start = N_HEADER + n_t * n_s
+    half = np.asarray(data[start : start + n_coordinates(n_t, n_s)], dtype=float)
+    if not half.any():
+        return draws
+    s = np.asarray(sign, dtype=float)
+    skew_max = float(data[7])
+    centred = data[8] != 0.0
+    topic = _extend_rows(half[N_HYPER : N_HYPER + n_t - 1], n_t)
+    system = _extend_rows(half[N_HYPER + n_t - 1 :], n_s)
+    out = dict(draws)
+    out["b0"] = draws["b0"] + s * half[0]
+    m = np.asarray(draws["abs_skewness"], dtype=float) / skew_max
+    logit = np.log(m) - np.log1p(-m) + s * half[N_HYPER - 1]
+    out["abs_skewness"] = skew_max / (1.0 + np.exp(-logit))
+    out["topic_effect"] = draws["topic_effect"] + s[..., None] * topic
+    sys_scale = 1.0 if centred else np.asarray(draws["sigma_system"])[..., None]
+    out["system_effect"] = draws["system_effect"] + s[..., None] * sys_scale * system
+    return out
 
 
 def initial_point(n_t: int, n_s: int, b0_mu: float, rates: tuple[float, float, float], rng):
