@@ -574,12 +574,10 @@ def mode_shift(modes: np.ndarray) -> np.ndarray:
     return half
 
 
-def _extend_rows(coords: np.ndarray, n: int) -> np.ndarray:
-    """:func:`_extend` of a vector of ``n - 1`` zero-sum coordinates, in numpy."""
-    total = float(coords.sum())
+def _extended(coords: np.ndarray, start: int, n: int) -> np.ndarray:
+    """Return the ``n`` zero-sum values of ``coords[start:start + n - 1]`` (:func:`_extend`)."""
     out = np.empty(n)
-    out[: n - 1] = coords - total / (math.sqrt(n) + n)
-    out[n - 1] = -total / math.sqrt(n)
+    _extend(coords, start, n, 1.0, out)
     return out
 
 
@@ -613,8 +611,8 @@ def shifted_draws(
     s = np.asarray(sign, dtype=float)
     skew_max = float(data[7])
     centred = data[8] != 0.0
-    topic = _extend_rows(half[N_HYPER : N_HYPER + n_t - 1], n_t)
-    system = _extend_rows(half[N_HYPER + n_t - 1 :], n_s)
+    topic = _extended(half, N_HYPER, n_t)
+    system = _extended(half, N_HYPER + n_t - 1, n_s)
     out = dict(draws)
     out["b0"] = draws["b0"] + s * half[0]
     m = np.asarray(draws["abs_skewness"], dtype=float) / skew_max
@@ -628,7 +626,7 @@ def shifted_draws(
 
 def initial_point(n_t: int, n_s: int, b0_mu: float, rates: tuple[float, float, float], rng):
     """Draw a starting point: PyMC's rule (prior location + U(-1, 1)) in ``theta``."""
-    theta = rng.uniform(-1.0, 1.0, N_HYPER + n_t + n_s - 2)
+    theta = rng.uniform(-1.0, 1.0, n_coordinates(n_t, n_s))
     theta[0] += b0_mu
     theta[1:4] -= np.log(np.asarray(rates, dtype=float))  # log prior mean 1/rate
     return theta
