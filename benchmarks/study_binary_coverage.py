@@ -22,6 +22,7 @@ Run from the repository root (1,200 fits; about an hour on one core):
 
     .venv/bin/python benchmarks/study_binary_coverage.py [--trials 80] [--workers 2] [--items 50]
     .venv/bin/python benchmarks/study_binary_coverage.py --exact --items 50 [--workers 2]
+        [--item-sd 1.0] [--intercept-sd 1.5]
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -38,23 +40,28 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "hierarchical")]
 
-from binary_coverage import coverage_study  # noqa: E402
+from binary_coverage import ITEM_SD, coverage_study  # noqa: E402
 from binary_exact import exact_coverage  # noqa: E402
 from results.families import BINARY_GRID  # noqa: E402
 
-
-def _exact_cell(cell) -> tuple[float, float, float]:
-    return exact_coverage(cell[0], cell[1])
+from bayes_ir.hierarchical.families.logit import INTERCEPT_SD  # noqa: E402
 
 
-def exact(grid, workers: int) -> None:
+def _exact_cell(cell, item_sd: float, intercept_sd: float) -> tuple[float, float, float]:
+    return exact_coverage(cell[0], cell[1], item_sd=item_sd, intercept_sd=intercept_sd)
+
+
+def exact(grid, workers: int, item_sd: float, intercept_sd: float) -> None:
     """Print the exact posterior's coverage of every cell of ``grid``."""
+    print(f"item difficulty SD {item_sd}; intercept prior SD {intercept_sd}", flush=True)
     print(f"{'items':>5}  {'accuracies':<12}  {'exact 95%':>9}  {'summed':>6}  {'low':>5}",
           flush=True)  # fmt: skip
     start = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
         for (n, (a1, a2)), (cover, mass, low) in zip(
-            grid, pool.map(_exact_cell, grid), strict=True
+            grid,
+            pool.map(partial(_exact_cell, item_sd=item_sd, intercept_sd=intercept_sd), grid),
+            strict=True,
         ):
             print(f"{n:>5}  {a1:.2f}, {a2:.2f}    {cover:>9.4f}  {mass:>6.4f}  {low:>5.3f}",
                   flush=True)  # fmt: skip
@@ -70,6 +77,14 @@ def main() -> None:
                         help="the fits' pooling of the systems (auto: none)")  # fmt: skip
     parser.add_argument("--cells", type=int, nargs="*", help="only these cells (grid indices)")
     parser.add_argument("--exact", action="store_true", help="the exact posterior's coverage")
+    parser.add_argument(
+        "--item-sd",
+        type=float,
+        default=ITEM_SD,
+        help="--exact: the simulated items' difficulty SD (logit scale)",
+    )
+    parser.add_argument("--intercept-sd", type=float, default=INTERCEPT_SD,
+                        help="--exact: the SD of the intercept prior")  # fmt: skip
     args = parser.parse_args()
     grid = [
         cell
@@ -77,7 +92,7 @@ def main() -> None:
         if (not args.items or cell[0] in args.items) and (not args.cells or k in args.cells)
     ]
     if args.exact:
-        exact(grid, args.workers)
+        exact(grid, args.workers, args.item_sd, args.intercept_sd)
         return
     print(f"load average {os.getloadavg()[0]:.2f}; {args.trials} tables per cell; pooling "
           f"{args.pooling!r}", flush=True)  # fmt: skip

@@ -30,15 +30,15 @@ ITEM_SD = 1.0
 Cell = tuple[int, tuple[float, float]]
 
 
-def _accuracy(eta: float) -> float:
+def _accuracy(eta: float, item_sd: float) -> float:
     return integrate.quad(
-        lambda z: special.expit(eta + ITEM_SD * z) * stats.norm.pdf(z), -np.inf, np.inf
+        lambda z: special.expit(eta + item_sd * z) * stats.norm.pdf(z), -np.inf, np.inf
     )[0]
 
 
-def eta_for(accuracy: float) -> float:
-    """Logit-scale level whose accuracy over the item population is ``accuracy``."""
-    return optimize.brentq(lambda e: _accuracy(e) - accuracy, -15, 15, xtol=1e-12)
+def eta_for(accuracy: float, item_sd: float = ITEM_SD) -> float:
+    """Logit-scale level whose accuracy over the item population N(0, item_sd^2) is ``accuracy``."""
+    return optimize.brentq(lambda e: _accuracy(e, item_sd) - accuracy, -15, 15, xtol=1e-12)
 
 
 def coverage_trial(

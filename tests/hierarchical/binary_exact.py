@@ -65,23 +65,28 @@ def _scale_priors() -> np.ndarray:
     return -SCALE_RATE * s + stats.norm.logpdf(d, 0.0, np.sqrt(2.0) * UNPOOLED_SD)
 
 
-def posterior_weights(counts: np.ndarray) -> np.ndarray:
-    """Normalised posterior weights on the grid for pattern counts (n00, n01, n10, n11)."""
+def posterior_weights(counts: np.ndarray, intercept_sd: float = INTERCEPT_SD) -> np.ndarray:
+    """Normalised posterior weights on the grid for pattern counts (n00, n01, n10, n11).
+
+    ``intercept_sd``: the SD of the intercept's prior (default: the family's).
+    """
     log_p = _grid()[3]
     counts = np.asarray(counts, dtype=float)
     n = counts.sum()
     half = 0.5 / (2 * n)  # the family keeps the prior mean half a cell from 0 and 1
     ybar = min(max((counts[1] + counts[2] + 2 * counts[3]) / (2 * n), half), 1 - half)
-    beta_prior = stats.norm.logpdf(_BETA, special.logit(ybar), INTERCEPT_SD)
+    beta_prior = stats.norm.logpdf(_BETA, special.logit(ybar), intercept_sd)
     lp = (counts @ log_p + _scale_priors()).reshape(_BETA.size, -1) + beta_prior[:, None]
     w = np.exp(lp - lp.max()).ravel()
     return w / w.sum()
 
 
-def difference_posterior(counts: np.ndarray, probs=(0.025, 0.975)) -> dict[str, float]:
+def difference_posterior(
+    counts: np.ndarray, probs=(0.025, 0.975), intercept_sd: float = INTERCEPT_SD
+) -> dict[str, float]:
     """Mean, SD and quantiles ``probs`` of the accuracy difference m_2 - m_1."""
     _, _, _, _, diff, bins, edges = _grid()
-    w = posterior_weights(counts)
+    w = posterior_weights(counts, intercept_sd)
     mean = float(w @ diff)
     cdf = np.cumsum(np.bincount(bins, w, minlength=_BINS))
     quantiles = np.interp(probs, cdf / cdf[-1], edges[1:])
@@ -89,14 +94,17 @@ def difference_posterior(counts: np.ndarray, probs=(0.025, 0.975)) -> dict[str, 
     return out | {f"q{p}": float(q) for p, q in zip(probs, quantiles, strict=True)}
 
 
-def pattern_probabilities(accuracies: tuple[float, float]) -> np.ndarray:
-    """P(00), P(01), P(10), P(11) of the simulation of ``binary_coverage`` (adaptive quadrature)."""
-    eta = [eta_for(a) for a in accuracies]
+def pattern_probabilities(accuracies: tuple[float, float], item_sd: float = ITEM_SD) -> np.ndarray:
+    """P(00), P(01), P(10), P(11) of the simulation of ``binary_coverage`` (adaptive quadrature).
+
+    ``item_sd``: the SD of the items' difficulty on the logit scale (default: the simulation's).
+    """
+    eta = [eta_for(a, item_sd) for a in accuracies]
 
     def pattern(f):
         return integrate.quad(
             lambda z: (
-                f(special.expit(eta[0] + ITEM_SD * z), special.expit(eta[1] + ITEM_SD * z))
+                f(special.expit(eta[0] + item_sd * z), special.expit(eta[1] + item_sd * z))
                 * stats.norm.pdf(z)
             ),
             -np.inf,
@@ -114,15 +122,22 @@ def pattern_probabilities(accuracies: tuple[float, float]) -> np.ndarray:
 
 
 def exact_coverage(
-    n_items: int, accuracies: tuple[float, float], mass: float = 0.999
+    n_items: int,
+    accuracies: tuple[float, float],
+    mass: float = 0.999,
+    *,
+    item_sd: float = ITEM_SD,
+    intercept_sd: float = INTERCEPT_SD,
 ) -> tuple[float, float, float]:
     """Coverage of the exact posterior's 95% equal-tailed interval of m_2 - m_1.
 
     Sums P(outcome) over the multinomial outcomes of ``n_items`` items, most probable first,
     until ``mass`` of the probability is reached. Returns (coverage among those outcomes,
     their probability, the share of it whose interval lies entirely below the truth).
+    ``item_sd``: the simulated items' difficulty SD; ``intercept_sd``: the SD of the
+    intercept's prior of the posterior (defaults: the simulation's and the family's).
     """
-    probs = pattern_probabilities(accuracies)
+    probs = pattern_probabilities(accuracies, item_sd)
     truth = accuracies[1] - accuracies[0]
     outcomes = [
         (n00, n01, n10, n_items - n00 - n01 - n10)
@@ -134,7 +149,7 @@ def exact_coverage(
     order = np.argsort(-p)
     covered = below = total = 0.0
     for k in order:
-        post = difference_posterior(np.array(outcomes[k]))
+        post = difference_posterior(np.array(outcomes[k]), intercept_sd=intercept_sd)
         covered += p[k] * (post["q0.025"] <= truth <= post["q0.975"])
         below += p[k] * (post["q0.975"] < truth)
         total += p[k]
