@@ -514,7 +514,7 @@ Draws = Annotated[
         min=1,
         help="Posterior draws per chain (default: enough for bulk and tail ESS >= "
         f"{defaults.DRAWS_ESS:,.0f} with a margin for the exact and Gibbs samplers, "
-        "10,000 for the skew-normal up to 10,000 cells, fewer above in proportion, at least "
+        "10,000 for the skew-normal up to 8,200 cells, fewer above in proportion, at least "
         f"2,000; {defaults.DRAWS:,} for other NUTS fits).",
     ),
 ]
