@@ -26,6 +26,7 @@ from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError
 from bayes_ir.hierarchical.design import (
     CrossedDesign,
+    DesignPriors,
     collections_design,
     design_priors,
     segments_design,
@@ -133,6 +134,7 @@ def _diagnose(
     stats: xr.Dataset | None,
     th: Thresholds,
     family: Any,
+    priors: DesignPriors,
     seed: int,
 ) -> Diagnostics:
     """Diagnose the scales, intercepts, system effects and every reported contrast.
@@ -163,7 +165,7 @@ def _diagnose(
     else:  # the score scale: flatten the chains, then give the draws back their shape
         lead = post["b0"].shape[:2]
         flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in post.items()}
-        overall, groups, _, labels = family_contrast_draws(flat, design, family, seed=seed)
+        overall, groups, _, labels = family_contrast_draws(flat, design, family, priors, seed=seed)
         overall, groups = overall.reshape(*lead, -1), groups.reshape(*lead, *groups.shape[1:])
     for j, chal in enumerate(design.challengers):
         name = f"{chal} - {design.champion}"
@@ -361,7 +363,7 @@ def fit_across(
         family=None if gaussian else family,
         default_target_accept=defaults.TARGET_ACCEPT if gaussian else FAMILY_TARGET_ACCEPT,
     )  # fmt: skip
-    diag = _diagnose(post, design, stats, th, family, seed)
+    diag = _diagnose(post, design, stats, th, family, pri, seed)
     own = ("sigma",) if gaussian else family.design_own
     tree = xr.DataTree.from_dict(
         {"posterior": posterior_dataset(post, design, own)}

@@ -39,11 +39,17 @@ def _own(family: Any) -> tuple[str, ...]:
 
 
 def _quantities(
-    values: dict[str, np.ndarray], design: CrossedDesign, family: Any = None
+    values: dict[str, np.ndarray],
+    design: CrossedDesign,
+    priors: DesignPriors,
+    seed: int,
+    family: Any = None,
 ) -> list[tuple[str, np.ndarray]]:
     """Every checked quantity as (name, array (n, k)) from draws or the truth (n = 1).
 
-    A logit family's contrasts are on the score scale (the reported ones).
+    A logit family's contrasts are on the score scale (the reported ones); ``seed``
+    seeds their draws of the population's intercepts (the truth's and the posterior's
+    differ).
     """
     out = [("b0", values["b0"]), *((k, values[k]) for k in _own(family))]
     for t in design.terms[1:]:
@@ -58,7 +64,7 @@ def _quantities(
     if _own(family) == ("sigma",):
         overall, groups, _ = group_contrast_draws(values, design)
     else:
-        overall, groups, _, _ = family_contrast_draws(values, design, family)
+        overall, groups, _, _ = family_contrast_draws(values, design, family, priors, seed=seed)
     omega = values[f"sigma_system_{design.by}"]
     out.append(("contrast", overall))
     out.append(("between_sd", np.sqrt(2.0) * omega))
@@ -134,10 +140,14 @@ def design_calibration_trial(
                                      seed=seed, target_accept=FAMILY_TARGET_ACCEPT,
                                      family=family, data=True)  # fmt: skip
     one = {k: np.atleast_1d(v)[None] for k, v in truth.items()}
-    truth_vec = np.concatenate([v.ravel() for _, v in _quantities(one, data, family)])
+    truth_vec = np.concatenate([v.ravel() for _, v in _quantities(one, data, priors, seed, family)])
     flat = {k: v.reshape(chains * draws, -1) for k, v in post.items()}
     x = np.concatenate(
-        [v.reshape(chains * draws, -1) for _, v in _quantities(flat, data, family)], axis=1
+        [
+            v.reshape(chains * draws, -1)
+            for _, v in _quantities(flat, data, priors, seed + 1, family)
+        ],
+        axis=1,
     )
     keep = np.linspace(0, x.shape[0] - 1, n_ranks).round().astype(int)
     ranks = (x[keep] < truth_vec).sum(axis=0)

@@ -49,6 +49,7 @@ __all__ = [
     "contrasts_across",
     "family_contrast_draws",
     "group_contrast_draws",
+    "population_intercepts",
 ]
 
 #: Columns of :meth:`AcrossContrasts.to_frame`.
@@ -124,29 +125,42 @@ def group_contrast_draws(
     return overall, groups, tuple(design.groups)
 
 
-def _population_sd(design: CrossedDesign, tau: np.ndarray) -> np.ndarray:
-    r"""SD of a new topic's effect in each intercept level, (N, levels).
+def population_intercepts(
+    post: dict[str, np.ndarray], design: CrossedDesign, priors: Any, seed: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Each intercept level's topic population: intercept and SD, two (N, levels) arrays.
 
-    :math:`\tau\sqrt{1 + 1/T}`, :math:`T` the topics of the zero-sum set of the level's
-    topics (:func:`~bayes_ir.hierarchical.families.sampler.topic_population_sd`).
+    ``b0`` of a level is its zero-sum intercept, :math:`\beta + \bar a` with
+    :math:`\bar a` the mean effect of the :math:`T` topics of the level's zero-sum set;
+    :math:`\beta` is drawn given it from the prior on ``b0``
+    (:func:`~bayes_ir.hierarchical.families.base.population_intercept` with
+    ``prior_on_sum``). A level whose topics are not zero-sum has ``b0`` = :math:`\beta`.
     """
-    from bayes_ir.hierarchical.families.sampler import topic_population_sd
+    from bayes_ir.hierarchical.families import population_intercept
 
     b0t, topic = design.terms[0], design.term("topic")
-    out = np.empty((tau.shape[0], b0t.n_levels))
+    rng = np.random.default_rng([defaults.SEED if seed is None else int(seed), 0x2A])
+    beta = np.empty_like(np.asarray(post["b0"], dtype=float))
+    tau = np.empty_like(beta)
     for k in range(b0t.n_levels):
         level = int(topic.index[np.flatnonzero(b0t.index == k)[0]])
         zs = int(topic.zero_sum[level])
         n_t = int((topic.zero_sum == zs).sum()) if zs >= 0 else 0
-        sd = tau[:, int(topic.scale_group[level])]
-        out[:, k] = topic_population_sd(sd, n_t) if n_t else sd
-    return out
+        tau[:, k] = post["sigma_topic"][:, int(topic.scale_group[level])]
+        prior = (float(priors.intercept_mu[k]), float(priors.intercept_sd[k]))
+        beta[:, k] = (
+            population_intercept(post["b0"][:, k], tau[:, k], n_t, prior, rng, prior_on_sum=True)
+            if n_t
+            else post["b0"][:, k]
+        )
+    return beta, tau
 
 
 def family_contrast_draws(
     post: dict[str, np.ndarray],
     design: CrossedDesign,
     family: Any,
+    priors: Any,
     *,
     champion: str | None = None,
     challengers: Iterable[str] | None = None,
@@ -154,10 +168,12 @@ def family_contrast_draws(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
     r"""Score-scale contrasts of a logit-link family's fit across groups.
 
-    With :math:`m_g(x) = \mathrm{score\_mean}\big(E_{a}[\mathrm{logit}^{-1}(b_{0g} + a + x)]\big)`
-    the expected score of a system with effect :math:`x` over group :math:`g`'s topic
-    population (:func:`~bayes_ir.hierarchical.families.population_mean`, the family's
-    own parameters of :math:`g`):
+    With :math:`m_g(x) = \mathrm{score\_mean}\big(E_{a \sim N(0, \tau_g^2)}
+    [\mathrm{logit}^{-1}(\beta_g + a + x)]\big)` the expected score of a system with
+    effect :math:`x` over group :math:`g`'s topic population
+    (:func:`~bayes_ir.hierarchical.families.population_mean`, the family's own parameters
+    of :math:`g`; :math:`\beta_g` the population's intercept, ``b0`` less the fitted
+    topics' mean effect drawn from its conditional, :func:`population_intercepts`):
 
     * group :math:`g`: :math:`m_g(\beta_s + \gamma_{sg}) - m_g(\beta_h + \gamma_{hg})`;
     * overall: :math:`\frac1G \sum_g [m_g(\beta_s) - m_g(\beta_h)]`, the contrast at a
@@ -175,10 +191,13 @@ def family_contrast_draws(
         the family's own parameters``}``, leading shape (N,).
     design, family
         The design and the (resolved) family of the fit.
+    priors
+        The fit's :class:`~bayes_ir.hierarchical.design.DesignPriors` (the prior of
+        ``b0``, which splits it into the population's intercept and the topics' mean).
     champion, challengers
         Default: the design's roles.
     seed
-        Seed of the new group's draws.
+        Seed of the new group's draws and of the intercepts'.
 
     Returns
     -------
@@ -194,10 +213,10 @@ def family_contrast_draws(
     champ = design.champion if champion is None else champion
     chals = list(design.challengers if challengers is None else challengers)
     term = _interaction(design)
-    b0, beta, gamma = post["b0"], post["system"], post[term.name]
+    beta, gamma = post["system"], post[term.name]
     omega = post[term.scale_name][:, 0]
-    n = b0.shape[0]
-    sd = _population_sd(design, post["sigma_topic"])
+    n = beta.shape[0]
+    intercept, sd = population_intercepts(post, design, priors, seed)
     b0t = design.terms[0]
     res = [
         int(design.residual.index[np.flatnonzero(b0t.index == k)[0]]) for k in range(b0t.n_levels)
@@ -205,7 +224,7 @@ def family_contrast_draws(
 
     def mean(k: int, x: np.ndarray, rows: Any = slice(None)) -> np.ndarray:
         own = {name: post[name][rows, res[k]] for name in family.design_own}
-        return family.score_mean(own, population_mean(b0[rows, k] + x, sd[rows, k]))
+        return family.score_mean(own, population_mean(intercept[rows, k] + x, sd[rows, k]))
 
     pos = {
         (s, g): i
@@ -516,7 +535,7 @@ def contrasts_across(
         names = ("b0", "sigma_topic", term.scale_name, *family.design_own)
         post |= {k: fit.term_draws(k) for k in names}
         overall, group, new, labels = family_contrast_draws(
-            post, design, family, champion=champ, challengers=chals,
+            post, design, family, fit.priors, champion=champ, challengers=chals,
             seed=fit.provenance.get("seed"),
         )  # fmt: skip
         sigma = np.full(len(labels), np.nan)  # no residual SD on the logit scale

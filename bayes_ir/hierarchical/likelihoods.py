@@ -55,6 +55,7 @@ import xarray as xr
 
 from bayes_ir import defaults, validate
 from bayes_ir.errors import BayesIRError, DataWarning, ModelCheckWarning
+from bayes_ir.hierarchical.adequacy import CHECKS
 from bayes_ir.hierarchical.families.base import OUTCOME_SPACES
 from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
@@ -82,6 +83,7 @@ MODELS: dict[str, tuple[str, str]] = {
     "zoib": ("zoib", "pooled"),
     "zoib_phi_by_system": ("zoib", "system"),
     "zoib_inflation_by_system": ("zoib(inflation=system)", "pooled"),
+    "zoib_inflation_by_system_phi_by_system": ("zoib(inflation=system)", "system"),
     "binomial": ("binomial", "pooled"),
     "bernoulli": ("bernoulli", "pooled"),
 }
@@ -90,6 +92,17 @@ MODELS: dict[str, tuple[str, str]] = {
 CANDIDATES: tuple[str, ...] = ("gaussian", "skew_normal", "gaussian_sigma_by_system")
 #: Order in which outcome spaces win ties of the checks across spaces.
 _SPACE_ORDER = ("continuous", "unit_inflated", "counts", "binary")
+#: The zoib models by what is per system, (inflation, precision): see :func:`richer_zoib`.
+_ZOIB_STRUCTURES: dict[tuple[bool, bool], str] = {
+    (False, False): "zoib",
+    (True, False): "zoib_inflation_by_system",
+    (False, True): "zoib_phi_by_system",
+    (True, True): "zoib_inflation_by_system_phi_by_system",
+}
+#: Checks of the model check that a per-system inflation addresses (the point masses) and
+#: that a per-system precision addresses (the spread of a system's scores about its mean).
+_MASS_CHECKS = frozenset({"zeros", "ones"})
+_SPREAD_CHECKS = frozenset({"sd", "coverage_95", "coverage_50", "skewness"})
 
 
 def model_name(fit: Any) -> str:
@@ -389,7 +402,10 @@ def _rule_text(se_rule: float, mean_check_p: float, tolerance: float) -> str:
         f"within each outcome space, among the candidates whose predicted challenger - "
         f"champion mean differences agree with the observed ones (check p >= "
         f"{mean_check_p:g}), the simplest whose ELPD is within {se_rule:g} standard errors of "
-        f"the difference from the best one's (simplest first: {', '.join(MODELS)}); across "
+        f"the difference from the best one's (simplest first: {', '.join(MODELS)}; while "
+        f"the chosen zoib's model check flags systems, the zoib with one inflation per "
+        f"system (for failed shares of exact 0s or 1s) or one precision per system (for a "
+        f"failed spread) is fitted and compared too); across "
         f"outcome spaces (PSIS-LOO cannot compare a density with a probability mass), among "
         f"the spaces whose choice passed its diagnostics, the space whose choice predicts the "
         f"observed shares of exact 0s and 1s within "
@@ -437,6 +453,9 @@ class LikelihoodComparison:
         and a family with point masses describes them (see :func:`compare_likelihoods`).
     zeros_ones
         Observed shares of exact 0s and of exact 1s.
+    escalated
+        Richer zoib models fitted beyond the default candidates, each with the reason
+        (a simpler zoib's model check flagged systems; :func:`richer_zoib`).
     """
 
     frame: pd.DataFrame
@@ -453,6 +472,7 @@ class LikelihoodComparison:
     spaces: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     skipped: tuple[str, ...] = ()
     zeros_ones: tuple[float, float] = (math.nan, math.nan)
+    escalated: dict[str, str] = field(default_factory=dict)
 
     @property
     def chosen_fit(self) -> Any:
@@ -507,6 +527,8 @@ class LikelihoodComparison:
                 f"{self.chosen} predicts both shares within it: the rule across spaces could "
                 "not choose them (pass candidates=... to fit them anyway)"
             )
+        for name, why in self.escalated.items():
+            text += f"\n  also fitted: {name}, because {why}"
         return f"{text}\n  rule: {self.rule}"
 
     def summary(self) -> str:
@@ -517,7 +539,7 @@ class LikelihoodComparison:
             f"seed {self.seed}; one observation per topic x system cell)",
             self.choice_text(),
             "",
-            f"  {'model':<28} {'elpd':>10} {'se':>7} {'p_loo':>7} {'diff':>9} {'dse':>7} "
+            f"  {'model':<38} {'elpd':>10} {'se':>7} {'p_loo':>7} {'diff':>9} {'dse':>7} "
             f"{'k>good_k':>8} {'mean p':>7} {'flagged':>7}",
         ]
         for space, rows in frame.groupby("outcome_space", sort=False):
@@ -525,7 +547,7 @@ class LikelihoodComparison:
             for r in rows.itertuples():
                 mark = " *" if r.chosen else ""
                 lines.append(
-                    f"  {r.model:<28} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} "
+                    f"  {r.model:<38} {r.elpd:10.1f} {r.se:7.1f} {r.p:7.1f} "
                     f"{r.elpd_diff:+9.1f} {r.dse:7.1f} {r.n_high_k:8d} {r.mean_check_p:7.3f} "
                     f"{r.n_flagged:7d}{mark}"
                 )
@@ -539,7 +561,7 @@ class LikelihoodComparison:
                          "predicted):")  # fmt: skip
             for r in self.spaces.itertuples():
                 lines.append(
-                    f"    {r.outcome_space:<14} {r.choice:<26} flagged {r.n_flagged:3d} "
+                    f"    {r.outcome_space:<14} {r.choice:<38} flagged {r.n_flagged:3d} "
                     f"({r.roles_flagged} champion/challenger)  "
                     f"0s {r.zeros_observed:.3f}/{r.zeros_predicted:.3f}  "
                     f"1s {r.ones_observed:.3f}/{r.ones_predicted:.3f}  "
@@ -614,6 +636,32 @@ def _n_flagged(fit: Any, among: tuple[str, ...] | None = None) -> int:
     if check is None:
         return 0
     return len(check.flagged if among is None else set(check.flagged) & set(among))
+
+
+def richer_zoib(fit: Any) -> tuple[str, tuple[str, ...]] | None:
+    """Return the zoib model to fit next when a zoib fit's check fails systems, and why.
+
+    A system that fails its check of the share of exact 0s or 1s asks for one inflation
+    per system (``zoib(inflation=system)``); one that fails the spread of its scores (SD,
+    interval coverage, skewness) for one precision per system (``sigma="system"``). The
+    next model keeps what ``fit`` has per system and adds what its flagged systems ask
+    for. Returns ``(name, failed checks)``, or ``None`` when nothing is flagged, or the
+    flagged systems fail only checks neither structure addresses (the mean, the lost
+    scores), or the model is ``fit``'s own.
+    """
+    from bayes_ir.hierarchical.families import family_of
+
+    check = fit.model_check
+    family = family_of(fit)
+    if check is None or not check.flagged or family.name != "zoib":
+        return None
+    failed = {c for s in check.flagged for c in check.failed(s)}
+    inflation = bool(getattr(family, "inflation_by_system", False) or failed & _MASS_CHECKS)
+    phi = bool(getattr(family, "phi_by_system", False) or failed & _SPREAD_CHECKS)
+    name = _ZOIB_STRUCTURES[(inflation, phi)]
+    if name == model_name(fit):
+        return None
+    return name, tuple(c for c in CHECKS if c in failed)
 
 
 def choose_across_spaces(spaces: pd.DataFrame) -> str:
@@ -713,8 +761,14 @@ def compare_likelihoods(
     exact 0s or 1s than the tolerance, the candidates with point masses are fitted first,
     and if one of them passed its diagnostics, is adequate and passes the mean-difference
     check, the continuous candidates (inadequate whatever their fit: they predict no exact
-    0 or 1) are not fitted (``skipped``; the summary names them). Candidates given by the
-    caller are all fitted. See ``docs/methods.md``.
+    0 or 1) are not fitted (``skipped``; the summary names them). When the default zoib's
+    model check flags systems, the richer zoib they ask for (:func:`richer_zoib`: one
+    inflation per system for failed shares of exact 0s or 1s, one precision per system
+    for a failed spread) is fitted and compared by PSIS-LOO too, and so on while the space's
+    choice flags systems and a richer model is left (``escalated``; the summary says why).
+    One zoib for every collection would flag the weakest runs of Robust04 AP, whose share
+    of exact 0s (5-13%) the pooled inflation puts at 1%. Candidates given by the caller are
+    all fitted, and only they. See ``docs/methods.md``.
 
     References
     ----------
@@ -789,8 +843,28 @@ def compare_likelihoods(
     for name in names:
         if name not in fits and name not in skipped:
             evaluate(name)
-    eligible = [m for m in elpd if check_p[m] >= p_min]
-    if not eligible:
+
+    def eligible_of(members: list[str]) -> list[str]:
+        return [m for m in members if check_p[m] >= p_min] or members
+
+    def space_choice(members: list[str]) -> str:
+        ok = eligible_of(members)
+        return ok[0] if len(ok) == 1 else _choose(azs.compare({m: elpd[m] for m in ok},
+                                                              round_to="none"), k)  # fmt: skip
+
+    escalated: dict[str, str] = {}
+    while candidates is None and "zoib" in fits:  # the default zoib, made richer as needed
+        current = space_choice([m for m in fits if MODELS[m][0].startswith("zoib")])
+        richer = richer_zoib(fits[current])
+        if richer is None or richer[0] in fits:
+            break
+        n_bad = _n_flagged(fits[current])
+        escalated[richer[0]] = (
+            f"{current}'s model check flagged {n_bad} system{'s' if n_bad > 1 else ''} "
+            f"({', '.join(richer[1])})"
+        )
+        evaluate(richer[0])
+    if not any(check_p[m] >= p_min for m in elpd):
         warnings.warn(
             "no candidate likelihood reproduces every challenger's observed mean difference "
             f"from the champion (check p < {p_min:g} for all): chosen by ELPD alone; "
@@ -798,15 +872,13 @@ def compare_likelihoods(
             DataWarning,
             stacklevel=2,
         )
-        eligible = list(elpd)
+    eligible = eligible_of(list(elpd))
     space_of = {m: get_family(MODELS[m][0]).outcome_space for m in elpd}
     spaces = sorted(set(space_of.values()), key=_SPACE_ORDER.index)
     frames, choice = [], {}
     for space in spaces:
         members = [m for m in elpd if space_of[m] == space]
-        ok = [m for m in members if m in eligible] or members
-        ranked = azs.compare({m: elpd[m] for m in ok}, round_to="none") if len(ok) > 1 else None
-        choice[space] = ok[0] if ranked is None else _choose(ranked, k)
+        choice[space] = space_choice(members)
         frame = _space_frame({m: elpd[m] for m in members}, choice[space])
         frames.append(frame.assign(outcome_space=space))
     roles = () if table.roles is None else (table.champion, *table.challengers)
@@ -863,6 +935,7 @@ def compare_likelihoods(
         spaces=across,
         skipped=tuple(skipped),
         zeros_ones=observed,
+        escalated=escalated,
     )
 
 

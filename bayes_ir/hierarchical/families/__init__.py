@@ -25,6 +25,7 @@ from bayes_ir.hierarchical.families.base import (
     Family,
     comparable,
     parse_spec,
+    population_intercept,
     population_mean,
 )
 from bayes_ir.hierarchical.families.binomial import Bernoulli, Binomial
@@ -45,6 +46,7 @@ __all__ = [
     "comparable",
     "family_of",
     "get_family",
+    "population_intercept",
     "population_mean",
 ]
 

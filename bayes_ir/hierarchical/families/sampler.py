@@ -9,7 +9,6 @@ threads without the GIL, exactly as it calls a PyMC model compiled by
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,6 @@ __all__ = [
     "kernel_model",
     "sample_kernel",
     "sample_pymc",
-    "topic_population_sd",
 ]
 
 #: An effect vector is centred when the mean sampling variance of its effects' estimates
@@ -66,16 +64,6 @@ def centred_topics(
     v = np.asarray(variances, dtype=float)
     spread = float(np.var(estimates)) - float(np.mean(v))
     return np.asarray(informed, dtype=bool) & (v < CENTRED_RATIO * spread)
-
-
-def topic_population_sd(sigma_topic: Any, n_topics: int) -> Any:
-    r"""SD of a new topic's effect about ``b0``: :math:`\tau\sqrt{1 + 1/T}`.
-
-    ``b0`` is the intercept plus the mean of the ``T`` fitted topics' effects
-    (zero-sum topic effects), which a new topic does not share (see
-    :mod:`bayes_ir.hierarchical.families.base`).
-    """
-    return sigma_topic * math.sqrt(1.0 + 1.0 / int(n_topics))
 
 
 def jittered_starts(centre: np.ndarray, spread: float = 1.0):

@@ -168,22 +168,32 @@ def test_auto_fits_the_bernoulli_family_to_binary_items():
     assert "the only candidate of its outcome space" in f.summary()
 
 
-def test_default_candidates_skip_the_continuous_ones_when_they_cannot_be_chosen(monkeypatch):
+@pytest.fixture
+def fitted(monkeypatch) -> list[str]:
+    """The models compare_likelihoods evaluates, in order (each one's PSIS-LOO is recorded)."""
+    from bayes_ir.hierarchical import likelihoods
+
+    out: list[str] = []
+    real = likelihoods.loo
+    monkeypatch.setattr(
+        likelihoods, "loo", lambda f, **k: out.append(model_name(f)) or real(f, **k)
+    )
+    return out
+
+
+def test_default_candidates_skip_the_continuous_ones_when_they_cannot_be_chosen(
+    monkeypatch, fitted
+):
     """40% exact 1s: a continuous family is inadequate whatever its fit, so once zoib is
     adequate (and reproduces the mean differences) the three are not fitted; the choice is
     that of the comparison that fits them (the test above) and the summary says why."""
     from bayes_ir.hierarchical import likelihoods
 
     table = _table(_rr_like(), "RR")
-    fitted = []
-    real = likelihoods.loo
-    monkeypatch.setattr(
-        likelihoods, "loo", lambda f, **k: fitted.append(model_name(f)) or real(f, **k)
-    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = compare_likelihoods(table, seed=2, loo_draws=1000, draws=1000)
-    assert fitted == ["zoib"] and set(res.fits) == {"zoib"}
+    assert fitted == ["zoib"] and set(res.fits) == {"zoib"} and res.escalated == {}
     assert res.skipped == CANDIDATES and res.chosen == "zoib"
     assert res.spaces["adequate"].all()
     ones = float(np.mean(table.matrix().values == 1))
@@ -203,3 +213,58 @@ def test_default_candidates_skip_the_continuous_ones_when_they_cannot_be_chosen(
         warnings.simplefilter("ignore")
         res = compare_likelihoods(table, seed=2, loo_draws=1000, draws=1000)
     assert fitted == ["gaussian", "zoib"] and res.skipped == ()
+
+
+def test_a_zoib_that_flags_systems_on_their_exact_0s_brings_in_one_inflation_per_system(
+    fitted,
+):
+    """Two of six systems score an exact 0 on 40% of the topics, the others on 3% (known
+    truth: zoib with one inflation per system): the pooled zoib, the default candidate,
+    flags systems on their share of 0s, so zoib(inflation=system) is fitted too, wins by
+    PSIS-LOO, describes every system, and the summary says why it was fitted."""
+    rng = np.random.default_rng(0)
+    mu = special.expit(rng.normal(-0.5, 0.8, (60, 1)) + np.linspace(-0.3, 0.3, 6)[None, :])
+    y = rng.beta(mu * 6, (1 - mu) * 6)
+    y[rng.random((60, 6)) < np.array([0.03, 0.03, 0.03, 0.03, 0.4, 0.4])] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare_likelihoods(_table(y, "AP"), seed=2, loo_draws=1000, draws=1000)
+    pooled = res.fits["zoib"].model_check
+    assert {"s4", "s5"} <= set(pooled.flagged)
+    assert all("zeros" in pooled.failed(s) for s in pooled.flagged)
+    assert fitted == ["zoib", "zoib_inflation_by_system"]
+    assert res.chosen == "zoib_inflation_by_system" and res.runner_up == "zoib"
+    assert res.elpd_diff > 2 * res.elpd_diff_se
+    assert res.chosen_fit.model_check.passed
+    n = len(pooled.flagged)
+    why = f"zoib's model check flagged {n} system{'s' if n > 1 else ''} (zeros)"
+    assert res.escalated == {"zoib_inflation_by_system": why}
+    assert f"also fitted: zoib_inflation_by_system, because {why}" in res.summary()
+
+
+@pytest.mark.parametrize(
+    ("model", "failed", "expected"),
+    [
+        ("zoib", ("zeros",), "zoib_inflation_by_system"),
+        ("zoib", ("sd",), "zoib_phi_by_system"),
+        ("zoib", ("ones", "coverage_95"), "zoib_inflation_by_system_phi_by_system"),
+        ("zoib_inflation_by_system", ("skewness",), "zoib_inflation_by_system_phi_by_system"),
+        ("zoib_phi_by_system", ("coverage_50",), None),  # what it has per system already
+        ("zoib", ("mean",), None),  # neither structure addresses the mean
+        ("zoib", (), None),  # nothing flagged
+    ],
+)
+def test_richer_zoib_adds_what_the_flagged_systems_ask_for(model, failed, expected):
+    from types import SimpleNamespace
+
+    from bayes_ir.hierarchical.families import get_family
+    from bayes_ir.hierarchical.likelihoods import MODELS, richer_zoib
+
+    likelihood, sigma = MODELS[model]
+    family = get_family(likelihood)
+    family = family.with_dispersion(sigma) if sigma == "system" else family
+    check = SimpleNamespace(flagged=("s1",) if failed else (), failed=lambda s: failed)
+    fake = SimpleNamespace(model_check=check, provenance={"family": family.spec, "sigma": sigma})
+    assert model_name(fake) == model
+    got = richer_zoib(fake)
+    assert (got and got[0]) == expected
