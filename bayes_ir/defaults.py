@@ -19,6 +19,19 @@ CHAINS: int = 4
 #: Posterior draws per chain of NUTS fits (the exact and Gibbs samplers choose theirs from
 #: :data:`DRAWS_ESS`).
 DRAWS: int = 2000
+#: Draws per chain of the skew-normal model (NUTS) for a table of up to
+#: :data:`SKEW_NORMAL_CELL_DRAWS` / 10,000 cells: 4 x 10,000 gives bulk and tail ESS
+#: of 12,000 or more on rb04 (50 x 45; the smallest, the system scale's, 0.31-0.33 per
+#: draw over seeds 0-1), :data:`DRAWS_ESS` with its margin.
+SKEW_NORMAL_DRAWS: int = 10000
+#: Cell evaluations per chain the default draws of a larger table stay within (the
+#: draws fall in proportion to the cells, to :data:`SKEW_NORMAL_MIN_DRAWS` at least):
+#: Robust04 AP (27,390 cells) gets 2,993 draws, bulk and tail ESS about 5,000 (0.42 per
+#: draw at the least, the tails of system effects), the 4,000 of the speed issue (33)
+#: with a margin of 1.25.
+SKEW_NORMAL_CELL_DRAWS: int = 82_000_000
+#: Fewest default draws per chain of the skew-normal model.
+SKEW_NORMAL_MIN_DRAWS: int = 2000
 #: Tuning (warm-up) draws per chain of NUTS fits.
 TUNE: int = 1000
 #: NUTS target acceptance rate (of a table with few topics or systems; see

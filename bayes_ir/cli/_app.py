@@ -514,8 +514,10 @@ Draws = Annotated[
         min=1,
         help="Posterior draws per chain (default: enough for bulk and tail ESS >= "
         f"{defaults.DRAWS_ESS:,.0f} with a margin for the exact and Gibbs samplers, "
-        "10,000 for the skew-normal up to 8,200 cells, fewer above in proportion, at least "
-        f"2,000; {defaults.DRAWS:,} for other NUTS fits).",
+        f"{defaults.SKEW_NORMAL_DRAWS:,} for the skew-normal up to "
+        f"{defaults.SKEW_NORMAL_CELL_DRAWS // defaults.SKEW_NORMAL_DRAWS:,} cells, fewer above "
+        f"in proportion, at least {defaults.SKEW_NORMAL_MIN_DRAWS:,}; {defaults.DRAWS:,} for "
+        "other NUTS fits).",
     ),
 ]
 Tune = Annotated[

@@ -64,9 +64,6 @@ __all__ = [
     "GIBBS_MIN_ESS_PER_DRAW",
     "GIBBS_TUNE",
     "default_draws",
-    "SKEW_NORMAL_CELL_DRAWS",
-    "SKEW_NORMAL_DRAWS",
-    "SKEW_NORMAL_MIN_DRAWS",
     "SKEW_NORMAL_TUNE",
     "RETRY_TARGET_ACCEPT",
     "skew_normal_draws",
@@ -84,19 +81,6 @@ GIBBS_MIN_ESS_PER_DRAW: float = 0.1
 #: Discarded warm-up iterations per chain of the Gibbs sampler: it starts from moment
 #: estimates and forgets them within a few iterations.
 GIBBS_TUNE: int = 300
-#: Draws per chain of the skew-normal model (NUTS) for a table of up to
-#: :data:`SKEW_NORMAL_CELL_DRAWS` / 10,000 cells: 4 x 10,000 gives bulk and tail ESS
-#: of 12,000 or more on rb04 (50 x 45; the smallest, the system scale's, 0.31-0.33 per
-#: draw over seeds 0-1), :data:`bayes_ir.defaults.DRAWS_ESS` with its margin.
-SKEW_NORMAL_DRAWS: int = 10000
-#: Cell evaluations per chain the default draws of a larger table stay within (the
-#: draws fall in proportion to the cells, to :data:`SKEW_NORMAL_MIN_DRAWS` at least):
-#: Robust04 AP (27,390 cells) gets 2,993 draws, bulk and tail ESS about 5,000 (0.42 per
-#: draw at the least, the tails of system effects), the 4,000 of the speed issue (33)
-#: with a margin of 1.25.
-SKEW_NORMAL_CELL_DRAWS: int = 82_000_000
-#: Fewest default draws per chain of the skew-normal model.
-SKEW_NORMAL_MIN_DRAWS: int = 2000
 #: Tuning steps per chain of the skew-normal model: the chains start at the signs'
 #: modes (:func:`~bayes_ir.hierarchical.skewnormal_kernel.sign_modes`), and 250 gave the
 #: ESS per draw of 500 on rb04 and Robust04 AP with half the warm-up gradients.
@@ -1189,8 +1173,8 @@ def skew_normal_draws(n_cells: int) -> int:
     cells per leapfrog step, so this bounds the time of a default fit while keeping
     ESS in the thousands (about 5,000 on Robust04 AP).
     """
-    budget = SKEW_NORMAL_CELL_DRAWS // max(int(n_cells), 1)
-    return int(max(SKEW_NORMAL_MIN_DRAWS, min(SKEW_NORMAL_DRAWS, budget)))
+    budget = defaults.SKEW_NORMAL_CELL_DRAWS // max(int(n_cells), 1)
+    return int(max(defaults.SKEW_NORMAL_MIN_DRAWS, min(defaults.SKEW_NORMAL_DRAWS, budget)))
 
 
 #: Variables kept at full precision: the intercept carries the scores' offset, and float32

@@ -239,21 +239,22 @@ def test_package_warnings_print_as_one_line(capsys):
 
 
 def test_draws_help_states_the_package_defaults():
-    """The --draws help is written out (no fitting import at startup): check its numbers."""
+    """The --draws help is written out (no fitting import at startup): the skew-normal's
+    numbers it states are what skew_normal_draws does."""
+    import re
     import typing
 
     from bayes_ir import defaults
     from bayes_ir.cli._app import Draws
-    from bayes_ir.hierarchical.fit import (
-        SKEW_NORMAL_CELL_DRAWS,
-        SKEW_NORMAL_DRAWS,
-        SKEW_NORMAL_MIN_DRAWS,
-    )
+    from bayes_ir.hierarchical.fit import skew_normal_draws
 
-    text = typing.get_args(Draws)[1].help
-    assert SKEW_NORMAL_DRAWS == 10_000
+    text = " ".join(typing.get_args(Draws)[1].help.split())
     assert f"ESS >= {defaults.DRAWS_ESS:,.0f} with a margin for the exact and Gibbs" in text
-    assert "10,000 for the skew-normal" in text
-    assert f"up to {SKEW_NORMAL_CELL_DRAWS // SKEW_NORMAL_DRAWS:,} cells" in text
-    assert f"at least {SKEW_NORMAL_MIN_DRAWS:,}" in text
+    found = re.search(r"([\d,]+) for the skew-normal up to ([\d,]+) cells, fewer above in "
+                      r"proportion, at least ([\d,]+);", text)  # fmt: skip
+    most, cells, least = (int(g.replace(",", "")) for g in found.groups())
+    assert skew_normal_draws(1) == skew_normal_draws(cells) == most
+    assert skew_normal_draws(cells + 1) < most
+    assert skew_normal_draws(2 * cells) == pytest.approx(most / 2, abs=1)
+    assert skew_normal_draws(10**9) == least
     assert f"{defaults.DRAWS:,} for other NUTS fits" in text

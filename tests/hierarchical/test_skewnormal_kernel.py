@@ -15,15 +15,10 @@ import pytest
 from kernel_checks import assert_callbacks_equal, assert_equals_pymc, logp_callback
 from scipy import stats
 
+from bayes_ir.defaults import SKEW_NORMAL_CELL_DRAWS, SKEW_NORMAL_DRAWS, SKEW_NORMAL_MIN_DRAWS
 from bayes_ir.hierarchical import build_model, fit, sampling
 from bayes_ir.hierarchical import skewnormal_kernel as kernel
-from bayes_ir.hierarchical.fit import (
-    SKEW_NORMAL_CELL_DRAWS,
-    SKEW_NORMAL_DRAWS,
-    SKEW_NORMAL_MIN_DRAWS,
-    SKEW_NORMAL_TUNE,
-    skew_normal_draws,
-)
+from bayes_ir.hierarchical.fit import SKEW_NORMAL_TUNE, skew_normal_draws
 from bayes_ir.hierarchical.model import SIGN_LOGODDS, centred_systems, design_of
 from bayes_ir.hierarchical.priors import autoscale_priors
 from bayes_ir.hierarchical.skewnormal import skewness_to_alpha, skewnormal_location_scale
