@@ -23,6 +23,7 @@ __all__ = [
     "kernel_model",
     "sample_kernel",
     "sample_pymc",
+    "side_by_side",
 ]
 
 #: An effect vector is centred when the mean sampling variance of its effects' estimates
@@ -170,39 +171,77 @@ def sample_kernel(
     tune: int,
     target_accept: float,
     seed: int,
+    apart: tuple[Any, ...] = (),
 ) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
     """Sample a kernel model with nutpie; returns posterior, sample statistics, info.
 
     The posterior (the variables ``keep``) is labelled by the design and passed through
     ``family.finish`` (derived variables such as the score-scale ``system_mean``, from
     the resolved ``priors`` and ``seed``).
+
+    ``apart``: models of small blocks of parameters independent of ``model``'s a
+    posteriori (the posterior factorises), each sampled by a run of its own, with its own
+    warm-up, at seed ``seed + i`` (:func:`side_by_side` joins the draws). A block is
+    cheap, so it runs at the target acceptance of a rerun after divergences
+    (:data:`~bayes_ir.hierarchical.samplers.retry.RETRY_TARGET_ACCEPT`) or the caller's,
+    whichever is higher: a divergence in it would otherwise redo the whole fit at that
+    target.
     """
+    from bayes_ir.hierarchical.samplers.retry import RETRY_TARGET_ACCEPT
     from bayes_ir.hierarchical.sampling import nutpie_sample
 
-    trace = nutpie_sample(
-        model,
-        label=f"sampling the {family.name} model (NUTS)",
-        draws=draws,
-        tune=tune,
-        chains=chains,
-        seed=seed,
-        target_accept=target_accept,
-    )
-    return _draws(trace, keep, family, design, priors, seed)
+    label = f"sampling the {family.name} model (NUTS)"
+    accepts = [target_accept] + [max(target_accept, RETRY_TARGET_ACCEPT)] * len(apart)
+    traces = [
+        nutpie_sample(
+            block,
+            label=label,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            seed=seed + i,
+            target_accept=accept,
+        )  # fmt: skip
+        for i, (block, accept) in enumerate(zip((model, *apart), accepts, strict=True))
+    ]
+    return _draws(traces, keep, family, design, priors, seed)
 
 
 def _draws(
-    trace: xr.DataTree, keep: list[str], family: Any, design: Any, priors: Any, seed: int
+    traces: list[xr.DataTree], keep: list[str], family: Any, design: Any, priors: Any, seed: int
 ) -> tuple[xr.Dataset, xr.Dataset | None, dict[str, Any]]:
     """Posterior (``keep``, labelled, with the family's derived variables) and statistics."""
-    post = trace["posterior"].to_dataset()[keep]
-    stats = trace["sample_stats"].to_dataset() if "sample_stats" in trace.children else None
-    post = post.assign_coords(topic=list(design.topics), system=list(design.systems))
+    post, stats = side_by_side(traces)
+    post = post[keep].assign_coords(topic=list(design.topics), system=list(design.systems))
     post = post.drop_vars([c for c in post.coords if c not in ("chain", "draw", *post.dims)])
     post.attrs = {}  # sampler timings would make equal-seed fits differ
     if stats is not None:
         stats.attrs = {}
     return family.finish(post, design, priors, seed), stats, {}
+
+
+def side_by_side(traces: list[xr.DataTree]) -> tuple[xr.Dataset, xr.Dataset | None]:
+    r"""Posterior and sample statistics of independent blocks' runs, put side by side.
+
+    When the posterior factorises, :math:`p(\theta_1, \theta_2 \mid y) = p(\theta_1
+    \mid y)\,p(\theta_2 \mid y)`, the pairs of the blocks' chains (chain ``i`` of each)
+    are Markov chains on the joint posterior. The joint run's statistics: a transition
+    diverged when any block's did; its energy and log density are the sums of the
+    blocks' (the joint Hamiltonian's), so the E-BFMI is computed on the joint chain. Step
+    sizes and tree depths are each block's own and are not kept for a joint run.
+    """
+    post = xr.merge([t["posterior"].to_dataset() for t in traces], join="exact")
+    sets = [t["sample_stats"].to_dataset() for t in traces if "sample_stats" in t.children]
+    if len(sets) < len(traces):
+        return post, None
+    if len(sets) == 1:
+        return post, sets[0]
+    summed = [n for n in ("energy", "logp") if all(n in one for one in sets)]
+    stats = sets[0][["diverging", *summed]]
+    for other in sets[1:]:
+        joint = {name: stats[name] + other[name] for name in summed}
+        stats = stats.assign({**joint, "diverging": stats["diverging"] | other["diverging"]})
+    return post, stats
 
 
 def sample_pymc(
@@ -229,4 +268,4 @@ def sample_pymc(
         trace = pm.sample(draws=draws, tune=tune, chains=chains, cores=1, random_seed=seed,
                           target_accept=target_accept, progressbar=False, nuts_sampler="pymc",
                           compute_convergence_checks=False)  # fmt: skip
-    return _draws(trace, keep, family, design, priors, seed)
+    return _draws([trace], keep, family, design, priors, seed)

@@ -251,9 +251,13 @@ class ZOIB(LogitFamily):
     @property
     def posterior_names(self) -> tuple[str, ...]:
         """Variables of the posterior (before :meth:`finish` adds ``system_mean``)."""
+        from bayes_ir.hierarchical.families import inflation_kernel
         from bayes_ir.hierarchical.families import zoib_kernel as kernel
 
-        return tuple(kernel.expanded_layout(2, 2, self.phi_by_system, self.inflation_by_system)[0])
+        names = kernel.expanded_layout(2, 2, self.phi_by_system, self.inflation_by_system)[0]
+        if self.inflation_by_system:  # sampled apart, reported before the effects
+            names[-2:-2] = inflation_kernel.expanded_layout(2)[0]
+        return tuple(names)
 
     def data_block(self, design: Any, priors: Any, pooling: str = "all") -> np.ndarray:
         """Return the kernel's data block (:func:`~zoib_kernel.pack`) for ``design``."""
@@ -279,23 +283,35 @@ class ZOIB(LogitFamily):
     def sample_kernel(
         self, design: Any, priors: Any, *, pooling: str = "all", **options: Any
     ) -> tuple[Any, Any, dict]:
-        """Sample :mod:`~.zoib_kernel` with nutpie (starting near the observed inflation)."""
+        """Sample :mod:`~.zoib_kernel` with nutpie (starting near the observed inflation).
+
+        With one inflation per system, the inflation is a block sampled apart
+        (:mod:`~.inflation_kernel`: the posterior factorises).
+        """
+        from bayes_ir.hierarchical.families import inflation_kernel
         from bayes_ir.hierarchical.families import zoib_kernel as kernel
         from bayes_ir.hierarchical.families._kernel import n_crossed
 
         n_t, n_s = design.shape
-        flags = (self.phi_by_system, self.inflation_by_system)
-        names, shapes = kernel.expanded_layout(n_t, n_s, *flags)
+        names, shapes = kernel.expanded_layout(n_t, n_s, self.phi_by_system,
+                                               self.inflation_by_system)  # fmt: skip
         data = self.data_block(design, priors, pooling)
         c = n_crossed(data)  # b0, log sigma_topic (, log sigma_system)
         start = crossed_start(data, kernel.n_coordinates(data), kernel.n_scalars(data))
         start[c] = -np.log(priors.values().phi_rate)  # log of the prior mean of phi
-        inside = design.matrix[np.isfinite(design.matrix)]
-        share = float(np.mean((inside == 0) | (inside == 1)))
-        start[c + 1] = special.logit(min(max(share, 0.01), 0.99))
+        block = inflation_kernel.pack(design.matrix, priors.values().inflation_sd_rate)
+        apart = []
+        if self.inflation_by_system:
+            apart.append(kernel_model(inflation_kernel, block, design,
+                                      *inflation_kernel.expanded_layout(n_s),
+                                      n_dim=inflation_kernel.n_coordinates(block),
+                                      start=inflation_kernel.start(block)))  # fmt: skip
+        else:
+            start[c + 1] = inflation_kernel.start(block)[0]  # the pooled zoi logit
         model = kernel_model(kernel, data, design, names, shapes, n_dim=start.size, start=start,
-                             dims=kernel.dims(*flags))  # fmt: skip
-        return sample_kernel(model, self, design, priors, keep=self.kept(pooling), **options)
+                             dims=kernel.dims(self.phi_by_system))  # fmt: skip
+        return sample_kernel(model, self, design, priors, keep=self.kept(pooling),
+                             apart=tuple(apart), **options)  # fmt: skip
 
     def build_pymc_model(self, design: Any, priors: Any, pooling: str = "all"):
         """Return the PyMC model of this family (:func:`build_pymc_model`)."""

@@ -41,11 +41,15 @@ Per interior cell, with :math:`a = \mu\phi`, :math:`b = (1-\mu)\phi`:
     \partial/\partial\log\phi = \phi\,(\psi(\phi) - \mu\psi(a) - (1-\mu)\psi(b)
     + \mu\log y + (1-\mu)\log(1-y)).
 
-Unconstrained coordinates: ``b0, log sigma_topic, log sigma_system, log phi, zoi
-logit, coi logit``, then ``log phi_log_sd`` (per-system precision), ``log zoi_sd, log
-coi_sd`` (per-system inflation), the topic and system coordinates
-(:mod:`~bayes_ir.hierarchical.families._kernel`), and the standard coordinates of the
-per-system precision, zoi and coi.
+With one inflation per system (``inflation_by_system``) the kernel is the beta part
+alone and the inflation is sampled apart, as a block of its own: the posterior
+factorises (:mod:`~.inflation_kernel`, which says why this pays). With pooled inflation
+the two logits are two more coordinates here.
+
+Unconstrained coordinates: ``b0, log sigma_topic, log sigma_system, log phi``, then
+``zoi logit, coi logit`` (pooled inflation), ``log phi_log_sd`` (per-system precision),
+the topic and system coordinates (:mod:`~bayes_ir.hierarchical.families._kernel`), and
+the standard coordinates of the per-system precision.
 
 Data block (:func:`pack`): the crossed header, ``phi_rate, phi_log_sd_rate,
 inflation_sd_rate, phi_by_system, inflation_by_system, n_interior``, the counts per
@@ -77,11 +81,11 @@ from bayes_ir.hierarchical.families._kernel import (
     n_crossed,
     nutpie_status,
     reported_crossed,
-    softplus_expit,
     vectors_start,
     with_gradient,
 )
 from bayes_ir.hierarchical.families._vmath import lgamma_digamma_into, logistic_into
+from bayes_ir.hierarchical.families.inflation_kernel import count_loglik
 
 __all__ = [
     "N_HEADER",
@@ -105,7 +109,7 @@ def _layout(data):
     """``T, S``, per-system precision, per-system inflation, interior scores, scalars."""
     phi_sys = data[_H + 3] != 0.0
     infl_sys = data[_H + 4] != 0.0
-    n_scalars = 3 + (1 if phi_sys else 0) + (2 if infl_sys else 0)
+    n_scalars = 1 + (0 if infl_sys else 2) + (1 if phi_sys else 0)
     return int(data[0]), int(data[1]), phi_sys, infl_sys, int(data[_H + 5]), n_scalars
 
 
@@ -117,33 +121,22 @@ def _size(data):
 
 
 @jit
-def _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff):
-    """Fill each system's log precision and zoi / coi logits; return the scales used.
+def _system_terms(theta, data, log_phi, p_eff):
+    """Fill each system's log precision; return the SD of log precision (0 when pooled).
 
-    ``p_eff``, ``z_eff``, ``k_eff`` receive the per-system deviations (zero when pooled).
+    ``p_eff`` receives the per-system deviations (zero when pooled).
     """
     n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
     c = n_crossed(data)
-    start = vectors_start(data, n_scalars)
-    slot = c + 3
-    lam = zsd = ksd = 0.0
+    lam = 0.0
     for s in range(n_s):
-        p_eff[s] = z_eff[s] = k_eff[s] = 0.0
+        p_eff[s] = 0.0
     if phi_sys:
-        lam = math.exp(theta[slot])
-        slot += 1
-        _extend(theta, start, n_s, lam, p_eff)
-        start += n_s - 1
-    if infl_sys:
-        zsd = math.exp(theta[slot])
-        ksd = math.exp(theta[slot + 1])
-        _extend(theta, start, n_s, zsd, z_eff)
-        _extend(theta, start + n_s - 1, n_s, ksd, k_eff)
+        lam = math.exp(theta[c + n_scalars - 1])  # the last scalar
+        _extend(theta, vectors_start(data, n_scalars), n_s, lam, p_eff)
     for s in range(n_s):
         log_phi[s] = theta[c] + p_eff[s]
-        zoi_x[s] = theta[c + 1] + z_eff[s]
-        coi_x[s] = theta[c + 2] + k_eff[s]
-    return lam, zsd, ksd
+    return lam
 
 
 @jit
@@ -221,24 +214,31 @@ def _interior_loglik(data, b0, topic, system, phi, log_phi, g_topic, g_system, g
 
 
 @jit
-def _system_loglik(data, phi, log_phi, zoi_x, coi_x, g_phi, g_zoi, g_coi):
-    """Per-system terms: log Gamma(phi) per interior score, the counts of exact 0s and 1s."""
+def _system_loglik(data, phi, log_phi, g_phi):
+    """Per-system term of the beta part: log Gamma(phi) per interior score."""
     n_s = int(data[1])
-    o = N_HEADER
+    m = data[N_HEADER + 2 * n_s : N_HEADER + 3 * n_s]
     work = np.empty((5, n_s))
     lg_p, dg_p, w1, w2, w3 = work[0], work[1], work[2], work[3], work[4]
     lgamma_digamma_into(phi, log_phi, lg_p, dg_p, n_s, w1, w2, w3)
     ll = 0.0
     for s in range(n_s):
-        n0, n1, m = data[o + s], data[o + n_s + s], data[o + 2 * n_s + s]
-        ll += m * lg_p[s]
-        g_phi[s] = phi[s] * (g_phi[s] + m * dg_p[s])
-        soft, zoi = softplus_expit(zoi_x[s])  # log(1 + e^x), expit(x)
-        ll += (n0 + n1) * (zoi_x[s] - soft) - m * soft
-        g_zoi[s] = (n0 + n1) * (1.0 - zoi) - m * zoi
-        soft, coi = softplus_expit(coi_x[s])
-        ll += n1 * (coi_x[s] - soft) - n0 * soft
-        g_coi[s] = n1 * (1.0 - coi) - n0 * coi
+        ll += m[s] * lg_p[s]
+        g_phi[s] = phi[s] * (g_phi[s] + m[s] * dg_p[s])
+    return ll
+
+
+@jit
+def _pooled_inflation(theta, data, grad):
+    """Log mass of every exact 0 and 1 at the pooled ``zoi`` and ``coi``, with their priors."""
+    n_s = int(data[1])
+    total = [data[N_HEADER + i * n_s : N_HEADER + (i + 1) * n_s].sum() for i in range(3)]
+    c = n_crossed(data)
+    ll, g_zoi, g_coi = count_loglik(total[0], total[1], total[2], theta[c + 1], theta[c + 2])
+    for i, g in ((c + 1, g_zoi), (c + 2, g_coi)):
+        prior, d_prior = logistic_prior(theta[i])
+        ll += prior
+        grad[i] = g + d_prior
     return ll
 
 
@@ -249,35 +249,22 @@ def _logp_grad(theta, data, grad):
     topic = np.empty(n_t)
     system = np.empty(n_s)
     tau, chi = crossed_effects(theta, data, n_scalars, topic, system)
-    log_phi, zoi_x, coi_x = np.empty(n_s), np.empty(n_s), np.empty(n_s)
-    p_eff, z_eff, k_eff = np.empty(n_s), np.empty(n_s), np.empty(n_s)
-    lam, zsd, ksd = _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff)
+    log_phi, p_eff = np.empty(n_s), np.empty(n_s)
+    lam = _system_terms(theta, data, log_phi, p_eff)
     phi = np.exp(log_phi)
-    g_topic, g_system = np.empty(n_t), np.empty(n_s)
-    g_phi, g_zoi, g_coi = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    g_topic, g_system, g_phi = np.empty(n_t), np.empty(n_s), np.empty(n_s)
     ll = _interior_loglik(data, theta[0], topic, system, phi, log_phi, g_topic, g_system,
                           g_phi)  # fmt: skip
-    ll += _system_loglik(data, phi, log_phi, zoi_x, coi_x, g_phi, g_zoi, g_coi)
+    ll += _system_loglik(data, phi, log_phi, g_phi)
     lp = crossed_prior(theta, data, n_scalars, g_topic, g_system, topic, system, tau, chi, grad)
     c = n_crossed(data)
     lp += exponential_log(theta, c, data[_H], grad, g_phi.sum())
-    for i, g in ((c + 1, g_zoi), (c + 2, g_coi)):
-        prior, d_prior = logistic_prior(theta[i])
-        lp += prior
-        grad[i] = g.sum() + d_prior
-    slot = c + 3
-    start = vectors_start(data, n_scalars)
+    if not infl_sys:
+        lp += _pooled_inflation(theta, data, grad)
     if phi_sys:
+        start = vectors_start(data, n_scalars)
         prior, dot = free_vector_prior(theta, start, n_s, lam, g_phi, p_eff, grad)
-        lp += prior + exponential_log(theta, slot, data[_H + 1], grad, dot)
-        slot += 1
-        start += n_s - 1
-    if infl_sys:
-        for scale, g, eff in ((zsd, g_zoi, z_eff), (ksd, g_coi, k_eff)):
-            prior, dot = free_vector_prior(theta, start, n_s, scale, g, eff, grad)
-            lp += prior + exponential_log(theta, slot, data[_H + 2], grad, dot)
-            slot += 1
-            start += n_s - 1
+        lp += prior + exponential_log(theta, c + n_scalars - 1, data[_H + 1], grad, dot)
     return ll + lp
 
 
@@ -316,9 +303,8 @@ def n_scalars(data: np.ndarray) -> int:
 
 def n_coordinates(data: np.ndarray) -> int:
     """Return the number of unconstrained coordinates (``theta``'s length) of a data block."""
-    _, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
-    vectors = int(phi_sys) + 2 * int(infl_sys)
-    return int(vectors_start(data, n_scalars)) + (n_s - 1) * vectors
+    _, n_s, phi_sys, _, _, n_scalars = _layout(data)
+    return int(vectors_start(data, n_scalars)) + (n_s - 1) * int(phi_sys)
 
 
 def logp_and_grad(theta: np.ndarray, data: np.ndarray) -> tuple[float, np.ndarray]:
@@ -349,13 +335,13 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     n_t, n_s, phi_sys, infl_sys, _, n_scalars = _layout(data)
     topic, system = np.empty(n_t), np.empty(n_s)
     b0, tau, chi = reported_crossed(theta, data, n_scalars, topic, system)
-    log_phi, zoi_x, coi_x = np.empty(n_s), np.empty(n_s), np.empty(n_s)
-    p_eff, z_eff, k_eff = np.empty(n_s), np.empty(n_s), np.empty(n_s)
-    lam, zsd, ksd = _system_terms(theta, data, log_phi, zoi_x, coi_x, p_eff, z_eff, k_eff)
+    log_phi, p_eff = np.empty(n_s), np.empty(n_s)
+    lam = _system_terms(theta, data, log_phi, p_eff)
     out[0], out[1], out[2] = b0, tau, chi
+    c = n_crossed(data)
     i = 3
     if phi_sys:
-        out[i], out[i + 1] = math.exp(theta[n_crossed(data)]), lam
+        out[i], out[i + 1] = math.exp(theta[c]), lam
         i += 2
         for s in range(n_s):
             out[i + s] = math.exp(log_phi[s])
@@ -363,17 +349,8 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
     else:
         out[i] = math.exp(log_phi[0])
         i += 1
-    if infl_sys:
-        c = n_crossed(data)
-        out[i], out[i + 1] = expit(theta[c + 1]), zsd
-        out[i + 2], out[i + 3] = expit(theta[c + 2]), ksd
-        i += 4
-        for s in range(n_s):
-            out[i + s] = expit(zoi_x[s])
-            out[i + n_s + s] = expit(coi_x[s])
-        i += 2 * n_s
-    else:
-        out[i], out[i + 1] = expit(zoi_x[0]), expit(coi_x[0])
+    if not infl_sys:
+        out[i], out[i + 1] = expit(theta[c + 1]), expit(theta[c + 2])
         i += 2
     for t in range(n_t):
         out[i + t] = topic[t]
@@ -385,7 +362,11 @@ def expand_cfunc(dim, n_out, x_, out_, data_):
 def expanded_layout(
     n_t: int, n_s: int, phi_by_system: bool, inflation_by_system: bool
 ) -> tuple[list[str], list[tuple[int, ...]]]:
-    """Names and shapes of the values :func:`expand_cfunc` writes, in its order."""
+    """Names and shapes of the values :func:`expand_cfunc` writes, in its order.
+
+    With ``inflation_by_system`` the inflation is not among them: it is sampled apart
+    (:mod:`~.inflation_kernel`).
+    """
     names: list[str] = ["b0", "sigma_topic", "sigma_system"]
     shapes: list[tuple[int, ...]] = [(), (), ()]
     if phi_by_system:
@@ -394,20 +375,15 @@ def expanded_layout(
     else:
         names.append("phi")
         shapes.append(())
-    if inflation_by_system:
-        names += ["zoi_typical", "zoi_sd", "coi_typical", "coi_sd", "zoi", "coi"]
-        shapes += [(), (), (), (), (n_s,), (n_s,)]
-    else:
+    if not inflation_by_system:
         names += ["zoi", "coi"]
         shapes += [(), ()]
     return [*names, "topic_effect", "system_effect"], [*shapes, (n_t,), (n_s,)]
 
 
-def dims(phi_by_system: bool, inflation_by_system: bool) -> dict[str, tuple[str, ...]]:
+def dims(phi_by_system: bool) -> dict[str, tuple[str, ...]]:
     """Dims of the vectors :func:`expand_cfunc` writes."""
     out: dict[str, tuple[str, ...]] = {"topic_effect": ("topic",), "system_effect": ("system",)}
     if phi_by_system:
         out["phi"] = ("system",)
-    if inflation_by_system:
-        out.update(zoi=("system",), coi=("system",))
     return out
