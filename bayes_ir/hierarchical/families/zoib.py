@@ -128,11 +128,14 @@ class ZOIBCells(Cells):
         y = np.asarray(y, dtype=float)
         inside = np.clip(y, 1e-300, 1.0 - 1e-16)
         a, b = self.mu * self.phi, (1.0 - self.mu) * self.phi
+        # log B(a, b) = lgamma(a) + lgamma(b) - lgamma(phi): lgamma(phi) on phi's own shape
+        # (one per draw and system), and two lgamma per cell cost half of one betaln
         dens = (
-            np.log1p(-self.zoi)
+            (np.log1p(-self.zoi) + special.gammaln(self.phi))
             + (a - 1.0) * np.log(inside)
             + (b - 1.0) * np.log1p(-inside)
-            - special.betaln(a, b)
+            - special.gammaln(a)
+            - special.gammaln(b)
         )
         zero = np.log(self.zoi) + np.log1p(-self.coi)
         one = np.log(self.zoi) + np.log(self.coi)
