@@ -759,9 +759,10 @@ def compare_likelihoods(
 
     The default candidates skip what this rule cannot choose: when the scores have more
     exact 0s or 1s than the tolerance, the candidates with point masses are fitted first,
-    and if one of them passed its diagnostics, is adequate and passes the mean-difference
-    check, the continuous candidates (inadequate whatever their fit: they predict no exact
-    0 or 1) are not fitted (``skipped``; the summary names them). When the default zoib's
+    with the richer zoib below, and if one of them passed its diagnostics, is adequate and
+    passes the mean-difference check, the continuous candidates (inadequate whatever
+    their fit: they predict no exact 0 or 1) are not fitted (``skipped``; the summary
+    names them). When the default zoib's
     model check flags systems, the richer zoib they ask for (:func:`richer_zoib`: one
     inflation per system for failed shares of exact 0s or 1s, one precision per system
     for a failed spread) is fitted and compared by PSIS-LOO too, and so on while the space's
@@ -824,26 +825,6 @@ def compare_likelihoods(
             else 1.0  # nothing to check without a challenger
         )
 
-    names = list(dict.fromkeys(names))
-    continuous = [m for m in names if get_family(MODELS[m][0]).outcome_space == "continuous"]
-    skipped: list[str] = []
-    if candidates is None and continuous and max(observed) > tol:
-        # A continuous family predicts no exact 0 or 1, so with more of them than the
-        # tolerance it is inadequate before it is fitted: once a family with point masses
-        # is adequate and reproduces the challengers' mean differences, no continuous
-        # candidate can be chosen (the rule across spaces below), and none is fitted.
-        # (Each other space of the default candidates has one member, its choice.)
-        for name in (m for m in names if m not in continuous):
-            evaluate(name)
-        if any(
-            fits[m].diagnostics.passed and check_p[m] >= p_min and _adequate(observed, fits[m])
-            for m in fits
-        ):
-            skipped = continuous
-    for name in names:
-        if name not in fits and name not in skipped:
-            evaluate(name)
-
     def eligible_of(members: list[str]) -> list[str]:
         return [m for m in members if check_p[m] >= p_min] or members
 
@@ -853,17 +834,43 @@ def compare_likelihoods(
                                                               round_to="none"), k)  # fmt: skip
 
     escalated: dict[str, str] = {}
-    while candidates is None and "zoib" in fits:  # the default zoib, made richer as needed
-        current = space_choice([m for m in fits if MODELS[m][0].startswith("zoib")])
-        richer = richer_zoib(fits[current])
-        if richer is None or richer[0] in fits:
-            break
-        n_bad = _n_flagged(fits[current])
-        escalated[richer[0]] = (
-            f"{current}'s model check flagged {n_bad} system{'s' if n_bad > 1 else ''} "
-            f"({', '.join(richer[1])})"
-        )
-        evaluate(richer[0])
+
+    def escalate() -> None:
+        """Fit the richer zoib the default zoib's flagged systems ask for, while they do."""
+        while candidates is None and "zoib" in fits:
+            current = space_choice([m for m in fits if MODELS[m][0].startswith("zoib")])
+            richer = richer_zoib(fits[current])
+            if richer is None or richer[0] in fits:
+                return
+            n_bad = _n_flagged(fits[current])
+            escalated[richer[0]] = (
+                f"{current}'s model check flagged {n_bad} system{'s' if n_bad > 1 else ''} "
+                f"({', '.join(richer[1])})"
+            )
+            evaluate(richer[0])
+
+    names = list(dict.fromkeys(names))
+    continuous = [m for m in names if get_family(MODELS[m][0]).outcome_space == "continuous"]
+    skipped: list[str] = []
+    if candidates is None and continuous and max(observed) > tol:
+        # A continuous family predicts no exact 0 or 1, so with more of them than the
+        # tolerance it is inadequate before it is fitted: once a family with point masses
+        # is adequate and reproduces the challengers' mean differences, no continuous
+        # candidate can be chosen (the rule across spaces below), and none is fitted. The
+        # richer zoib comes first: the pooled one can fail the mean check for a system with
+        # a share of exact 0s of its own (TREC-8 RR's champion).
+        for name in (m for m in names if m not in continuous):
+            evaluate(name)
+        escalate()  # a zoib that misdescribes some systems' own 0s may fail the mean check
+        if any(
+            fits[m].diagnostics.passed and check_p[m] >= p_min and _adequate(observed, fits[m])
+            for m in fits
+        ):
+            skipped = continuous
+    for name in names:
+        if name not in fits and name not in skipped:
+            evaluate(name)
+    escalate()
     if not any(check_p[m] >= p_min for m in elpd):
         warnings.warn(
             "no candidate likelihood reproduces every challenger's observed mean difference "
