@@ -74,7 +74,7 @@ __all__ = [
 
 #: Dims of the vectors :func:`expand_cfunc` writes.
 DIMS: dict[str, tuple[str, ...]] = {"zoi": ("system",), "coi": ("system",)}
-_N_SCALARS = 4
+_N_SCALARS = np.int64(4)  # typed: a literal int would compile _extend once more
 
 
 @jit
