@@ -154,7 +154,7 @@ def pack(y: np.ndarray, rate: float) -> np.ndarray:
 
 def n_coordinates(data: np.ndarray) -> int:
     """Return the number of unconstrained coordinates of a data block."""
-    return _N_SCALARS + 2 * (int(data[0]) - 1)
+    return int(_N_SCALARS) + 2 * (int(data[0]) - 1)
 
 
 def start(data: np.ndarray) -> np.ndarray:
