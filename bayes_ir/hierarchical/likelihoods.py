@@ -111,9 +111,9 @@ def model_name(fit: Any) -> str:
 
     family = family_of(fit)
     name = family.name
-    if getattr(family, "inflation_by_system", False):
+    if "inflation" in family.per_system:
         name += "_inflation_by_system"
-    if getattr(family, "phi_by_system", False):
+    if "phi" in family.per_system:
         return name + "_phi_by_system"
     if fit.provenance.get("sigma", "pooled") == "system":
         name += "_sigma_by_system"
@@ -656,8 +656,8 @@ def richer_zoib(fit: Any) -> tuple[str, tuple[str, ...]] | None:
     if check is None or not check.flagged or family.name != "zoib":
         return None
     failed = {c for s in check.flagged for c in check.failed(s)}
-    inflation = bool(getattr(family, "inflation_by_system", False) or failed & _MASS_CHECKS)
-    phi = bool(getattr(family, "phi_by_system", False) or failed & _SPREAD_CHECKS)
+    inflation = "inflation" in family.per_system or bool(failed & _MASS_CHECKS)
+    phi = "phi" in family.per_system or bool(failed & _SPREAD_CHECKS)
     name = _ZOIB_STRUCTURES[(inflation, phi)]
     if name == model_name(fit):
         return None

@@ -334,6 +334,16 @@ class Family(abc.ABC):
             raise BayesIRError(f"sigma={sigma!r} does not apply to the {self.name} family: {why}")
         return sigma
 
+    @property
+    def per_system(self) -> frozenset[str]:
+        """Parts of the likelihood with one value per system besides the system effect.
+
+        Names from ``{"inflation", "phi"}`` (the zoib's structures); empty for a family
+        whose other parameters are shared by all systems. The residual SD per system of
+        the Gaussian is ``fit(sigma="system")``, recorded in the fit's provenance.
+        """
+        return frozenset()
+
     # ------------------------------------------------------------------ data
     def resolved(self, design: Any) -> Family:
         """Return the family with every option the data decide set (e.g. binomial trials)."""

@@ -198,12 +198,17 @@ class ZOIB(LogitFamily):
     @property
     def inflation_by_system(self) -> bool:
         """One ``zoi`` and ``coi`` per system (option ``inflation=system``)."""
-        return self.options.get("inflation") == "system"
+        return "inflation" in self.per_system
 
     @property
     def phi_by_system(self) -> bool:
         """One precision per system (option ``phi=system``, or ``fit(sigma="system")``)."""
-        return self.options.get("phi") == "system"
+        return "phi" in self.per_system
+
+    @property
+    def per_system(self) -> frozenset[str]:
+        """``"inflation"`` and ``"phi"``, as the options say (see :class:`Family`)."""
+        return frozenset(k for k in ("inflation", "phi") if self.options.get(k) == "system")
 
     def with_dispersion(self, sigma: str) -> ZOIB:
         """Return the family with one precision per system when ``sigma="system"``."""

@@ -56,6 +56,10 @@ def test_options_and_outcome_space():
     assert get_family("zoib(inflation=system)").inflation_by_system
     assert get_family("zoib(inflation=pooled)").spec == "zoib"
     assert get_family("zoib").with_dispersion("system").spec == "zoib(phi=system)"
+    both = get_family("zoib(inflation=system, phi=system)")
+    assert both.per_system == {"inflation", "phi"} and both.phi_by_system
+    assert get_family("zoib(phi=pooled)").per_system == frozenset()
+    assert get_family("bernoulli").per_system == frozenset()
     with pytest.raises(OptionError, match="zoib inflation must be 'pooled' or 'system'"):
         get_family("zoib(inflation=topic)")
 
