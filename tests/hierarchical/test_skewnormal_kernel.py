@@ -361,14 +361,16 @@ def test_robust04_skew_normal_converges_with_a_seed_that_failed(shared_data):
     The model's density has a mode per sign of the skewness, 46 nats apart at skewness
     +0.17 and -0.13; chains started at random fell into either basin by the seed. The
     data's own skewness (of the residuals of the additive moment fit) is the check
-    that the chains now sit in the right one.
+    that the chains now sit in the right one. At the default draws: with 1,000 a chain
+    the largest of the 220 R-hats sits near 1.01 by Monte Carlo error alone (1.0103 for
+    one contrast at seed 1, bulk ESS 4,900, no divergence).
     """
     from bayes_ir.readers import read_scores
 
     table = read_scores(shared_data / "robust2004" / "robust2004_ap.csv", measure="AP")
     systems = sorted(set(table.data["system"]), key=lambda s: int(s[3:]))
     table = table.with_roles(champion=systems[0], challengers=systems[1:])
-    result = fit(table, likelihood="skew_normal", seed=1, draws=1000)
+    result = fit(table, likelihood="skew_normal", seed=1)  # the default draws (2,993 a chain)
     diag = result.diagnostics
     assert diag.passed, diag.failures()
     assert diag.max_rhat <= 1.01
