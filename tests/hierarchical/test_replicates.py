@@ -88,6 +88,7 @@ def test_summary_names_both_questions_and_the_components(big):
                                         "sigma_topic", "sigma_system"]  # fmt: skip
 
 
+@pytest.mark.slow  # compiles the PyMC twin: 27 s of the default suite on a fresh machine
 def test_gibbs_agrees_with_nuts_on_the_pymc_twin():
     table = simulate_runs(20, [0.0, 0.02, -0.01], 3, seed=5)
     gibbs = fit_replicates(table, seed=2, draws=4000, model_check=False)

@@ -101,11 +101,19 @@ def test_the_model_across_collections_says_it_reran(monkeypatch):
 
 
 @pytest.mark.filterwarnings("ignore::bayes_ir.errors.ConvergenceWarning")  # short chains
-@pytest.mark.parametrize("likelihood", ["gaussian", "bernoulli"])
-@pytest.mark.parametrize(("shape", "default"), [((30, 4), 0.9), ((20, 10), 0.65)])
+@pytest.mark.parametrize(
+    ("likelihood", "shape", "default"),
+    [
+        ("gaussian", (30, 4), 0.9),
+        ("bernoulli", (30, 4), 0.9),
+        ("bernoulli", (20, 10), 0.65),
+    ],
+)
 def test_a_single_table_fit_says_it_reran(monkeypatch, likelihood, shape, default):
     """The Gaussian model under NUTS and a family: one policy, said in the summary, from
-    the default of the table's size (a small one's and a large one's)."""
+    the default of the table's size (a small one's and a large one's; the Gaussian at one
+    size only, as each size compiles its PyMC model anew: the sizes' defaults are
+    :func:`test_the_default_target_accept_follows_the_table_size`)."""
     import sys
 
     from bayes_ir.hierarchical import fit
