@@ -209,16 +209,16 @@ def _check_likelihood(value: str) -> str:
     Families with options keep them (``binomial(trials=10)``, ``zoib(inflation=system)``),
     checked by :func:`bayes_ir.hierarchical.families.get_family`.
     """
-    from bayes_ir.hierarchical.families import FAMILIES, get_family
+    from bayes_ir.hierarchical.families import get_family
 
     key = value.strip().lower().replace("-", "_")
     if key in LIKELIHOODS:
         return LIKELIHOODS[key]
     try:
         return get_family(value.strip()).spec
-    except BayesIRError:
-        names = ", ".join([*FAMILIES, "auto"])
-        raise BayesIRError(f"unknown likelihood {value!r}: choose {names}") from None
+    except BayesIRError as exc:  # an unknown name, or a known family's bad option
+        named = repr(value.strip()) in str(exc)
+        raise BayesIRError(f"--likelihood{'' if named else f' {value!r}'}: {exc}") from None
 
 
 def _check_pooling(value: str) -> str:
