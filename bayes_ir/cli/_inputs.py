@@ -288,9 +288,13 @@ class Sampler:
         from bayes_ir.hierarchical.samplers.retry import refit_settings
 
         settings, reasons = refit_settings(fit.diagnostics, fit.provenance)
-        changes: dict[str, Any] = {"fit_path": None, **settings}
-        if self.fit_path is not None:
-            changes["likelihood"] = str(fit.provenance.get("likelihood", self.likelihood))
+        changes: dict[str, Any] = {"fit_path": None}
+        if self.fit_path is not None:  # the saved fit's model (its family's options too)
+            prov = fit.provenance
+            changes["likelihood"] = str(prov.get("family") or prov.get("likelihood", "gaussian"))
+            changes["sigma"] = str(prov.get("sigma", self.sigma))
+            changes["chains"] = int(prov.get("chains", self.chains))
+        changes.update(settings)
         return (
             f"refit with {' and '.join(reasons)}, the posterior failed its diagnostics",
             replace(self, **changes),

@@ -138,6 +138,21 @@ def test_a_saved_fit_is_refitted_not_read_again(tmp_path):
     assert words == ["--likelihood", "bernoulli", "--target-accept", "0.99", "--seed", "3"]
 
 
+def test_the_refit_of_a_saved_fit_keeps_its_family_options_chains_and_sigma(tmp_path):
+    """A saved ``zoib(inflation=system)`` fit on one chain: the refit says so (the family's
+    name alone, ``zoib``, would refit another model, on four chains)."""
+    from bayes_ir.cli._inputs import Sampler
+
+    family = "zoib(inflation=system, phi=system)"
+    fit = _failed(ess_ok=False, draws=4000, tune=500, target_accept=0.9, likelihood="zoib",
+                  family=family, chains=1, sigma="system")  # fmt: skip
+    _, again = Sampler(fit_path=tmp_path / "fit.nc").refit(fit)
+    assert again.words(seed=None) == [
+        "--likelihood", family, "--sigma", "system",
+        "--chains", "1", "--draws", "8000",
+    ]  # fmt: skip
+
+
 def test_the_fit_command_names_the_refit(capsys):
     argv = ["fit", str(EXAMPLE), "-c", "bm25", "-C", "chal_*", *TINY]
     _, out, _ = _run(argv, capsys)
