@@ -136,6 +136,16 @@ INSPECT = ("inspect", TA, *OUT)
 # ============================================================================ file-tidy
 ok("tidy-valid", "file-tidy", INSPECT, inspect_means(MEANS))
 err("tidy-empty", "file-tidy", ("inspect", TA), r"t\.csv.*empty", {"t.csv": ""})
+for slug, gap in (("copies", 0.0), ("copy-plus-constant", 0.05)):  # no residual SD: no posterior
+    err(
+        f"tidy-two-runs-{slug}",
+        "file-tidy",
+        ("fit", TA, "-c", "a", "-C", "b"),
+        r"t\.csv: every score is exactly a topic effect plus a system effect",
+        {"t.csv": "topic,system,score\n" + "".join(
+            f"q{t},a,{0.1 + 0.03 * t}\nq{t},b,{0.1 + 0.03 * t + gap}\n" for t in range(12)
+        )},
+    )  # fmt: skip
 err(
     "tidy-header-only",
     "file-tidy",

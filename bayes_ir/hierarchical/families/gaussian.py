@@ -17,11 +17,41 @@ from typing import Any, ClassVar
 import numpy as np
 import xarray as xr
 
+from bayes_ir.errors import ScoreTableError
 from bayes_ir.hierarchical.families.base import Cells, Family, flat_draws
 
 _LOG_SQRT_2PI = 0.5 * float(np.log(2.0 * np.pi))
+#: Largest residual of the additive fit, relative to the largest deviation of a score from
+#: their mean, at which the scores count as exactly topic + system (rounding only).
+ADDITIVE_TOL = 1e-9
+#: Passes of backfitting for a matrix with gaps (a complete one needs one).
+_BACKFIT_PASSES = 20
 
-__all__ = ["Gaussian", "GaussianCells", "SkewNormal"]
+
+def additive_residuals(y: np.ndarray) -> np.ndarray:
+    r"""Residuals of the least-squares fit :math:`y_{ts} \approx a_t + c_s` (0 at missing cells).
+
+    A complete matrix needs one pass (row means, then column means of what is left); with
+    gaps, :data:`_BACKFIT_PASSES` passes of backfitting (Gauss-Seidel on the normal
+    equations; Hastie and Tibshirani 1990, section 4.4) approach it from above: the
+    residual sum of squares falls at every pass to the least-squares one.
+
+    References
+    ----------
+    Hastie, T. J., Tibshirani, R. J. (1990). *Generalized Additive Models*. Chapman & Hall.
+    """
+    ok = np.isfinite(y)
+    y0 = np.where(ok, y, 0.0)
+    n_t = np.maximum(ok.sum(axis=1), 1)
+    n_s = np.maximum(ok.sum(axis=0), 1)
+    col = np.zeros(y.shape[1])
+    for _ in range(1 if ok.all() else _BACKFIT_PASSES):
+        row = (y0 - col * ok).sum(axis=1) / n_t
+        col = (y0 - row[:, None] * ok).sum(axis=0) / n_s
+    return np.where(ok, y0 - row[:, None] - col, 0.0)
+
+
+__all__ = ["ADDITIVE_TOL", "Gaussian", "GaussianCells", "SkewNormal", "additive_residuals"]
 
 
 class GaussianCells(Cells):
@@ -84,6 +114,30 @@ class Gaussian(Family):
     outcome_space: ClassVar[str] = "continuous"
     link: ClassVar[str] = "identity"
     dispersions: ClassVar[tuple[str, ...]] = ("pooled", "system")
+
+    def check_scores(self, design: Any) -> None:
+        """Scores that vary beyond topic + system: otherwise the residual SD has no posterior.
+
+        With every score a topic effect plus a system effect exactly (two runs that are
+        copies, or one a copy plus a constant, and nothing else), the likelihood grows
+        without bound as the residual SD goes to 0: no posterior exists, and no sampler
+        can end well (the exact sampler's rejection step would never accept).
+        """
+        y = design.matrix
+        seen = y[np.isfinite(y)]
+        spread = float(np.max(np.abs(seen - seen.mean()))) if seen.size else 0.0
+        if spread == 0.0 or np.max(np.abs(additive_residuals(y))) > ADDITIVE_TOL * spread:
+            return  # (equal scores: the priors' check says so)
+        a, b = design.systems[:2]
+        both = np.isfinite(y[:, 0]) & np.isfinite(y[:, 1])
+        gap = float(np.mean(y[both, 1] - y[both, 0])) if both.any() else float("nan")
+        raise ScoreTableError(
+            f"every score is exactly a topic effect plus a system effect ({b!r} minus {a!r} "
+            f"is {gap:+.4g} on every topic both have), so the {self.name} model's residual SD "
+            "has no posterior: such differences are certain, not estimated; check that the "
+            "runs are not copies of each other, or add the collection's other runs",
+            source=design.source,
+        )
 
     @property
     def hyperparameters(self) -> tuple[str, ...]:
