@@ -192,6 +192,26 @@ def _family_for(design: CrossedDesign, family: Any) -> Any:
     return family
 
 
+def _check_residuals(design: CrossedDesign, family: Any, *, per_block: bool) -> None:
+    """Raise when the Gaussian model's residual SD has no posterior (scores topic + system).
+
+    With one residual SD per collection (``per_block``) any collection whose scores are
+    exactly topic + system with cells to spare leaves its SD without a posterior; with one
+    for all, every group's must be (:meth:`~bayes_ir.hierarchical.families.gaussian.
+    Gaussian.check_scores`, whose error names the group).
+    """
+    from bayes_ir.hierarchical.families.gaussian import exactly_additive, residual_df
+
+    blocks = [design.block(k) for k in range(design.terms[0].n_levels)]
+    if per_block:
+        for block in blocks:
+            family.check_scores(block)
+        return
+    if all(exactly_additive(b.matrix) or residual_df(np.isfinite(b.matrix)) == 0 for b in blocks):
+        for block in blocks:
+            family.check_scores(block)
+
+
 def fit_across(
     table: ScoreTable,
     *,
@@ -352,7 +372,9 @@ def fit_across(
         design = collections_design(
             table, measure=measure, scale=scale if gaussian else "measure", sigma=sigma
         )
-    if not gaussian:
+    if gaussian:
+        _check_residuals(design, family, per_block=by == "collection" and sigma == "collection")
+    else:
         family = _family_for(design, family)
     pri = design_priors(design, rates=priors, family=None if gaussian else family)
     th = Thresholds.resolve(thresholds)

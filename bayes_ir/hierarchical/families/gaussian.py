@@ -51,7 +51,45 @@ def additive_residuals(y: np.ndarray) -> np.ndarray:
     return np.where(ok, y0 - row[:, None] - col, 0.0)
 
 
-__all__ = ["ADDITIVE_TOL", "Gaussian", "GaussianCells", "SkewNormal", "additive_residuals"]
+def exactly_additive(y: np.ndarray) -> bool:
+    """Whether the scores ``y`` (NaN: missing) are topic + system to rounding (not all equal).
+
+    No residual of :func:`additive_residuals` exceeds :data:`ADDITIVE_TOL` times the largest
+    deviation of a score from their mean. Equal scores return False: the priors' check
+    names them (:func:`~bayes_ir.hierarchical.priors`).
+    """
+    seen = y[np.isfinite(y)]
+    spread = float(np.max(np.abs(seen - seen.mean()))) if seen.size else 0.0
+    return spread > 0.0 and bool(np.max(np.abs(additive_residuals(y))) <= ADDITIVE_TOL * spread)
+
+
+def residual_df(observed: np.ndarray) -> int:
+    """Residual degrees of freedom of the fit topic + system to the cells ``observed``.
+
+    The number of cells less the rank of the design, ``T + S - k`` over the topics and
+    systems with a cell, ``k`` the connected components of the graph of topics and
+    systems joined by their cells (one for a complete matrix: ``(T - 1)(S - 1)``).
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_t, n_s = observed.shape
+    t, s = np.nonzero(observed)
+    graph = coo_matrix((np.ones(t.size), (t, n_t + s)), shape=(n_t + n_s, n_t + n_s))
+    rows, cols = int(observed.any(axis=1).sum()), int(observed.any(axis=0).sum())
+    components = connected_components(graph, directed=False)[0] - (n_t - rows) - (n_s - cols)
+    return int(t.size - rows - cols + components)
+
+
+__all__ = [
+    "ADDITIVE_TOL",
+    "Gaussian",
+    "GaussianCells",
+    "SkewNormal",
+    "additive_residuals",
+    "exactly_additive",
+    "residual_df",
+]
 
 
 class GaussianCells(Cells):
@@ -124,13 +162,14 @@ class Gaussian(Family):
         can end well (the exact sampler's rejection step would never accept).
         """
         y = design.matrix
-        seen = y[np.isfinite(y)]
-        spread = float(np.max(np.abs(seen - seen.mean()))) if seen.size else 0.0
-        if spread == 0.0 or np.max(np.abs(additive_residuals(y))) > ADDITIVE_TOL * spread:
-            return  # (equal scores: the priors' check says so)
-        a, b = design.systems[:2]
-        both = np.isfinite(y[:, 0]) & np.isfinite(y[:, 1])
-        gap = float(np.mean(y[both, 1] - y[both, 0])) if both.any() else float("nan")
+        if not exactly_additive(y) or residual_df(np.isfinite(y)) == 0:
+            return  # (no cell left over by construction: the residual SD has its prior)
+        pairs = np.isfinite(y).T.astype(float) @ np.isfinite(y).astype(float)
+        np.fill_diagonal(pairs, 0.0)
+        i, j = sorted(np.unravel_index(int(np.argmax(pairs)), pairs.shape))
+        a, b = design.systems[i], design.systems[j]
+        both = np.isfinite(y[:, i]) & np.isfinite(y[:, j])
+        gap = float(np.mean(y[both, j] - y[both, i]))
         raise ScoreTableError(
             f"every score is exactly a topic effect plus a system effect ({b!r} minus {a!r} "
             f"is {gap:+.4g} on every topic both have), so the {self.name} model's residual SD "
