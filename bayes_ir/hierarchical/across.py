@@ -203,11 +203,9 @@ def _check_residuals(design: CrossedDesign, family: Any, *, per_block: bool) -> 
     from bayes_ir.hierarchical.families.gaussian import exactly_additive, residual_df
 
     blocks = [design.block(k) for k in range(design.terms[0].n_levels)]
-    if per_block:
-        for block in blocks:
-            family.check_scores(block)
-        return
-    if all(exactly_additive(b.matrix) or residual_df(np.isfinite(b.matrix)) == 0 for b in blocks):
+    if per_block or all(
+        exactly_additive(b.matrix) or residual_df(np.isfinite(b.matrix)) == 0 for b in blocks
+    ):
         for block in blocks:
             family.check_scores(block)
 

@@ -56,7 +56,7 @@ def exactly_additive(y: np.ndarray) -> bool:
 
     No residual of :func:`additive_residuals` exceeds :data:`ADDITIVE_TOL` times the largest
     deviation of a score from their mean. Equal scores return False: the priors' check
-    names them (:func:`~bayes_ir.hierarchical.priors`).
+    names them (:mod:`bayes_ir.hierarchical.priors`).
     """
     seen = y[np.isfinite(y)]
     spread = float(np.max(np.abs(seen - seen.mean()))) if seen.size else 0.0

@@ -23,6 +23,14 @@ from bayes_ir.hierarchical.model import design_of
 from bayes_ir.table import ScoreTable
 
 
+def _one_hot(observed: np.ndarray) -> np.ndarray:
+    t, s = np.nonzero(observed)
+    x = np.zeros((t.size, sum(observed.shape)))
+    x[np.arange(t.size), t] = 1.0
+    x[np.arange(t.size), observed.shape[0] + s] = 1.0
+    return x
+
+
 def _least_squares(y: np.ndarray) -> np.ndarray:
     ok = np.isfinite(y)
     x = _one_hot(ok)
@@ -80,14 +88,6 @@ def test_scores_close_to_additive_are_data():
     """Differences of 1e-6 over scores of 0.1-0.8 are far above the rounding tolerance."""
     y = _additive(20, 3) + np.random.default_rng(5).normal(0.0, 1e-6, (20, 3))
     get_family("gaussian").check_scores(design_of(_table(y)))
-
-
-def _one_hot(observed: np.ndarray) -> np.ndarray:
-    t, s = np.nonzero(observed)
-    x = np.zeros((t.size, sum(observed.shape)))
-    x[np.arange(t.size), t] = 1.0
-    x[np.arange(t.size), observed.shape[0] + s] = 1.0
-    return x
 
 
 @pytest.mark.parametrize("seed", range(6))
